@@ -1,0 +1,82 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Every Swift target builds in Swift 6 language mode with `any` spelled out.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+/// A C library from Debian, wrapped once in `Shared/<name>` (module map plus `shim.h`).
+func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
+    .systemLibrary(name: name, path: "Shared/\(name)", pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+/// A Swift library in `Shared/<name>`.
+func shared(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .target(name: name, dependencies: dependencies, path: "Shared/\(name)", swiftSettings: swiftSettings)
+}
+
+/// A service's library in `Services/<service>/<service>` and its thin executable in `Services/<service>/App`.
+func service(_ name: String, _ dependencies: [Target.Dependency]) -> [Target] {
+    [
+        .target(name: name, dependencies: dependencies, path: "Services/\(name)/\(name)",
+                exclude: [], swiftSettings: swiftSettings),
+        .executableTarget(name: "\(name)App", dependencies: [.target(name: name), "Runtime", "Logging"],
+                          path: "Services/\(name)/App", swiftSettings: swiftSettings),
+    ]
+}
+
+func tests(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .testTarget(name: name, dependencies: dependencies, path: "Tests/\(name)", swiftSettings: swiftSettings)
+}
+
+let package = Package(
+    name: "social-login",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "gateway", targets: ["GatewayApp"]),
+        .executable(name: "token-verifier", targets: ["TokenVerifierApp"]),
+        .executable(name: "member-service", targets: ["MemberServiceApp"]),
+        .executable(name: "token-issuer", targets: ["TokenIssuerApp"]),
+        .executable(name: "dev-idp", targets: ["DevIDPApp"]),
+    ],
+    targets: [
+        systemLibrary("CLibPQ", pkgConfig: "libpq", apt: "libpq-dev"),
+        systemLibrary("COpenSSL", pkgConfig: "openssl", apt: "libssl-dev"),
+        systemLibrary("CNats", pkgConfig: "libnats", apt: "libnats-dev"),
+        systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
+        systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
+
+        shared("Logging", []),
+        shared("Runtime", ["Logging"]),
+        shared("Crypto", ["COpenSSL"]),
+        shared("JOSE", ["Crypto"]),
+        shared("NATS", ["CNats", "Logging"]),
+        shared("Postgres", ["CLibPQ", "Logging"]),
+        shared("HTTPServer", ["CMicroHTTPD", "Logging"]),
+        shared("HTTPClient", ["CCurl", "Logging"]),
+        shared("Contracts", ["JOSE"]),
+    ]
+        + service("Gateway",
+                  ["Logging", "Runtime", "Contracts", "NATS", "HTTPServer", "JOSE", "Crypto"])
+        + service("TokenVerifier",
+                  ["Logging", "Runtime", "Contracts", "NATS", "JOSE", "Crypto", "HTTPClient"])
+        + service("MemberService",
+                  ["Logging", "Runtime", "Contracts", "NATS", "Postgres"])
+        + service("TokenIssuer",
+                  ["Logging", "Runtime", "Contracts", "NATS", "Postgres", "JOSE", "Crypto"])
+        + service("DevIDP",
+                  ["Logging", "Runtime", "HTTPServer", "JOSE", "Crypto"])
+        + [
+            .target(name: "TestSupport",
+                    dependencies: ["Logging", "Runtime", "Contracts", "NATS", "Postgres", "HTTPClient", "JOSE", "Crypto",
+                                   "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"],
+                    path: "Tests/TestSupport", swiftSettings: swiftSettings),
+            tests("JOSETests", ["JOSE", "Crypto"]),
+            tests("NATSTests", ["NATS", "Logging"]),
+            tests("PostgresTests", ["Postgres", "Logging"]),
+            tests("HTTPServerTests", ["HTTPServer", "HTTPClient", "Logging"]),
+            tests("HTTPClientTests", ["HTTPClient", "HTTPServer", "Logging"]),
+            tests("IntegrationTests", ["TestSupport", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging"]),
+        ]
+)

@@ -1,0 +1,4 @@
+import Runtime
+import Logging
+
+Entrypoint.run("DevIDP") {}

@@ -1,0 +1,4 @@
+#ifndef CNats_SHIM_H
+#define CNats_SHIM_H
+#include <nats/nats.h>
+#endif

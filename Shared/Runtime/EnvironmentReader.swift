@@ -1,0 +1,88 @@
+import Foundation
+
+/// Reads typed values from environment variables; every failure names the variable.
+public struct EnvironmentReader: Sendable {
+    /// The variables read, usually the process environment.
+    public let values: [String: String]
+
+    /// Reads from `values` (the process environment by default).
+    public init(_ values: [String: String] = ProcessInfo.processInfo.environment) {
+        self.values = values
+    }
+
+    /// The trimmed value of `name`, or nil when unset or empty.
+    public func optional(_ name: String) -> String? {
+        guard let raw = values[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
+        return raw
+    }
+
+    /// The value of `name`, or `defaultValue` when unset or empty.
+    public func string(_ name: String, default defaultValue: String) -> String {
+        optional(name) ?? defaultValue
+    }
+
+    /// A comma-separated list (entries trimmed, empty entries dropped); nil when unset.
+    public func list(_ name: String) -> [String]? {
+        guard let raw = optional(name) else { return nil }
+        let items = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return items.isEmpty ? nil : items
+    }
+
+    /// A whole number within `range`, or `defaultValue` when unset.
+    public func int(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        guard let raw = optional(name) else { return defaultValue }
+        guard let value = Int(raw) else {
+            throw ConfigurationError(variable: name, problem: "'\(raw)' is not a whole number")
+        }
+        guard range.contains(value) else {
+            throw ConfigurationError(variable: name, problem: "\(value) is outside \(range.lowerBound)...\(range.upperBound)")
+        }
+        return value
+    }
+
+    /// A number of seconds within `range`, or `defaultValue` when unset.
+    public func seconds(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(ConfigurationError) -> Duration {
+        .seconds(try int(name, default: defaultValue, in: range))
+    }
+
+    /// An absolute `http`/`https` (or, with `schemes`, other) URL, or `defaultValue` when unset.
+    public func url(_ name: String, default defaultValue: String, schemes: Set<String> = ["http", "https"]) throws(ConfigurationError) -> String {
+        let raw = string(name, default: defaultValue)
+        try Self.checkURL(raw, variable: name, schemes: schemes)
+        return raw
+    }
+
+    /// An optional URL; nil when unset.
+    public func optionalURL(_ name: String, schemes: Set<String> = ["http", "https"]) throws(ConfigurationError) -> String? {
+        guard let raw = optional(name) else { return nil }
+        try Self.checkURL(raw, variable: name, schemes: schemes)
+        return raw
+    }
+
+    /// One of `choices`, or `defaultValue` when unset.
+    public func choice(_ name: String, default defaultValue: String, from choices: [String]) throws(ConfigurationError) -> String {
+        let raw = string(name, default: defaultValue)
+        guard choices.contains(raw) else {
+            throw ConfigurationError(variable: name, problem: "'\(raw)' is not one of \(choices.joined(separator: ", "))")
+        }
+        return raw
+    }
+
+    /// A boolean (`true/false`, `1/0`, `yes/no`), or `defaultValue` when unset.
+    public func bool(_ name: String, default defaultValue: Bool) throws(ConfigurationError) -> Bool {
+        guard let raw = optional(name)?.lowercased() else { return defaultValue }
+        switch raw {
+        case "true", "1", "yes", "on": return true
+        case "false", "0", "no", "off": return false
+        default: throw ConfigurationError(variable: name, problem: "'\(raw)' is not true or false")
+        }
+    }
+
+    private static func checkURL(_ raw: String, variable: String, schemes: Set<String>) throws(ConfigurationError) {
+        guard let url = URL(string: raw), let scheme = url.scheme?.lowercased(), schemes.contains(scheme),
+              let host = url.host, !host.isEmpty else {
+            throw ConfigurationError(variable: variable,
+                                     problem: "'\(raw)' is not an absolute \(schemes.sorted().joined(separator: "/")) URL")
+        }
+    }
+}

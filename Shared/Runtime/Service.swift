@@ -1,0 +1,30 @@
+/// A long-running part of a process (an HTTP server, a NATS responder, a consumer).
+///
+/// `run()` works until its task is cancelled, then cleans up and returns.
+public protocol Service: Sendable {
+    /// Runs until cancelled; throws when the service cannot go on.
+    func run() async throws
+}
+
+/// A service made from a closure, for small parts that need no type of their own.
+public struct ClosureService: Service {
+    private let body: @Sendable () async throws -> Void
+
+    /// Wraps `body` as a service.
+    public init(_ body: @escaping @Sendable () async throws -> Void) {
+        self.body = body
+    }
+
+    public func run() async throws {
+        try await body()
+    }
+}
+
+extension Task where Success == Never, Failure == Never {
+    /// Sleeps until the current task is cancelled.
+    public static func sleepUntilCancelled() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
+    }
+}
