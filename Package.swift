@@ -56,20 +56,22 @@ let package = Package(
         shared("HTTPServer", ["CMicroHTTPD", "Logging"]),
         shared("HTTPClient", ["CCurl", "Logging"]),
         shared("Contracts", ["JOSE"]),
+        shared("Messaging", ["Contracts", "NATS", "Logging", "Runtime"]),
+        shared("Persistence", ["Contracts", "Postgres", "Logging"]),
     ]
         + service("Gateway",
-                  ["Logging", "Runtime", "Contracts", "NATS", "HTTPServer", "JOSE", "Crypto"])
+                  ["Logging", "Runtime", "Contracts", "Messaging", "NATS", "HTTPServer", "JOSE", "Crypto"])
         + service("TokenVerifier",
-                  ["Logging", "Runtime", "Contracts", "NATS", "JOSE", "Crypto", "HTTPClient"])
+                  ["Logging", "Runtime", "Contracts", "Messaging", "NATS", "JOSE", "Crypto", "HTTPClient"])
         + service("MemberService",
-                  ["Logging", "Runtime", "Contracts", "NATS", "Postgres"])
+                  ["Logging", "Runtime", "Contracts", "Messaging", "NATS", "Postgres", "Persistence"])
         + service("TokenIssuer",
-                  ["Logging", "Runtime", "Contracts", "NATS", "Postgres", "JOSE", "Crypto"])
+                  ["Logging", "Runtime", "Contracts", "Messaging", "NATS", "Postgres", "Persistence", "JOSE", "Crypto"])
         + service("DevIDP",
                   ["Logging", "Runtime", "HTTPServer", "JOSE", "Crypto"])
         + [
             .target(name: "TestSupport",
-                    dependencies: ["Logging", "Runtime", "Contracts", "NATS", "Postgres", "HTTPClient", "JOSE", "Crypto",
+                    dependencies: ["Logging", "Runtime", "Contracts", "Messaging", "NATS", "Postgres", "HTTPClient", "JOSE", "Crypto",
                                    "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"],
                     path: "Tests/TestSupport", swiftSettings: swiftSettings),
             tests("JOSETests", ["JOSE", "Crypto"]),

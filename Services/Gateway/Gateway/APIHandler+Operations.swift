@@ -1,0 +1,35 @@
+import Contracts
+import HTTPServer
+
+extension APIHandler {
+    /// The public keys of access tokens, for anyone who verifies them.
+    func jwks() async throws(ServiceFailure) -> HTTPResponse {
+        let set = try await accessTokens.publishedKeys(client: client, timeout: configuration.serviceTimeout)
+        return .json(set, status: 200, headers: [("Cache-Control", "public, max-age=300")])
+    }
+
+    /// 200 when NATS is connected and every service answers a ping, else 503 naming what is missing.
+    func readiness() async -> HTTPResponse {
+        guard let client, client.connection.isConnected else {
+            return .json(["status": "unavailable", "nats": "disconnected"], status: 503, headers: [("Retry-After", "1")])
+        }
+        let groups = [QueueGroups.tokenVerifier, QueueGroups.memberService, QueueGroups.tokenIssuer]
+        let answers = await withTaskGroup(of: (String, Bool).self) { group in
+            for queueGroup in groups {
+                group.addTask {
+                    let ok = (try? await client.call(Endpoints.ping(queueGroup), PingRequest(), timeout: .seconds(1))) != nil
+                    return (queueGroup, ok)
+                }
+            }
+            var answers: [String: String] = ["nats": "connected"]
+            for await (queueGroup, ok) in group {
+                answers[queueGroup] = ok ? "ok" : "unavailable"
+            }
+            return answers
+        }
+        let ready = answers.values.allSatisfy { $0 == "ok" || $0 == "connected" }
+        var body = answers
+        body["status"] = ready ? "ready" : "unavailable"
+        return .json(body, status: ready ? 200 : 503, headers: ready ? [] : [("Retry-After", "1")])
+    }
+}

@@ -1,0 +1,126 @@
+import Contracts
+import Foundation
+import HTTPServer
+import Logging
+import Messaging
+import Synchronization
+
+/// Answers every HTTP request of the API (SPEC section 2): routes it, validates it, fans it
+/// out over NATS and maps the services' answers to HTTP.
+final class APIHandler: Sendable {
+    let configuration: GatewayConfiguration
+    let logger: Logger
+    let accessTokens: AccessTokenVerifier
+    private let clientBox = Mutex<ServiceClient?>(nil)
+
+    init(configuration: GatewayConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        self.accessTokens = AccessTokenVerifier(issuer: configuration.tokenIssuer, audience: configuration.tokenAudience,
+                                                leeway: configuration.clockSkew, logger: logger)
+    }
+
+    /// The NATS client once connected; nil before (requests that need a service get 503).
+    var client: ServiceClient? {
+        get { clientBox.withLock { $0 } }
+        set { clientBox.withLock { $0 = newValue } }
+    }
+
+    /// One route: a method and path pattern (`{name}` matches one segment).
+    struct Route: Sendable {
+        let method: String
+        let segments: [String]
+        let handle: @Sendable (APIHandler, HTTPRequest, [String: String]) async throws(ServiceFailure) -> HTTPResponse
+    }
+
+    static let routes: [Route] = [
+        route("POST", "/api/auth/google-login") { try await $0.googleLogin($1) },
+        route("POST", "/api/auth/apple-login") { try await $0.appleLogin($1) },
+        route("POST", "/api/auth/naver-login") { try await $0.naverLogin($1) },
+        route("POST", "/api/auth/kakao-login") { try await $0.kakaoLogin($1) },
+        route("POST", "/api/auth/refresh") { try await $0.refresh($1) },
+        route("GET", "/api/members/me") { try await $0.me($1) },
+        route("GET", "/.well-known/jwks.json") { handler, _ in try await handler.jwks() },
+        route("GET", "/healthz") { _, _ in .json(["status": "ok"], status: 200) },
+        route("GET", "/readyz") { handler, _ in await handler.readiness() },
+    ]
+
+    private static func route(_ method: String, _ path: String,
+                              _ handle: @escaping @Sendable (APIHandler, HTTPRequest) async throws(ServiceFailure) -> HTTPResponse) -> Route {
+        Route(method: method, segments: path.split(separator: "/").map(String.init)) { handler, request, _ throws(ServiceFailure) in
+            try await handle(handler, request)
+        }
+    }
+
+    /// Answers `request`; every answer carries `X-Request-Id`.
+    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        let requestID = Self.requestID(from: request.header("x-request-id"))
+        var response: HTTPResponse
+        do {
+            response = try await dispatch(request)
+        } catch {
+            response = .failure(error)
+        }
+        response.headers.append(("X-Request-Id", requestID))
+        if response.status >= 500 {
+            logger.warning("request failed", ["request.id": requestID, "http.path": request.path, "http.status": String(response.status)])
+        }
+        return response
+    }
+
+    private func dispatch(_ request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        var allowed: [String] = []
+        for route in Self.routes where route.segments.count == segments.count {
+            var parameters: [String: String] = [:]
+            var matches = true
+            for (pattern, segment) in zip(route.segments, segments) {
+                if pattern.hasPrefix("{") {
+                    parameters[String(pattern.dropFirst().dropLast())] = segment
+                } else if pattern != segment {
+                    matches = false
+                    break
+                }
+            }
+            guard matches else { continue }
+            if route.method == request.method || (route.method == "GET" && request.method == "HEAD") {
+                return try await route.handle(self, request, parameters)
+            }
+            allowed.append(route.method)
+        }
+        if !allowed.isEmpty {
+            var response = HTTPResponse.failure(ServiceFailure(.methodNotAllowed, "\(request.method) is not allowed here; use \(allowed.joined(separator: ", "))."))
+            response.headers.append(("Allow", allowed.joined(separator: ", ")))
+            return response
+        }
+        throw ServiceFailure(.notFound, "No such endpoint.")
+    }
+
+    /// The caller's request ID when it is a sane token (printable, at most 128 bytes), else a new one.
+    static func requestID(from header: String?) -> String {
+        if let header, !header.isEmpty, header.utf8.count <= 128,
+           header.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
+            return header
+        }
+        return UUID().uuidString.lowercased()
+    }
+
+    /// The connected service client, or 503.
+    func services() throws(ServiceFailure) -> ServiceClient {
+        guard let client else { throw ServiceFailure.unavailable }
+        return client
+    }
+
+    /// The claims of the request's Bearer token, or 401.
+    func authenticate(_ request: HTTPRequest) async throws(ServiceFailure) -> AccessTokenClaims {
+        guard let header = request.header("authorization") else {
+            throw ServiceFailure(.unauthorized, "Send the access token as Authorization: Bearer <token>.")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw ServiceFailure(.unauthorized, "Send the access token as Authorization: Bearer <token>.")
+        }
+        return try await accessTokens.verify(String(parts[1]).trimmingCharacters(in: .whitespaces),
+                                             client: client, timeout: configuration.serviceTimeout)
+    }
+}

@@ -1,0 +1,18 @@
+import Runtime
+
+extension GatewayConfiguration {
+    /// Reads the gateway's variables (SPEC section 5); throws naming the variable at fault.
+    public init(environment: EnvironmentReader) throws(ConfigurationError) {
+        self.init()
+        host = environment.string("GATEWAY_HOST", default: host)
+        port = try environment.int("GATEWAY_PORT", default: port, in: 0...65_535)
+        natsURL = try environment.url("NATS_URL", default: natsURL, schemes: ["nats", "tls"])
+        tokenIssuer = environment.string("TOKEN_ISSUER", default: tokenIssuer)
+        tokenAudience = environment.string("TOKEN_AUDIENCE", default: tokenAudience)
+        clockSkew = try environment.seconds("CLOCK_SKEW", default: 60, in: 0...600)
+        serviceTimeout = try environment.seconds("SERVICE_TIMEOUT", default: 5, in: 1...60)
+        httpThreads = try environment.int("GATEWAY_THREADS", default: httpThreads, in: 1...64)
+        connectionTimeout = try environment.seconds("GATEWAY_CONNECTION_TIMEOUT", default: 30, in: 1...3600)
+        connectionsPerAddress = try environment.int("GATEWAY_CONNECTIONS_PER_ADDRESS", default: connectionsPerAddress, in: 0...100_000)
+    }
+}

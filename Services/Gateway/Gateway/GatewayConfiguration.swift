@@ -1,0 +1,28 @@
+/// The gateway's settings.
+public struct GatewayConfiguration: Sendable {
+    /// Address to listen on (`GATEWAY_HOST`). Default `0.0.0.0`.
+    public var host: String = "0.0.0.0"
+    /// Port to listen on (`GATEWAY_PORT`); 0 picks a free one. Default 8080.
+    public var port: Int = 8080
+    /// NATS server URL(s). Default `nats://127.0.0.1:4222`.
+    public var natsURL: String = "nats://127.0.0.1:4222"
+    /// `iss` that access tokens must carry (`TOKEN_ISSUER`). Default `http://localhost:8080`.
+    public var tokenIssuer: String = "http://localhost:8080"
+    /// `aud` that access tokens must carry (`TOKEN_AUDIENCE`). Default `api`.
+    public var tokenAudience: String = "api"
+    /// Leeway for access-token times (`CLOCK_SKEW`). Default 60 s.
+    public var clockSkew: Duration = .seconds(60)
+    /// Largest request body. Default 64 KiB.
+    public var maxBodySize: Int = 65_536
+    /// How long the gateway waits for one service call. Default 5 s.
+    public var serviceTimeout: Duration = .seconds(5)
+    /// HTTP worker threads. Default 2.
+    public var httpThreads: Int = 2
+    /// Seconds a client connection may stay idle. Default 30 s.
+    public var connectionTimeout: Duration = .seconds(30)
+    /// Connections one client address may hold open (0: no limit). Default 64.
+    public var connectionsPerAddress: Int = 64
+
+    /// The defaults.
+    public init() {}
+}

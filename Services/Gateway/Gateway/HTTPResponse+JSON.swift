@@ -1,0 +1,36 @@
+import Contracts
+import Foundation
+import HTTPServer
+
+extension HTTPResponse {
+    /// `{"data": value}` with `status`.
+    static func data<T: Codable & Sendable>(_ value: T, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
+        json(DataEnvelope(value), status: status, headers: headers)
+    }
+
+    /// The error envelope with the failure's status; 503 and 429 carry `Retry-After`.
+    static func failure(_ failure: ServiceFailure, retryAfter: Int? = nil) -> HTTPResponse {
+        var headers: [(String, String)] = []
+        if let retryAfter {
+            headers.append(("Retry-After", String(retryAfter)))
+        } else if failure.code == .serviceUnavailable {
+            headers.append(("Retry-After", "1"))
+        }
+        return json(ErrorEnvelope(failure), status: failure.httpStatus, headers: headers)
+    }
+
+    /// `value` as a JSON body.
+    static func json<T: Encodable>(_ value: T, status: Int, headers: [(String, String)] = []) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        guard let body = try? encoder.encode(value) else {
+            return HTTPResponse(status: 500, headers: [("Content-Type", "application/json")],
+                                body: Array(#"{"error":{"code":"INTERNAL","message":"An internal error occurred."}}"#.utf8))
+        }
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: Array(body))
+    }
+
+    /// 204 with no body.
+    static let noContent = HTTPResponse(status: 204)
+}

@@ -1,0 +1,114 @@
+import Postgres
+
+/// The `issuer` schema, in versioned steps. Applied at start; never edit a step that shipped.
+enum IssuerMigrations {
+    static let schema = "issuer"
+
+    static let all: [Migration] = [
+        Migration(version: 1, name: "keys, sessions and refresh tokens", sql: """
+            CREATE TABLE issuer.signing_keys (
+                kid              TEXT PRIMARY KEY,
+                algorithm        TEXT NOT NULL,
+                private_key_pem  TEXT NOT NULL,
+                created_at       TIMESTAMPTZ NOT NULL DEFAULT now(),
+                activates_at     TIMESTAMPTZ NOT NULL DEFAULT now(),
+                retired_at       TIMESTAMPTZ
+            );
+
+            CREATE TABLE issuer.secrets (
+                name        TEXT PRIMARY KEY,
+                value       BYTEA NOT NULL,
+                created_at  TIMESTAMPTZ NOT NULL DEFAULT now()
+            );
+
+            CREATE TABLE issuer.sessions (
+                id            UUID PRIMARY KEY,
+                member_id     BIGINT NOT NULL,
+                device_id     TEXT NOT NULL,
+                created_at    TIMESTAMPTZ NOT NULL DEFAULT now(),
+                last_used_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
+                expires_at    TIMESTAMPTZ NOT NULL,
+                ended_at      TIMESTAMPTZ,
+                end_reason    TEXT
+            );
+            CREATE UNIQUE INDEX sessions_live_per_device ON issuer.sessions (member_id, device_id) WHERE ended_at IS NULL;
+
+            -- Only SHA-256 hashes of refresh tokens are kept. A rotated token points at its
+            -- successor's hash, which a duplicate refresh inside the grace window re-derives.
+            CREATE TABLE issuer.refresh_tokens (
+                token_hash      BYTEA PRIMARY KEY,
+                session_id      UUID NOT NULL REFERENCES issuer.sessions (id) ON DELETE CASCADE,
+                issued_at       TIMESTAMPTZ NOT NULL DEFAULT now(),
+                expires_at      TIMESTAMPTZ NOT NULL,
+                rotated_at      TIMESTAMPTZ,
+                successor_hash  BYTEA
+            );
+            CREATE INDEX refresh_tokens_session ON issuer.refresh_tokens (session_id);
+
+            -- One session per (member, device): a new login on the device ends the old one.
+            -- The advisory lock serialises concurrent logins of one member on one device.
+            CREATE FUNCTION issuer.start_session(p_member BIGINT, p_device TEXT, p_token_hash BYTEA, p_ttl_seconds INT)
+            RETURNS UUID
+            LANGUAGE plpgsql AS $$
+            DECLARE
+                v_session UUID := gen_random_uuid();
+            BEGIN
+                PERFORM pg_advisory_xact_lock(p_member, hashtext(p_device));
+                UPDATE issuer.sessions SET ended_at = now(), end_reason = 'replaced'
+                 WHERE member_id = p_member AND device_id = p_device AND ended_at IS NULL;
+                INSERT INTO issuer.sessions (id, member_id, device_id, expires_at)
+                     VALUES (v_session, p_member, p_device, now() + make_interval(secs => p_ttl_seconds));
+                INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at)
+                     VALUES (p_token_hash, v_session, now() + make_interval(secs => p_ttl_seconds));
+                RETURN v_session;
+            END;
+            $$;
+
+            -- Rotates a refresh token. Answers 'rotated' (first use, or a duplicate inside the
+            -- grace window that derived the same successor), 'reused' (a rotated token presented
+            -- after the window: the session is ended) or 'invalid'.
+            CREATE FUNCTION issuer.rotate_refresh_token(
+                p_token_hash BYTEA, p_successor_hash BYTEA, p_device TEXT, p_grace_seconds INT, p_ttl_seconds INT)
+            RETURNS TABLE (status TEXT, session_id UUID, member_id BIGINT)
+            LANGUAGE plpgsql AS $$
+            DECLARE
+                v_token issuer.refresh_tokens%ROWTYPE;
+                v_session issuer.sessions%ROWTYPE;
+            BEGIN
+                SELECT * INTO v_token FROM issuer.refresh_tokens t WHERE t.token_hash = p_token_hash FOR UPDATE;
+                IF NOT FOUND THEN
+                    status := 'invalid';
+                    RETURN NEXT;
+                    RETURN;
+                END IF;
+                SELECT * INTO v_session FROM issuer.sessions s WHERE s.id = v_token.session_id FOR UPDATE;
+                IF v_session.ended_at IS NOT NULL OR v_session.expires_at <= now() OR v_token.expires_at <= now()
+                   OR (p_device IS NOT NULL AND p_device <> v_session.device_id) THEN
+                    status := 'invalid';
+                    RETURN NEXT;
+                    RETURN;
+                END IF;
+                session_id := v_session.id;
+                member_id := v_session.member_id;
+                IF v_token.rotated_at IS NULL THEN
+                    UPDATE issuer.refresh_tokens t SET rotated_at = now(), successor_hash = p_successor_hash
+                     WHERE t.token_hash = p_token_hash;
+                    INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at)
+                         VALUES (p_successor_hash, v_session.id, now() + make_interval(secs => p_ttl_seconds));
+                    UPDATE issuer.sessions s SET last_used_at = now(), expires_at = now() + make_interval(secs => p_ttl_seconds)
+                     WHERE s.id = v_session.id;
+                    status := 'rotated';
+                ELSIF v_token.rotated_at > now() - make_interval(secs => p_grace_seconds)
+                      AND v_token.successor_hash = p_successor_hash THEN
+                    status := 'rotated';
+                ELSE
+                    UPDATE issuer.sessions s SET ended_at = now(), end_reason = 'refresh-token-reused'
+                     WHERE s.id = v_session.id;
+                    status := 'reused';
+                END IF;
+                RETURN NEXT;
+            END;
+            $$;
+            """),
+    ]
+}

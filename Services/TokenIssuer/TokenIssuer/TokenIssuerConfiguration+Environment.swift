@@ -1,0 +1,21 @@
+import Foundation
+import Runtime
+
+extension TokenIssuerConfiguration {
+    /// Reads the issuer's variables (SPEC section 5); throws naming the variable at fault.
+    public init(environment: EnvironmentReader) throws(ConfigurationError) {
+        self.init()
+        natsURL = try environment.url("NATS_URL", default: natsURL, schemes: ["nats", "tls"])
+        databaseURL = try environment.url("DATABASE_URL", default: databaseURL, schemes: ["postgres", "postgresql"])
+        databasePoolSize = try environment.int("DATABASE_POOL_SIZE", default: databasePoolSize, in: 1...256)
+        issuer = environment.string("TOKEN_ISSUER", default: issuer)
+        audience = environment.string("TOKEN_AUDIENCE", default: audience)
+        accessTokenTTL = try environment.seconds("ACCESS_TOKEN_TTL", default: 900, in: 10...86_400)
+        refreshTokenTTL = try environment.seconds("REFRESH_TOKEN_TTL", default: 2_592_000, in: 60...31_536_000)
+        refreshReuseGrace = try environment.seconds("REFRESH_REUSE_GRACE", default: 10, in: 0...300)
+        signingKeyFile = environment.optional("SIGNING_KEY_FILE")
+        if let file = signingKeyFile, !FileManager.default.isReadableFile(atPath: file) {
+            throw ConfigurationError(variable: "SIGNING_KEY_FILE", problem: "'\(file)' is not a readable file")
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import JOSE
+
+/// Starts (or replaces) a member's session on a device and issues its tokens (`auth.issuer.issue`).
+public struct IssueTokensRequest: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The member.
+    public var memberId: Int64
+    /// The app's device ID; one session per (member, device).
+    public var deviceId: String
+
+    /// Creates a request.
+    public init(memberId: Int64, deviceId: String) {
+        self.memberId = memberId
+        self.deviceId = deviceId
+    }
+}
+
+/// Rotates a refresh token (`auth.issuer.refresh`).
+public struct RefreshTokensRequest: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The refresh token the app holds.
+    public var refreshToken: String
+    /// The app's device ID, if sent; must match the session's when given.
+    public var deviceId: String?
+
+    /// Creates a request.
+    public init(refreshToken: String, deviceId: String? = nil) {
+        self.refreshToken = refreshToken
+        self.deviceId = deviceId
+    }
+}
+
+/// An access token and its refresh token.
+public struct TokenPair: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The service access token (JWT).
+    public var accessToken: String
+    /// The opaque refresh token.
+    public var refreshToken: String
+    /// Seconds until the access token expires.
+    public var expiresIn: Int
+    /// The member the tokens are for.
+    public var memberId: Int64
+    /// The session the tokens belong to.
+    public var sessionId: String
+
+    /// Creates a pair.
+    public init(accessToken: String, refreshToken: String, expiresIn: Int, memberId: Int64, sessionId: String) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.expiresIn = expiresIn
+        self.memberId = memberId
+        self.sessionId = sessionId
+    }
+}
+
+/// Asks for the public keys of service access tokens (`auth.issuer.jwks`).
+public struct AccessTokenKeysRequest: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+
+    /// Creates a request.
+    public init() {}
+}
+
+/// The public keys of service access tokens, as the JWKS endpoint serves them.
+public struct AccessTokenKeys: Codable, Sendable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The key set: active and retired keys whose tokens may still be live.
+    public var jwks: JWKSet
+    /// The issuer (`iss`) of the tokens.
+    public var issuer: String
+    /// The audience (`aud`) of the tokens.
+    public var audience: String
+
+    /// Creates the key set answer.
+    public init(jwks: JWKSet, issuer: String, audience: String) {
+        self.jwks = jwks
+        self.issuer = issuer
+        self.audience = audience
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// Finds the member of a verified identity or creates one (`auth.member.login`).
+public struct MemberLoginRequest: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The identity the verifier proved.
+    public var identity: VerifiedIdentity
+    /// A name the app sent (Apple's first login); stored only where none is stored yet.
+    public var name: String?
+    /// An email the app sent (Apple's first login); used only where the token has none.
+    public var email: String?
+    /// The app's time zone, if sent.
+    public var timezone: String?
+    /// The app's locale, if sent.
+    public var locale: String?
+
+    /// Creates a request.
+    public init(identity: VerifiedIdentity, name: String? = nil, email: String? = nil,
+                timezone: String? = nil, locale: String? = nil) {
+        self.identity = identity
+        self.name = name
+        self.email = email
+        self.timezone = timezone
+        self.locale = locale
+    }
+}
+
+/// The member an identity belongs to.
+public struct MemberLoginReply: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The member's ID.
+    public var memberId: Int64
+    /// False when this call created the member.
+    public var isExistingMember: Bool
+
+    /// Creates a reply.
+    public init(memberId: Int64, isExistingMember: Bool) {
+        self.memberId = memberId
+        self.isExistingMember = isExistingMember
+    }
+}
+
+/// Asks for a member's profile (`auth.member.get`).
+public struct MemberGetRequest: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The member's ID.
+    public var memberId: Int64
+
+    /// Creates a request.
+    public init(memberId: Int64) {
+        self.memberId = memberId
+    }
+}
+
+/// A member as `GET /api/members/me` shows it.
+public struct MemberProfile: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The member's ID.
+    public var memberId: Int64
+    /// The member's email, if known.
+    public var email: String?
+    /// The member's name, if known.
+    public var name: String?
+    /// The linked provider identities.
+    public var identities: [LinkedIdentity]
+    /// When the member was created.
+    public var createdAt: Date
+
+    /// Creates a profile.
+    public init(memberId: Int64, email: String?, name: String?, identities: [LinkedIdentity], createdAt: Date) {
+        self.memberId = memberId
+        self.email = email
+        self.name = name
+        self.identities = identities
+        self.createdAt = createdAt
+    }
+}
+
+/// One provider identity linked to a member.
+public struct LinkedIdentity: Codable, Sendable, Equatable {
+    /// The provider.
+    public var provider: Provider
+    /// The email the provider gave, if any.
+    public var email: String?
+    /// When it was linked.
+    public var linkedAt: Date
+
+    /// Creates an entry.
+    public init(provider: Provider, email: String?, linkedAt: Date) {
+        self.provider = provider
+        self.email = email
+        self.linkedAt = linkedAt
+    }
+}

@@ -1,0 +1,84 @@
+import Contracts
+import Logging
+import NATS
+import Runtime
+
+/// Serves one endpoint: subscribes to its subject in the service's queue group, decodes each
+/// request, runs the handler concurrently (up to a bound) and replies with the envelope.
+public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>: Service {
+    /// The handler of one request. A thrown `ServiceFailure` (or `ServiceFailureConvertible`)
+    /// is the answer; any other error is logged and answered as `INTERNAL`.
+    public typealias Handler = @Sendable (Request) async throws -> Reply
+
+    private let connection: NATSConnection
+    private let endpoint: Endpoint<Request, Reply>
+    private let queue: String
+    private let maxConcurrent: Int
+    private let logger: Logger
+    private let handler: Handler
+
+    /// Creates a responder for `endpoint` in queue group `queue`.
+    public init(connection: NATSConnection, endpoint: Endpoint<Request, Reply>, queue: String,
+                maxConcurrent: Int = 256, logger: Logger, handler: @escaping Handler) {
+        self.connection = connection
+        self.endpoint = endpoint
+        self.queue = queue
+        self.maxConcurrent = maxConcurrent
+        self.logger = logger.with(["nats.subject": endpoint.subject])
+        self.handler = handler
+    }
+
+    public func run() async throws {
+        let subscription = try connection.subscribe(endpoint.subject, queue: queue)
+        logger.info("serving")
+        await withTaskCancellationHandler {
+            await withTaskGroup(of: Void.self) { group in
+                // Finished tasks are reaped only at the bound, which keeps at most
+                // `maxConcurrent` requests (running or done) in the group.
+                var inFlight = 0
+                for await message in subscription {
+                    if inFlight >= maxConcurrent {
+                        await group.next()
+                        inFlight -= 1
+                    }
+                    group.addTask { await handle(message) }
+                    inFlight += 1
+                }
+            }
+        } onCancel: {
+            subscription.unsubscribe()
+        }
+    }
+
+    private func handle(_ message: NATSMessage) async {
+        guard message.replyTo != nil else {
+            logger.debug("request without reply subject dropped")
+            return
+        }
+        let reply: ServiceReply<Reply>
+        do {
+            let request = try MessageCoding.decode(Request.self, from: message.payload)
+            do {
+                reply = .success(try await handler(request))
+            } catch let failure as ServiceFailure {
+                reply = .failure(failure)
+            } catch let convertible as any ServiceFailureConvertible {
+                let failure = convertible.serviceFailure
+                if failure.code == .internal || failure.code == .serviceUnavailable {
+                    logger.error("request failed", ["error": String(describing: convertible)])
+                }
+                reply = .failure(failure)
+            } catch {
+                logger.error("request failed", ["error": String(describing: error)])
+                reply = .failure(.internal)
+            }
+        } catch {
+            reply = .failure(.invalidRequest("The message does not match the contract of \(endpoint.subject)."))
+        }
+        do {
+            try connection.respond(to: message, try MessageCoding.encode(reply))
+        } catch {
+            logger.warning("reply failed", ["error": String(describing: error)])
+        }
+    }
+}

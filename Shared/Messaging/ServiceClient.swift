@@ -1,0 +1,68 @@
+import Contracts
+import Logging
+import NATS
+
+/// Calls other services over NATS with typed endpoints, turning transport failures into the
+/// service failures the gateway maps to HTTP (no responders → 503, timeout → 504).
+public struct ServiceClient: Sendable {
+    /// The connection requests go out on.
+    public let connection: NATSConnection
+    private let logger: Logger
+
+    /// Creates a client on `connection`.
+    public init(connection: NATSConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Sends `request` to `endpoint` and returns its reply, or throws the service's failure.
+    ///
+    /// With `retries` above zero, a call that found no responder or timed out is sent again
+    /// (only for idempotent endpoints: a replica that died mid-request is replaced by another).
+    public func call<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, _ request: Request,
+                                     timeout: Duration, retries: Int = 0) async throws(ServiceFailure) -> Reply {
+        let payload: [UInt8]
+        do {
+            payload = try MessageCoding.encode(request)
+        } catch {
+            logger.error("request encoding failed", ["nats.subject": endpoint.subject])
+            throw .internal
+        }
+        var attempt = 0
+        while true {
+            do {
+                let message = try await connection.request(endpoint.subject, payload, timeout: timeout)
+                let reply: ServiceReply<Reply>
+                do {
+                    reply = try MessageCoding.decode(ServiceReply<Reply>.self, from: message.payload)
+                } catch {
+                    logger.error("reply decoding failed", ["nats.subject": endpoint.subject])
+                    throw ServiceFailure.internal
+                }
+                return try reply.get()
+            } catch let failure as ServiceFailure {
+                throw failure
+            } catch let error as NATSError {
+                let failure = Self.failure(for: error)
+                if attempt < retries, failure.code == .serviceUnavailable || failure.code == .timeout, !Task.isCancelled {
+                    attempt += 1
+                    logger.warning("retrying call", ["nats.subject": endpoint.subject, "nats.error": error.code])
+                    continue
+                }
+                logger.warning("call failed", ["nats.subject": endpoint.subject, "nats.error": error.code])
+                throw failure
+            } catch {
+                throw Task.isCancelled ? ServiceFailure(.timeout, "The request was cancelled.") : .internal
+            }
+        }
+    }
+
+    static func failure(for error: NATSError) -> ServiceFailure {
+        switch error {
+        case .timeout:
+            ServiceFailure(.timeout, "A service did not answer in time; try again.")
+        default:
+            .unavailable
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import Logging
+import Postgres
+
+extension PostgresClient {
+    /// Applies `migrations` to `schema`, waiting for the database (every second) while it cannot
+    /// be reached, so a service that starts before PostgreSQL does not exit. Other errors throw.
+    public func migrateRetrying(schema: String, migrations: [Migration], logger: Logger) async throws {
+        var warned = false
+        while true {
+            do {
+                try await migrate(schema: schema, migrations: migrations)
+                logger.info("schema up to date", ["db.schema": schema, "db.version": String(migrations.map(\.version).max() ?? 0)])
+                return
+            } catch let error as PostgresError where error.isUnavailable {
+                if !warned {
+                    logger.warning("database not reachable yet, retrying", ["error": String(describing: error)])
+                    warned = true
+                }
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Contracts
+import DevIDP
+import Foundation
+import HTTPClient
+import JOSE
+import Logging
+
+/// A started stack and what tests do with it: mint provider tokens, call the gateway.
+public struct RunningStack: Sendable {
+    /// The gateway's base URL.
+    public let gatewayURL: String
+    /// The dev identity provider's base URL.
+    public let devIDPURL: String
+    /// The dev identity provider itself (to mint tokens, rotate keys, count fetches).
+    public let idp: DevIdentityProvider
+    /// The stack's own database.
+    public let databaseURL: String
+
+    private static let client = HTTPClient(logger: Logger(label: "test-client", level: .error))
+
+    /// A unique provider subject, so tests never share an identity.
+    public static func uniqueSubject(_ prefix: String = "user") -> String {
+        "\(prefix)-\(UUID().uuidString.lowercased())"
+    }
+
+    /// A Google ID token from the dev IdP; `claims` override the defaults (sub, aud, email).
+    public func googleToken(sub: String, claims: [String: JSONValue] = [:], expiresIn: Int? = nil,
+                            unpublishedKey: Bool = false) async throws -> String {
+        var all: [String: JSONValue] = ["sub": .string(sub), "aud": .string(TestStack.ClientID.googleIOS),
+                                        "azp": .string(TestStack.ClientID.googleIOS),
+                                        "email": .string("\(sub)@example.com"), "email_verified": .bool(true)]
+        all.merge(claims) { _, new in new }
+        return try await mint("google", MintRequest(claims: all, expiresIn: expiresIn, unpublishedKey: unpublishedKey))
+    }
+
+    /// Mints a token for `provider` with exactly the request's claims (plus iss/iat/exp when absent).
+    public func mint(_ provider: String, _ request: MintRequest) async throws -> String {
+        guard let token = try await idp.mint(provider, request) else { throw TestStackError("no provider \(provider)") }
+        return token
+    }
+
+    /// Logs in with Google through the gateway.
+    public func googleLogin(sub: String, deviceId: String = "device-1") async throws -> APIResponse {
+        let token = try await googleToken(sub: sub)
+        return try await post("/api/auth/google-login", json: GoogleLoginBody(idToken: token, deviceId: deviceId))
+    }
+
+    /// POSTs `json` (encoded) to the gateway.
+    public func post<Body: Encodable>(_ path: String, json: Body, headers: [(String, String)] = []) async throws -> APIResponse {
+        try await post(path, body: Array(JSONEncoder().encode(json)), headers: headers)
+    }
+
+    /// POSTs raw bytes to the gateway with `Content-Type: application/json` unless `headers` say otherwise.
+    public func post(_ path: String, body: [UInt8], headers: [(String, String)] = [],
+                     contentType: String? = "application/json") async throws -> APIResponse {
+        var all = headers
+        if let contentType { all.append(("Content-Type", contentType)) }
+        return try await send("POST", path, headers: all, body: body)
+    }
+
+    /// GETs a gateway path, with a Bearer token when given.
+    public func get(_ path: String, bearer: String? = nil, headers: [(String, String)] = []) async throws -> APIResponse {
+        try await send("GET", path, headers: headers + (bearer.map { [("Authorization", "Bearer \($0)")] } ?? []), body: nil)
+    }
+
+    /// Sends any request to the gateway.
+    public func send(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8]? = nil) async throws -> APIResponse {
+        let response = try await Self.client.execute(HTTPClientRequest(url: gatewayURL + path, method: method, headers: headers,
+                                                                       body: body, timeout: .seconds(30)))
+        return APIResponse(status: response.status, headers: response.headers, body: response.body)
+    }
+
+    /// Waits until the gateway's `/readyz` says every service answers.
+    func waitUntilReady(timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let response = try? await get("/readyz"), response.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw TestStackError("the stack did not become ready within \(timeout); is nats-server at \(TestEnvironment.natsURL)?")
+    }
+}
+
+/// A gateway answer.
+public struct APIResponse: Sendable {
+    /// The HTTP status.
+    public let status: Int
+    /// Headers, names lowercased.
+    public let headers: [String: String]
+    /// The raw body.
+    public let body: [UInt8]
+
+    /// The `data` of a success envelope.
+    public func data<T: Codable & Sendable>(_ type: T.Type) throws -> T {
+        try JSONDecoder.api.decode(DataEnvelope<T>.self, from: Data(body)).data
+    }
+
+    /// The failure of an error envelope, or nil when the body is not one.
+    public var failure: ServiceFailure? {
+        try? JSONDecoder.api.decode(ErrorEnvelope.self, from: Data(body)).error
+    }
+
+    /// The body as a JSON object.
+    public var object: [String: JSONValue]? {
+        try? JSONDecoder.api.decode([String: JSONValue].self, from: Data(body))
+    }
+
+    /// The body as text.
+    public var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+extension JSONDecoder {
+    /// Decodes the API's JSON (ISO 8601 dates).
+    static var api: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}

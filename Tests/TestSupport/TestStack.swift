@@ -1,0 +1,137 @@
+import Contracts
+import DevIDP
+import Foundation
+import Gateway
+import HTTPClient
+import JOSE
+import Logging
+import MemberService
+import Postgres
+import Runtime
+import Synchronization
+import TokenIssuer
+import TokenVerifier
+
+/// The whole system in this process, against the real nats-server and PostgreSQL: the dev
+/// identity provider, the four services, and the gateway on a free port, with a database of
+/// its own. Started once per test process and shared by every suite (tests use unique
+/// identities, so they do not meet).
+public actor TestStack {
+    /// The stack every suite shares.
+    public static let shared = TestStack()
+
+    /// Client IDs the stack's verifier accepts.
+    public enum ClientID {
+        public static let googleIOS = "test-google-ios.apps.example.com"
+        public static let googleWeb = "test-google-web.apps.example.com"
+        public static let apple = "com.example.app"
+        public static let kakao = "test-kakao-app"
+    }
+
+    /// `TOKEN_ISSUER` and `TOKEN_AUDIENCE` of the stack's access tokens.
+    public static let tokenIssuer = "https://auth.test.example"
+    public static let tokenAudience = "test-api"
+    /// The stack's refresh reuse grace window.
+    public static let reuseGrace: Duration = .seconds(2)
+
+    private var starting: Task<RunningStack, any Error>?
+
+    /// The running stack, started on first use.
+    public func running() async throws -> RunningStack {
+        if let starting { return try await starting.value }
+        let task = Task { try await Self.start() }
+        starting = task
+        return try await task.value
+    }
+
+    private static func start() async throws -> RunningStack {
+        let logger = Logger(label: "test", level: ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"].flatMap(Logger.Level.init(name:)) ?? .warning,
+                            format: .text)
+        let (idpPort, idp) = try await launch { (signal: @escaping @Sendable ((Int, DevIdentityProvider)) -> Void) in
+            var configuration = DevIDPConfiguration()
+            configuration.port = 0
+            return DevIDPServer(configuration: configuration, logger: logger.named("dev-idp")) { signal(($0, $1)) }
+        }
+        let databaseURL = try await freshDatabase()
+
+        var verifier = TokenVerifierConfiguration()
+        verifier.natsURL = TestEnvironment.natsURL
+        verifier.providers = [
+            .google: OIDCProviderConfiguration(provider: .google, clientIDs: [ClientID.googleIOS, ClientID.googleWeb],
+                                               issuers: [idp.issuer("google")], jwksURL: idp.jwksURL("google")),
+            .apple: OIDCProviderConfiguration(provider: .apple, clientIDs: [ClientID.apple],
+                                              issuers: [idp.issuer("apple")], jwksURL: idp.jwksURL("apple")),
+            .kakao: OIDCProviderConfiguration(provider: .kakao, clientIDs: [ClientID.kakao],
+                                              issuers: [idp.issuer("kakao")], jwksURL: idp.jwksURL("kakao"), nonceMode: .raw),
+        ]
+        var member = MemberServiceConfiguration()
+        member.natsURL = TestEnvironment.natsURL
+        member.databaseURL = databaseURL
+        var issuer = TokenIssuerConfiguration()
+        issuer.natsURL = TestEnvironment.natsURL
+        issuer.databaseURL = databaseURL
+        issuer.issuer = tokenIssuer
+        issuer.audience = tokenAudience
+        issuer.refreshReuseGrace = reuseGrace
+
+        let services: [any Service] = [
+            TokenVerifierServer(configuration: verifier, logger: logger.named("token-verifier")),
+            MemberServer(configuration: member, logger: logger.named("member-service")),
+            TokenIssuerServer(configuration: issuer, logger: logger.named("token-issuer")),
+        ]
+        for service in services {
+            Task {
+                do { try await service.run() } catch { logger.critical("service stopped", ["error": String(describing: error)]) }
+            }
+        }
+        let gatewayPort = try await launch { (signal: @escaping @Sendable (Int) -> Void) in
+            var configuration = GatewayConfiguration()
+            configuration.host = "127.0.0.1"
+            configuration.port = 0
+            configuration.natsURL = TestEnvironment.natsURL
+            configuration.tokenIssuer = tokenIssuer
+            configuration.tokenAudience = tokenAudience
+            return GatewayServer(configuration: configuration, logger: logger.named("gateway"), onListening: signal)
+        }
+        let stack = RunningStack(gatewayURL: "http://127.0.0.1:\(gatewayPort)", devIDPURL: "http://127.0.0.1:\(idpPort)",
+                                 idp: idp, databaseURL: databaseURL)
+        try await stack.waitUntilReady()
+        return stack
+    }
+
+    /// Runs the service `make` builds in the background and waits for what it reports when listening.
+    private static func launch<Value: Sendable>(
+        _ make: (@escaping @Sendable (Value) -> Void) -> any Service
+    ) async throws -> Value {
+        let (stream, continuation) = AsyncStream<Value>.makeStream()
+        let service = make { continuation.yield($0) }
+        Task {
+            do { try await service.run() } catch { continuation.finish() }
+        }
+        for await value in stream { return value }
+        throw TestStackError("a service of the test stack did not start")
+    }
+
+    /// A new, empty database on the test server, so the run starts from nothing.
+    private static func freshDatabase() async throws -> String {
+        let admin = PostgresClient(configuration: try PostgresConfiguration(url: TestEnvironment.databaseURL),
+                                   logger: Logger(label: "test-admin", level: .error))
+        let name = "auth_test_\(UUID().uuidString.prefix(8).lowercased())"
+        do {
+            _ = try await admin.query("CREATE DATABASE \(name)", [])
+        } catch {
+            await admin.close()
+            throw TestStackError("PostgreSQL at \(TestEnvironment.databaseURL) is not usable (\(error)); run the tests with deploy/local/test")
+        }
+        await admin.close()
+        guard var components = URLComponents(string: TestEnvironment.databaseURL) else { throw TestStackError("bad DATABASE_URL") }
+        components.path = "/\(name)"
+        return components.string!
+    }
+}
+
+/// Why the test stack could not start.
+public struct TestStackError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,94 @@
+# Shared by deploy/local/up, down and test: Debian packages, a throwaway PostgreSQL cluster
+# and a nats-server with JetStream. Source it; it defines functions only.
+
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+
+# Everything the build, the services and the scripts need, from Debian's archive.
+PACKAGES=(pkg-config libssl-dev libpq-dev libnats-dev libmicrohttpd-dev libcurl4-openssl-dev
+          postgresql postgresql-contrib nats-server curl python3 python3-pip wrk)
+
+log() { printf '%s\n' "$*" >&2; }
+
+# Installs the packages that are missing (apt-get update only when something is).
+ensure_packages() {
+  local missing=() p
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    log "installing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    as_root apt-get update -qq
+    as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+  # Debian's postgresql package may start its own cluster on 5432; ours are throwaway ones.
+  command -v swift >/dev/null || { log "swift is not on PATH (Swift 6.x toolchain needed)"; return 1; }
+}
+
+# Installs PyJWT (a third-party JWT library the tests check our tokens with), if missing.
+ensure_python_packages() {
+  python3 -c 'import jwt, cryptography' 2>/dev/null && return 0
+  log "installing PyJWT from PyPI"
+  python3 -m pip install -q --disable-pip-version-check "pyjwt[crypto]" 2>/dev/null \
+    || python3 -m pip install -q --disable-pip-version-check --break-system-packages "pyjwt[crypto]"
+}
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+
+# wait_port HOST PORT SECONDS: waits until something accepts connections there.
+wait_port() {
+  local host=$1 port=$2 seconds=${3:-30} i
+  for ((i = 0; i < seconds * 10; i++)); do
+    (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# port_free PORT: true when nothing listens on 127.0.0.1:PORT.
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# start_postgres DIR PORT [extra server options]: a cluster in DIR/data listening on
+# 127.0.0.1:PORT, with role and database `auth` (password `auth`, may create databases).
+start_postgres() {
+  local dir=$1 port=$2 extra=${3:-}
+  mkdir -p "$dir"
+  [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
+  if [ ! -f "$dir/data/PG_VERSION" ]; then
+    echo postgres >"$dir/pwfile"
+    [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir/pwfile"
+    as_postgres "$PG_BIN/initdb" -D "$dir/data" -A scram-sha-256 -U postgres --pwfile="$dir/pwfile" --no-sync >/dev/null
+  fi
+  as_postgres "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 $extra" start >/dev/null
+  if ! PGPASSWORD=postgres psql -h 127.0.0.1 -p "$port" -U postgres -d postgres -qtAc \
+       "select 1 from pg_roles where rolname = 'auth'" | grep -q 1; then
+    PGPASSWORD=postgres psql -h 127.0.0.1 -p "$port" -U postgres -d postgres -q \
+      -c "create role auth login password 'auth' createdb" -c "create database auth owner auth" >/dev/null
+  fi
+}
+
+# stop_postgres DIR
+stop_postgres() {
+  local dir=$1
+  [ -f "$dir/data/postmaster.pid" ] && as_postgres "$PG_BIN/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1
+  return 0
+}
+
+# start_nats DIR PORT MONITOR_PORT: nats-server with JetStream (store in DIR/js).
+start_nats() {
+  local dir=$1 port=$2 monitor=$3
+  mkdir -p "$dir"
+  nats-server -a 127.0.0.1 -p "$port" --http_port "$monitor" -js -sd "$dir/js" -P "$dir/nats.pid" \
+    -l "$dir/nats.log" &
+  wait_port 127.0.0.1 "$port" 30 || { log "nats-server did not start; see $dir/nats.log"; return 1; }
+}
+
+# stop_nats DIR
+stop_nats() {
+  local dir=$1
+  [ -f "$dir/nats.pid" ] && kill "$(cat "$dir/nats.pid")" 2>/dev/null
+  rm -f "$dir/nats.pid"
+  return 0
+}
