@@ -74,6 +74,8 @@ let package = Package(
                     dependencies: ["Logging", "Runtime", "Contracts", "Messaging", "NATS", "Postgres", "HTTPClient", "JOSE", "Crypto",
                                    "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"],
                     path: "Tests/TestSupport", swiftSettings: swiftSettings),
+            tests("RuntimeTests", ["Runtime", "Logging"]),
+            tests("ConfigurationTests", ["Runtime", "Contracts", "JOSE", "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"]),
             tests("JOSETests", ["JOSE", "Crypto"]),
             tests("NATSTests", ["NATS", "Logging"]),
             tests("PostgresTests", ["Postgres", "Logging"]),

@@ -1,0 +1,74 @@
+import Contracts
+import DevIDP
+import Gateway
+import JOSE
+import MemberService
+import Runtime
+import Testing
+import TokenIssuer
+import TokenVerifier
+
+/// Every service reads SPEC section 5's variables with its defaults, and a bad value stops it
+/// at start with an error naming the variable.
+@Suite("Service configuration from the environment")
+struct ServiceConfigurationTests {
+    @Test("defaults match SPEC section 5")
+    func defaults() throws {
+        let empty = EnvironmentReader([:])
+        let gateway = try GatewayConfiguration(environment: empty)
+        #expect(gateway.host == "0.0.0.0" && gateway.port == 8080)
+        #expect(gateway.natsURL == "nats://127.0.0.1:4222")
+        #expect(gateway.tokenIssuer == "http://localhost:8080" && gateway.tokenAudience == "api")
+        let issuer = try TokenIssuerConfiguration(environment: empty)
+        #expect(issuer.databaseURL == "postgres://auth:auth@127.0.0.1:5432/auth")
+        #expect(issuer.accessTokenTTL == .seconds(900))
+        #expect(issuer.refreshTokenTTL == .seconds(2_592_000))
+        #expect(issuer.refreshReuseGrace == .seconds(10))
+        #expect(issuer.signingKeyFile == nil)
+        let verifier = try TokenVerifierConfiguration(environment: empty)
+        #expect(verifier.providers.isEmpty, "no provider is enabled without client IDs")
+        #expect(verifier.clockSkew == .seconds(60))
+        _ = try MemberServiceConfiguration(environment: empty)
+        _ = try DevIDPConfiguration(environment: empty)
+    }
+
+    @Test("a provider is enabled by its client IDs, with SPEC defaults for the rest")
+    func providers() throws {
+        let verifier = try TokenVerifierConfiguration(environment: EnvironmentReader([
+            "GOOGLE_CLIENT_IDS": "ios.apps.googleusercontent.com, web.apps.googleusercontent.com",
+            "APPLE_CLIENT_IDS": "com.example.app",
+            "KAKAO_CLIENT_IDS": "kakao-app", "KAKAO_ISSUER": "http://127.0.0.1:9400/kakao",
+        ]))
+        let google = try #require(verifier.providers[.google])
+        #expect(google.clientIDs == ["ios.apps.googleusercontent.com", "web.apps.googleusercontent.com"])
+        #expect(google.issuers == ["https://accounts.google.com", "accounts.google.com"])
+        #expect(google.jwksURL == "https://www.googleapis.com/oauth2/v3/certs")
+        #expect(google.algorithms == [.RS256])
+        let apple = try #require(verifier.providers[.apple])
+        #expect(apple.issuers == ["https://appleid.apple.com"])
+        #expect(apple.jwksURL == "https://appleid.apple.com/auth/keys")
+        #expect(verifier.providers[.kakao]?.issuers == ["http://127.0.0.1:9400/kakao"])
+        #expect(verifier.providers[.naver] == nil)
+    }
+
+    @Test("a bad value names its variable", arguments: [
+        ("GATEWAY_PORT", "eighty"), ("NATS_URL", "localhost"), ("CLOCK_SKEW", "-1"),
+        ("ACCESS_TOKEN_TTL", "0"), ("DATABASE_URL", "mysql://x/y"), ("GOOGLE_ALGORITHMS", "HS256"),
+        ("SIGNING_KEY_FILE", "/nonexistent/key.pem"), ("REFRESH_REUSE_GRACE", "ten"),
+    ])
+    func badValues(_ variable: String, _ value: String) throws {
+        var values = [variable: value]
+        if variable.hasPrefix("GOOGLE_") { values["GOOGLE_CLIENT_IDS"] = "x" }
+        let environment = EnvironmentReader(values)
+        var failures: [ConfigurationError] = []
+        func attempt(_ body: () throws -> Void) {
+            do { try body() } catch let error as ConfigurationError { failures.append(error) } catch {}
+        }
+        attempt { _ = try GatewayConfiguration(environment: environment) }
+        attempt { _ = try TokenIssuerConfiguration(environment: environment) }
+        attempt { _ = try TokenVerifierConfiguration(environment: environment) }
+        attempt { _ = try MemberServiceConfiguration(environment: environment) }
+        #expect(!failures.isEmpty, "no service refused \(variable)=\(value)")
+        #expect(failures.allSatisfy { $0.variable == variable }, "\(failures)")
+    }
+}
