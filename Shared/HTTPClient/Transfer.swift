@@ -1,0 +1,157 @@
+import CCurl
+
+/// One request in flight on the worker thread: its easy handle, its header list and the response being collected.
+///
+/// Not `Sendable`: created, filled by libcurl's callbacks and completed on the worker thread only.
+final class Transfer {
+    /// The caller's side of the request.
+    let pending: PendingRequest
+    /// The pooled easy handle doing the transfer.
+    let easy: EasyHandle
+    private let maxResponseSize: Int
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var body: [UInt8] = []
+    private var headers: [String: String] = [:]
+    private var receivedBytes = 0
+    /// Set when the response passed `maxResponseSize` and the transfer was aborted for it.
+    private(set) var isTooLarge = false
+
+    init(pending: PendingRequest, easy: EasyHandle, maxResponseSize: Int) {
+        self.pending = pending
+        self.easy = easy
+        self.maxResponseSize = maxResponseSize
+    }
+
+    deinit {
+        curl_slist_free_all(headerList)
+    }
+
+    /// Sets every option of the request on the easy handle, after clearing the previous request's.
+    func configure(userAgent: String) throws(HTTPClientError) {
+        let request = pending.request
+        try easy.reset()
+        try easy.set(CURLOPT_URL, request.url)
+        try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try easy.set(CURLOPT_NOSIGNAL, 1)
+        let milliseconds = Self.milliseconds(request.timeout)
+        try easy.set(CURLOPT_TIMEOUT_MS, milliseconds)
+        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
+        try easy.set(CURLOPT_USERAGENT, userAgent)
+        // Fails early (CURLE_FILESIZE_EXCEEDED) when Content-Length already announces too much.
+        try easy.set(CURLOPT_MAXFILESIZE, maxResponseSize)
+
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        try easy.set(CURLOPT_PRIVATE, pointer: context)
+        try easy.set(CURLOPT_WRITEDATA, pointer: context)
+        try easy.set(CURLOPT_HEADERDATA, pointer: context)
+        try easy.set(CURLOPT_WRITEFUNCTION, callback: { data, size, count, context in
+            Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().receiveBody(data, size * count)
+        })
+        try easy.set(CURLOPT_HEADERFUNCTION, callback: { data, size, count, context in
+            Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().receiveHeader(data, size * count)
+        })
+
+        switch request.method {
+        case "GET" where request.body == nil:
+            break
+        case "HEAD":
+            try easy.set(CURLOPT_NOBODY, 1)
+        case let method:
+            if request.body != nil || method == "POST" {
+                try easy.setBody(request.body ?? [])
+            }
+            if method != "POST" {
+                try easy.set(CURLOPT_CUSTOMREQUEST, method)
+            }
+        }
+
+        for (name, value) in request.headers {
+            // "Name;" is libcurl's spelling for a header sent with an empty value ("Name:" would remove it).
+            try append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        if request.body != nil || request.method == "POST" {
+            // Without this libcurl waits for "100 Continue" before sending large bodies.
+            try append("Expect:")
+            // libcurl would otherwise label every body application/x-www-form-urlencoded.
+            if !request.headers.contains(where: { $0.0.lowercased() == "content-type" }) {
+                try append("Content-Type:")
+            }
+        }
+        if headerList != nil {
+            try easy.set(CURLOPT_HTTPHEADER, list: headerList)
+        }
+    }
+
+    /// The response collected so far, read once the transfer completed successfully.
+    func response() throws(HTTPClientError) -> HTTPClientResponse {
+        HTTPClientResponse(status: try easy.responseCode(), headers: headers, body: body)
+    }
+
+    private func append(_ line: String) throws(HTTPClientError) {
+        guard let list = curl_slist_append(headerList, line) else {
+            throw .transport(Int(CURLE_OUT_OF_MEMORY.rawValue), "curl_slist_append failed")
+        }
+        headerList = list
+    }
+
+    /// CURLOPT_WRITEFUNCTION: appends to the body; returning less than `count` aborts the transfer.
+    private func receiveBody(_ data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+        guard count > 0, let data else { return 0 }
+        receivedBytes += count
+        guard receivedBytes <= maxResponseSize else {
+            isTooLarge = true
+            return 0
+        }
+        body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: count))
+        return count
+    }
+
+    /// CURLOPT_HEADERFUNCTION: one header line at a time, including the status line and the blank line.
+    private func receiveHeader(_ data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+        guard count > 0, let data else { return 0 }
+        receivedBytes += count
+        guard receivedBytes <= maxResponseSize else {
+            isTooLarge = true
+            return 0
+        }
+        let line = UnsafeRawBufferPointer(start: data, count: count)
+        if count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
+           line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
+            // A new status line (after 1xx or a followed redirect): keep only the last response's headers.
+            headers.removeAll(keepingCapacity: true)
+            return count
+        }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return count }
+        let name = String(unsafeUninitializedCapacity: colon) { buffer in
+            for index in 0..<colon {
+                let byte = line[index]
+                buffer[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            }
+            return colon
+        }
+        var start = colon + 1
+        var end = count
+        while start < end, Self.isWhitespace(line[start]) { start += 1 }
+        while end > start, Self.isWhitespace(line[end - 1]) { end -= 1 }
+        let value = String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
+        if let existing = headers[name] {
+            headers[name] = existing + ", " + value
+        } else {
+            headers[name] = value
+        }
+        return count
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n")
+    }
+
+    /// The deadline in whole milliseconds, at least 1 (libcurl reads 0 as "no timeout").
+    static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        guard !overflow else { return seconds > 0 ? Int(Int32.max) : 1 }
+        return min(max(1, Int(scaled + attoseconds / 1_000_000_000_000_000)), Int(Int32.max))
+    }
+}
