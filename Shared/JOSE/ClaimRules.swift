@@ -22,7 +22,8 @@ public struct ClaimRules: Sendable {
     /// Throws the first rule `claims` break at time `now`.
     ///
     /// `iss` must be accepted; `sub` present and non-empty; `aud` must contain an accepted ID; with several
-    /// audiences `azp` is required, and whenever present `azp` must be accepted; `exp` is required and
+    /// audiences `azp` is required and must be accepted (SPEC section 3; with one audience `azp` names the
+    /// presenting client, e.g. Google's iOS client beside a server audience, and is not checked); `exp` is required and
     /// `now < exp + leeway`; `nbf` (if present) `<= now + leeway`; `iat` (if required or present) `<= now + leeway`.
     public func check(_ claims: JWTClaims, now: Date) throws(JOSEError) {
         guard let issuer = claims.iss else { throw JOSEError.missingClaim("iss") }
@@ -30,10 +31,9 @@ public struct ClaimRules: Sendable {
         guard let subject = claims.sub, !subject.isEmpty else { throw JOSEError.missingClaim("sub") }
         guard !claims.aud.isEmpty else { throw JOSEError.missingClaim("aud") }
         guard claims.aud.contains(where: audiences.contains) else { throw JOSEError.wrongAudience }
-        if let party = claims.azp {
+        if claims.aud.count > 1 {
+            guard let party = claims.azp else { throw JOSEError.wrongAuthorizedParty.with("several audiences and no azp") }
             guard audiences.contains(party) else { throw JOSEError.wrongAuthorizedParty }
-        } else if claims.aud.count > 1 {
-            throw JOSEError.wrongAuthorizedParty.with("several audiences and no azp")
         }
         let current = now.timeIntervalSince1970
         let slack = leewaySeconds
