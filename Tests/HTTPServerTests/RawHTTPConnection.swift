@@ -1,0 +1,127 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A blocking HTTP/1.1 client on one TCP connection, for the cases URLSession hides (keep-alive, disconnects).
+/// Use it from `onThread` so that blocking reads never hold a Swift cooperative thread.
+final class RawHTTPConnection {
+    struct Response {
+        let status: Int
+        /// Header lines as sent, names lowercased.
+        let headers: [(String, String)]
+        let body: [UInt8]
+
+        func header(_ name: String) -> String? { headers.first { $0.0 == name.lowercased() }?.1 }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: Int, ipv6: Bool = false, readTimeoutSeconds: Int = 5) throws {
+        descriptor = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
+        var timeout = timeval(tv_sec: readTimeoutSeconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let connected: Int32
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = in_port_t(UInt16(port)).bigEndian
+            address.sin6_addr = in6addr_loopback
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port)).bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+        guard connected == 0 else {
+            // No close() here: the initializer has completed, so deinit runs and closes the descriptor. Closing it
+            // twice could close a descriptor number the server has reused meanwhile.
+            throw Failure(description: "connect() to port \(port) failed: \(errno)")
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Sends raw bytes.
+    func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard sent > 0 else { throw Failure(description: "send() failed: \(errno)") }
+            offset += sent
+        }
+    }
+
+    /// Sends text as UTF-8.
+    func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    /// Reads one response; `head` is true for a response to HEAD (no body even with Content-Length).
+    func readResponse(head: Bool = false) throws -> Response {
+        let separator: [UInt8] = Array("\r\n\r\n".utf8)
+        var headerEnd: Int?
+        while headerEnd == nil {
+            headerEnd = buffer.firstRange(of: separator)?.lowerBound
+            if headerEnd == nil { try fill() }
+        }
+        let headText = String(decoding: buffer[..<headerEnd!], as: UTF8.self)
+        buffer.removeFirst(headerEnd! + separator.count)
+        var lines = headText.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else {
+            throw Failure(description: "bad status line in \(headText)")
+        }
+        let headers = lines.map { line -> (String, String) in
+            let parts = line.split(separator: ":", maxSplits: 1)
+            return (parts[0].lowercased(), parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+        }
+        let length = head ? 0 : Int(headers.first { $0.0 == "content-length" }?.1 ?? "0") ?? 0
+        while buffer.count < length { try fill() }
+        let body = Array(buffer[..<length])
+        buffer.removeFirst(length)
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// True when the server has closed the connection (reads end of stream or a reset).
+    func isClosedByPeer() -> Bool {
+        var byte: UInt8 = 0
+        let received = recv(descriptor, &byte, 1, 0)
+        return received == 0 || (received < 0 && errno == ECONNRESET)
+    }
+
+    private func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        let received = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        guard received > 0 else {
+            throw Failure(description: received == 0 ? "connection closed by server" : "recv() failed: \(errno)")
+        }
+        buffer.append(contentsOf: chunk[..<received])
+    }
+}
+
+/// Runs blocking work on a thread of its own and awaits its result.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread {
+            continuation.resume(with: Result { try body() })
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+}
