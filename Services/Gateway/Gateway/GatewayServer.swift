@@ -48,8 +48,6 @@ public struct GatewayServer: Service {
             handler.client = nil
             await nats.drainAndClose()
         }
-        try await ServiceGroup(services: [server, connector], logger: logger).run()
+        try await ServiceGroup(services: [ClosureService { try await server.run() }, connector], logger: logger).run()
     }
 }
-
-extension HTTPServer: Service {}
