@@ -1,0 +1,69 @@
+import CNats
+import Logging
+import Synchronization
+
+/// Receives the connection's life-cycle callbacks (disconnected, reconnected, closed, async errors) from
+/// cnats threads, logs them, fails waiting requests on disconnect and wakes `drainAndClose` callers.
+final class ConnectionEvents: Sendable {
+    private struct State {
+        var closed = false
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    let logger: Logger
+    let multiplexer: RequestMultiplexer
+    private let state = Mutex(State())
+
+    init(logger: Logger, multiplexer: RequestMultiplexer) {
+        self.logger = logger
+        self.multiplexer = multiplexer
+    }
+
+    /// True once the closed callback ran.
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    func disconnected(closing: Bool) {
+        if closing {
+            logger.debug("NATS connection disconnected for close")
+        } else {
+            logger.warning("NATS connection lost, reconnecting")
+        }
+        // Replies to requests in flight are lost with the connection; fail them now instead of at their timeout.
+        multiplexer.failAll(with: NATSError(code: .notConnected, detail: "connection lost while waiting for the reply"))
+    }
+
+    func reconnected(url: String?) {
+        logger.info("NATS connection re-established", url.map { ["nats.url": $0] } ?? [:])
+    }
+
+    func asyncError(status: natsStatus, subject: String?) {
+        let text = natsStatus_GetText(status).map { String(cString: $0) } ?? "status \(status.rawValue)"
+        var metadata = ["nats.error": text]
+        if let subject { metadata["nats.subject"] = subject }
+        logger.warning("NATS asynchronous error", metadata)
+    }
+
+    func closed() {
+        let waiters = state.withLock { state in
+            state.closed = true
+            defer { state.closeWaiters.removeAll() }
+            return state.closeWaiters
+        }
+        logger.info("NATS connection closed")
+        multiplexer.failAll(with: .connectionClosed)
+        for waiter in waiters {
+            waiter.resume()
+        }
+    }
+
+    /// Returns once the closed callback ran.
+    func waitUntilClosed() async {
+        await withCheckedContinuation { continuation in
+            let alreadyClosed = state.withLock { state in
+                if !state.closed { state.closeWaiters.append(continuation) }
+                return state.closed
+            }
+            if alreadyClosed { continuation.resume() }
+        }
+    }
+}

@@ -1,0 +1,190 @@
+import CNats
+import Foundation
+import Synchronization
+
+/// Creates or binds a durable pull consumer and fetches from it on its own thread, feeding a channel.
+final class ConsumerWorker: Sendable {
+    /// Messages fetched per request; also the channel size, so few messages wait un-acked in memory.
+    static let batchSize: Int32 = 16
+    /// How long one fetch waits for messages before asking again (and checking for `stop`).
+    static let fetchWait: Int64 = 1_000
+
+    let connection: NATSConnection
+    let stream: String
+    let durable: String
+    let filterSubject: String?
+    let ackWait: Duration
+    let maxDeliver: Int
+    let channel = MessageChannel<JetStreamMessage>(capacity: Int(batchSize))
+    private let stopped = Atomic<Bool>(false)
+    /// The bound pull subscription, so that `stop` can remove interest at once (waking a pending fetch).
+    private let subscription = Mutex<SubscriptionHandle?>(nil)
+
+    init(connection: NATSConnection, stream: String, durable: String, filterSubject: String?, ackWait: Duration,
+         maxDeliver: Int) {
+        self.connection = connection
+        self.stream = stream
+        self.durable = durable
+        self.filterSubject = filterSubject
+        self.ackWait = ackWait
+        self.maxDeliver = maxDeliver
+    }
+
+    /// Starts the fetch thread, which keeps this worker alive until it ends.
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "nats.consumer.\(durable)"
+        thread.start()
+    }
+
+    /// Asks the fetch thread to end (within one fetch wait) and ends iteration.
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        channel.finish()
+        // A pull request still open on the server would otherwise receive (and strand until ackWait) new messages.
+        subscription.withLock { handle in
+            do {
+                try handle?.unsubscribe()
+            } catch {
+                connection.logger.warning("JetStream consumer unsubscribe failed", metadata.merging(["nats.error": "\(error)"]) { $1 })
+            }
+        }
+    }
+
+    /// Gives fetched messages that nobody will process back to the server for immediate redelivery.
+    private func release(_ messages: ArraySlice<JetStreamMessage>) {
+        for message in messages {
+            // Best effort: if the NAK is lost, the server redelivers after ackWait anyway.
+            try? connection.publish(message.ackSubject, reply: nil, Array("-NAK".utf8), headers: [:])
+        }
+    }
+
+    private var metadata: [String: String] { ["nats.stream": stream, "nats.consumer": durable] }
+
+    private func run() {
+        var handle: SubscriptionHandle
+        do {
+            handle = try attach()
+        } catch {
+            connection.logger.error("JetStream consumer setup failed", metadata.merging(["nats.error": "\(error)"]) { $1 })
+            channel.finish(failure: error as? NATSError ?? NATSError(code: .protocolError, detail: "\(error)"))
+            return
+        }
+        connection.logger.debug("JetStream consumer started", metadata)
+        var failures = 0
+        while !stopped.load(ordering: .acquiring) {
+            var list = natsMsgList()
+            var errorCode = jsErrCode(0)
+            let status = natsSubscription_Fetch(&list, handle.subscription, Self.batchSize, Self.fetchWait, &errorCode)
+            var messages: [JetStreamMessage] = []
+            if status == NATS_OK {
+                messages.reserveCapacity(Int(list.Count))
+                for index in 0..<Int(list.Count) {
+                    guard let message = list.Msgs[index] else { continue }
+                    do {
+                        messages.append(try JetStreamMessage(copying: message, connection: connection))
+                    } catch {
+                        connection.logger.warning("JetStream message skipped", metadata.merging(["nats.error": "\(error)"]) { $1 })
+                    }
+                }
+            }
+            natsMsgList_Destroy(&list)
+            if stopped.load(ordering: .acquiring) {
+                release(messages[...])
+                return
+            }
+            switch status {
+            case NATS_OK:
+                failures = 0
+                for (index, message) in messages.enumerated() where !channel.send(message) {
+                    release(messages[index...])
+                    return
+                }
+            case NATS_TIMEOUT:
+                failures = 0
+            case NATS_CONNECTION_CLOSED:
+                // A deliberate close (drainAndClose); iteration ends like after `stop`.
+                connection.logger.info("JetStream consumer ends: connection closed", metadata)
+                channel.finish()
+                return
+            default:
+                // Disconnected or a server hiccup: wait a little longer each time and fetch again.
+                failures += 1
+                if failures == 1 || failures % 50 == 0 {
+                    let error = NATSError(status: status, operation: "fetch", jetStreamError: errorCode)
+                    connection.logger.warning("JetStream fetch failed, retrying", metadata.merging(["nats.error": "\(error)"]) { $1 })
+                }
+                Thread.sleep(forTimeInterval: min(2.0, 0.05 * Double(failures)))
+                // The consumer may have been deleted (or its stream re-created): create and bind it again.
+                if failures % 10 == 0, connection.isConnected, let fresh = try? attach() {
+                    handle = fresh
+                }
+            }
+        }
+    }
+
+    /// Binds (see ``bind()``) and publishes the subscription for `stop`, which may already have been called.
+    private func attach() throws -> SubscriptionHandle {
+        let handle = SubscriptionHandle(try bind())
+        let previous = subscription.withLock { slot in
+            defer { slot = handle }
+            return slot
+        }
+        try? previous?.unsubscribe()  // Best effort: the old binding is the one that stopped working.
+        if stopped.load(ordering: .acquiring) { try handle.unsubscribe() }
+        return handle
+    }
+
+    /// Creates (or updates) the durable consumer, then binds a pull subscription to it.
+    ///
+    /// Creating it here rather than letting `js_PullSubscribe` do it matters: cnats deletes a consumer
+    /// that its own subscribe call created when the subscription closes, which would lose the durable's
+    /// position for every replica.
+    private func bind() throws -> OpaquePointer {
+        let jetStream = connection.handle.jetStream
+        var config = jsConsumerConfig()
+        try check(jsConsumerConfig_Init(&config), "init consumer config")
+        return try durable.withCString { durablePointer in
+            try withOptionalCString(filterSubject) { filterPointer in
+                config.Durable = durablePointer
+                config.AckPolicy = js_AckExplicit
+                config.DeliverPolicy = js_DeliverAll
+                config.AckWait = ackWait.nanoseconds
+                config.MaxDeliver = Int64(maxDeliver)
+                config.FilterSubject = filterPointer
+                var info: UnsafeMutablePointer<jsConsumerInfo>?
+                var errorCode = jsErrCode(0)
+                var status = js_AddConsumer(&info, jetStream, stream, &config, nil, &errorCode)
+                // 10013 / 10105 / 10148: it exists with another configuration (another replica, an older release).
+                if status != NATS_OK, [10013, 10105, 10148].contains(errorCode.rawValue) {
+                    errorCode = jsErrCode(0)
+                    status = js_UpdateConsumer(&info, jetStream, stream, &config, nil, &errorCode)
+                }
+                if let info { jsConsumerInfo_Destroy(info) }
+                try checkJS(status, errorCode, "create consumer '\(durable)' on '\(stream)'")
+
+                var options = jsSubOptions()
+                try check(jsSubOptions_Init(&options), "init subscribe options")
+                var subscription: OpaquePointer?
+                status = stream.withCString { streamPointer in
+                    options.Stream = streamPointer
+                    options.Consumer = durablePointer
+                    options.ManualAck = true
+                    errorCode = jsErrCode(0)
+                    return js_PullSubscribe(&subscription, jetStream, filterPointer, durablePointer, nil, &options, &errorCode)
+                }
+                try checkJS(status, errorCode, "bind to consumer '\(durable)' on '\(stream)'")
+                guard let subscription else {
+                    throw NATSError(code: .protocolError, detail: "pull subscribe returned no subscription")
+                }
+                return subscription
+            }
+        }
+    }
+}
+
+/// Calls `body` with a C string for `string`, or nil.
+private func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) throws -> R) rethrows -> R {
+    guard let string else { return try body(nil) }
+    return try string.withCString { try body($0) }
+}

@@ -1,0 +1,60 @@
+import Logging
+
+/// The messages of one subscription, as an `AsyncSequence`; iteration ends after ``unsubscribe()`` or when
+/// the connection closes.
+///
+/// At most `Configuration.subscriptionBufferSize` messages wait unread here; beyond that the library
+/// queues up to its pending limits and then drops (and logs a slow-consumer error).
+public final class NATSSubscription: AsyncSequence, Sendable {
+    /// Each element is one received message.
+    public typealias Element = NATSMessage
+    /// Iteration never throws.
+    public typealias Failure = Never
+
+    /// The subscribed subject (may contain wildcards).
+    public let subject: String
+    /// The queue group, if any.
+    public let queue: String?
+    private let connection: NATSConnection
+    private let handle: SubscriptionHandle
+    private let channel: MessageChannel<NATSMessage>
+
+    init(subject: String, queue: String?, connection: NATSConnection, handle: SubscriptionHandle,
+         channel: MessageChannel<NATSMessage>) {
+        self.subject = subject
+        self.queue = queue
+        self.connection = connection
+        self.handle = handle
+        self.channel = channel
+    }
+
+    deinit {
+        channel.finish()
+    }
+
+    /// Stops the subscription: no more messages are delivered and iteration ends. Idempotent.
+    public func unsubscribe() {
+        do {
+            try handle.unsubscribe()
+        } catch {
+            connection.logger.warning("NATS unsubscribe failed", ["nats.subject": subject, "nats.error": "\(error)"])
+        }
+        channel.finish()
+    }
+
+    /// Iterates over the received messages.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let subscription: NATSSubscription
+
+        /// The next message, or nil after unsubscribe, connection close or task cancellation.
+        public mutating func next() async -> NATSMessage? {
+            // The channel only throws when finished with a failure, which subscriptions never use.
+            try? await subscription.channel.next()
+        }
+    }
+
+    /// Starts iterating; several tasks may iterate at once and share the messages.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(subscription: self)
+    }
+}

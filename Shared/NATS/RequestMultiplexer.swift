@@ -1,0 +1,169 @@
+import CNats
+import Dispatch
+import Synchronization
+
+/// Matches replies arriving on one wildcard inbox subscription (`_INBOX.<nuid>.*`) to the requests waiting
+/// for them, and fails requests whose deadline passed.
+///
+/// Each request gets a numeric token, the last token of its reply subject. Waiting requests are
+/// continuations in a dictionary behind a mutex; one dispatch timer, armed for the earliest deadline
+/// (no finer than ``resolution``), fails the late ones, so no thread or task waits per request.
+final class RequestMultiplexer: Sendable {
+    typealias Continuation = CheckedContinuation<NATSMessage, any Error>
+
+    private struct State {
+        var pending: [UInt64: Continuation] = [:]
+        var deadlines = DeadlineHeap()
+        var armedDeadline: UInt64 = .max
+        var timer: any DispatchSourceTimer
+    }
+
+    /// How often at most the timeout timer fires while requests are pending.
+    static let resolution: UInt64 = 5_000_000
+
+    /// The reply subject prefix, `_INBOX.<nuid>.`, as bytes without a terminator.
+    private let prefix: [UInt8]
+    private let nextToken = Atomic<UInt64>(0)
+    private let state: Mutex<State>
+
+    /// Creates a multiplexer with a fresh unique inbox prefix.
+    init() throws {
+        var inbox: UnsafeMutablePointer<natsInbox>?
+        try check(natsInbox_Create(&inbox), "create inbox")
+        defer { natsInbox_Destroy(inbox) }
+        prefix = Array(String(cString: UnsafeRawPointer(inbox!).assumingMemoryBound(to: CChar.self)).utf8) + [UInt8(ascii: ".")]
+        state = Mutex(State(timer: DispatchSource.makeTimerSource(queue: DispatchQueue(label: "nats.request-timeouts"))))
+        state.withLock { state in
+            state.timer.setEventHandler { [weak self] in self?.expireDeadlines() }
+            state.timer.resume()
+        }
+    }
+
+    deinit {
+        state.withLock { $0.timer.cancel() }
+    }
+
+    /// The wildcard subject to subscribe to for all replies.
+    var wildcardSubject: String { String(decoding: prefix, as: UTF8.self) + "*" }
+
+    /// A new token for one request.
+    func makeToken() -> UInt64 {
+        nextToken.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    /// Calls `body` with the NUL-terminated reply subject for `token`, built on the stack.
+    func withReplySubject<R>(_ token: UInt64, _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+        try withUnsafeTemporaryAllocation(of: CChar.self, capacity: prefix.count + 21) { buffer in
+            var index = 0
+            for byte in prefix {
+                buffer[index] = CChar(bitPattern: byte)
+                index += 1
+            }
+            // Decimal digits, most significant first.
+            var divisor: UInt64 = 1
+            while token / divisor >= 10 { divisor *= 10 }
+            while divisor > 0 {
+                buffer[index] = CChar(48 + Int((token / divisor) % 10))
+                index += 1
+                divisor /= 10
+            }
+            buffer[index] = 0
+            return try body(UnsafePointer(buffer.baseAddress!))
+        }
+    }
+
+    /// Stores the continuation of request `token`, to be resumed by a reply, its deadline, cancellation or a
+    /// disconnect.
+    func register(_ token: UInt64, timeout: Duration, _ continuation: Continuation) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let deadline = now &+ UInt64(max(0, timeout.nanoseconds))
+        state.withLock { state in
+            state.pending[token] = continuation
+            state.deadlines.push(deadline: deadline, token: token)
+            if deadline < state.armedDeadline {
+                state.armedDeadline = deadline
+                state.timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), leeway: .milliseconds(1))
+            }
+        }
+    }
+
+    /// Resumes request `token` with `result` if it is still waiting.
+    func complete(_ token: UInt64, with result: Result<NATSMessage, any Error>) {
+        let continuation = state.withLock { $0.pending.removeValue(forKey: token) }
+        continuation?.resume(with: result)
+    }
+
+    /// Fails every waiting request with `error` (used when the connection drops).
+    func failAll(with error: NATSError) {
+        let continuations = state.withLock { state in
+            defer { state.pending.removeAll() }
+            return Array(state.pending.values)
+        }
+        for continuation in continuations {
+            continuation.resume(throwing: error)
+        }
+    }
+
+    /// Handles one message on the inbox subscription: finds the token and resumes its request.
+    func deliver(_ message: OpaquePointer) {
+        guard let subject = natsMsg_GetSubject(message), let token = token(in: subject) else { return }
+        if natsMsg_IsNoResponders(message) {
+            complete(token, with: .failure(NATSError.noResponders))
+        } else {
+            complete(token, with: .success(NATSMessage(copying: message)))
+        }
+    }
+
+    /// Parses the decimal token after the prefix of a reply subject.
+    private func token(in subject: UnsafePointer<CChar>) -> UInt64? {
+        var cursor = subject + prefix.count
+        var token: UInt64 = 0
+        var digits = 0
+        while cursor.pointee != 0 {
+            let digit = UInt8(bitPattern: cursor.pointee) &- UInt8(ascii: "0")
+            guard digit < 10, digits < 20 else { return nil }
+            token = token &* 10 &+ UInt64(digit)
+            digits += 1
+            cursor += 1
+        }
+        return digits > 0 ? token : nil
+    }
+
+    /// Fails the requests whose deadline passed and re-arms the timer for the next one.
+    private func expireDeadlines() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let expired = state.withLock { state -> [Continuation] in
+            var expired: [Continuation] = []
+            while let token = state.deadlines.popExpired(now: now) {
+                if let continuation = state.pending.removeValue(forKey: token) {
+                    expired.append(continuation)
+                }
+            }
+            if let earliest = state.deadlines.earliest {
+                // Entries of finished requests stay in the heap; never wake more often than `resolution`.
+                let next = max(earliest, now &+ Self.resolution)
+                state.armedDeadline = next
+                state.timer.schedule(deadline: DispatchTime(uptimeNanoseconds: next), leeway: .milliseconds(1))
+            } else {
+                state.armedDeadline = .max
+            }
+            return expired
+        }
+        for continuation in expired {
+            continuation.resume(throwing: NATSError.timeout)
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds (saturating), the unit cnats and Dispatch use.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        return scaled.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
+    }
+
+    /// The duration in whole milliseconds (saturating), the unit of most cnats options.
+    var milliseconds: Int64 { nanoseconds / 1_000_000 }
+}

@@ -1,0 +1,177 @@
+import NATS
+import Testing
+
+/// A fresh stream (unique name and subject) on the test server, deleted afterwards.
+private func withStream(_ body: (NATSConnection, _ stream: String, _ subject: String) async throws -> Void) async throws {
+    let connection = try await TestNATS.connect("jetstream-tests")
+    let stream = TestNATS.unique("S")
+    let subject = TestNATS.unique("events")
+    try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).>"], maxAge: .seconds(600))
+    do {
+        try await body(connection, stream, subject)
+    } catch {
+        try? await connection.jetStream.deleteStream(name: stream)
+        await connection.drainAndClose()
+        throw error
+    }
+    try await connection.jetStream.deleteStream(name: stream)
+    await connection.drainAndClose()
+}
+
+/// The next message of `consumer`, failing the test after `timeout`.
+private func nextMessage(_ consumer: JetStreamConsumer, within timeout: Duration = .seconds(5)) async throws -> JetStreamMessage {
+    try #require(try await messageIfAny(consumer, within: timeout), "no JetStream message within \(timeout)")
+}
+
+/// The next message of `consumer`, or nil when none comes within `timeout`.
+private func messageIfAny(_ consumer: JetStreamConsumer, within timeout: Duration) async throws -> JetStreamMessage? {
+    try await withThrowingTaskGroup(of: JetStreamMessage?.self) { group in
+        group.addTask {
+            var iterator = consumer.makeAsyncIterator()
+            return try await iterator.next()
+        }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        let first = try await group.next()!
+        group.cancelAll()
+        return first
+    }
+}
+
+@Suite("ensureStream is idempotent")
+struct EnsureStreamTests {
+    @Test func ensureTwiceAndWithChangedSettings() async throws {
+        try await withStream { connection, stream, subject in
+            try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).>"], maxAge: .seconds(600))
+            try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).>"], maxAge: .seconds(1200))
+            let sequence = try await connection.jetStream.publish("\(subject).a", [1])
+            #expect(sequence == 1)
+        }
+    }
+
+    @Test func concurrentEnsuresFromReplicasAllSucceed() async throws {
+        try await withStream { connection, stream, subject in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).>"], maxAge: .seconds(600))
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    @Test func publishWithoutStreamIsNoResponders() async throws {
+        let connection = try await TestNATS.connect()
+        await #expect(throws: NATSError.noResponders) {
+            _ = try await connection.jetStream.publish(TestNATS.unique("nostream"), [1])
+        }
+        await connection.drainAndClose()
+    }
+}
+
+@Suite("Publish, durable consume and ack")
+struct PublishConsumeTests {
+    @Test func publishedMessagesAreConsumedAndAcked() async throws {
+        try await withStream { connection, stream, subject in
+            let first = try await connection.jetStream.publish("\(subject).one", Array("one".utf8))
+            let second = try await connection.jetStream.publish("\(subject).two", Array("two".utf8), headers: ["X-Trace": "t1"])
+            #expect(second == first + 1)
+            let consumer = try connection.jetStream.consume(stream: stream, durable: "worker", filterSubject: "\(subject).>")
+            let a = try await nextMessage(consumer)
+            let b = try await nextMessage(consumer)
+            #expect(String(decoding: a.payload, as: UTF8.self) == "one")
+            #expect(a.subject == "\(subject).one")
+            #expect(a.deliveryCount == 1)
+            #expect(b.headers["X-Trace"] == "t1")
+            #expect(b.streamSequence == second)
+            try await a.ack()
+            try await b.ack()
+            consumer.stop()
+        }
+    }
+
+    @Test func consumerThatWasDownCatchesUp() async throws {
+        try await withStream { connection, stream, subject in
+            let before = try connection.jetStream.consume(stream: stream, durable: "catchup", filterSubject: nil)
+            _ = try await connection.jetStream.publish("\(subject).x", Array("first".utf8))
+            try await nextMessage(before).ack()
+            before.stop()
+            // Published while no replica consumes.
+            _ = try await connection.jetStream.publish("\(subject).x", Array("second".utf8))
+            let after = try connection.jetStream.consume(stream: stream, durable: "catchup", filterSubject: nil)
+            let message = try await nextMessage(after)
+            #expect(String(decoding: message.payload, as: UTF8.self) == "second")
+            try await message.ack()
+            after.stop()
+        }
+    }
+
+    @Test func missingStreamFailsTheIteration() async throws {
+        let connection = try await TestNATS.connect()
+        let consumer = try connection.jetStream.consume(stream: TestNATS.unique("missing"), durable: "d", filterSubject: nil)
+        await #expect(throws: NATSError.jetStream(10059)) {
+            var iterator = consumer.makeAsyncIterator()
+            _ = try await iterator.next()
+        }
+        await connection.drainAndClose()
+    }
+}
+
+@Suite("Un-acked messages are delivered again")
+struct RedeliveryTests {
+    @Test func unackedMessageIsRedeliveredAfterAckWait() async throws {
+        try await withStream { connection, stream, subject in
+            _ = try await connection.jetStream.publish("\(subject).r", Array("again".utf8))
+            let consumer = try connection.jetStream.consume(stream: stream, durable: "redeliver", filterSubject: nil,
+                                                           ackWait: .seconds(1))
+            let first = try await nextMessage(consumer)
+            #expect(first.deliveryCount == 1)
+            let started = ContinuousClock.now
+            let second = try await nextMessage(consumer, within: .seconds(5))
+            #expect(second.deliveryCount == 2)
+            #expect(second.streamSequence == first.streamSequence)
+            #expect((ContinuousClock.now - started).seconds > 0.5)
+            try await second.ack()
+            consumer.stop()
+        }
+    }
+
+    @Test func nakRedeliversAtOnceAndTermStops() async throws {
+        try await withStream { connection, stream, subject in
+            _ = try await connection.jetStream.publish("\(subject).n", [7])
+            let consumer = try connection.jetStream.consume(stream: stream, durable: "nak", filterSubject: nil,
+                                                           ackWait: .seconds(30))
+            try await nextMessage(consumer).nak()
+            let again = try await nextMessage(consumer, within: .seconds(3))
+            #expect(again.deliveryCount == 2)
+            try await again.term()
+            #expect(try await messageIfAny(consumer, within: .milliseconds(1500)) == nil)
+            consumer.stop()
+        }
+    }
+}
+
+@Suite("Deduplication by message ID")
+struct DeduplicationTests {
+    @Test func samePublishIDIsStoredOnce() async throws {
+        try await withStream { connection, stream, subject in
+            let first = try await connection.jetStream.publish("\(subject).d", [1], messageID: "order-42")
+            let duplicate = try await connection.jetStream.publish("\(subject).d", [1], messageID: "order-42")
+            let other = try await connection.jetStream.publish("\(subject).d", [2], messageID: "order-43")
+            #expect(duplicate == first)
+            #expect(other == first + 1)
+            let consumer = try connection.jetStream.consume(stream: stream, durable: "dedup", filterSubject: nil)
+            let a = try await nextMessage(consumer)
+            let b = try await nextMessage(consumer)
+            #expect(a.payload == [1])
+            #expect(b.payload == [2])
+            try await a.ack()
+            try await b.ack()
+            consumer.stop()
+        }
+    }
+}

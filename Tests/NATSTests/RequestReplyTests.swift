@@ -1,0 +1,123 @@
+import NATS
+import Testing
+
+@Suite("Request/reply through a queue-group responder")
+struct RequestReplyTests {
+    @Test func roundTrip() async throws {
+        let connection = try await TestNATS.connect()
+        let subject = TestNATS.unique("echo")
+        try await TestNATS.respond(on: connection, subject: subject) { Array("re: ".utf8) + $0.payload }
+        let reply = try await connection.request(subject, Array("hello".utf8), timeout: .seconds(2))
+        #expect(String(decoding: reply.payload, as: UTF8.self) == "re: hello")
+        await connection.drainAndClose()
+    }
+
+    @Test func headersTravelBothWays() async throws {
+        let connection = try await TestNATS.connect()
+        let subject = TestNATS.unique("headers")
+        let subscription = try connection.subscribe(subject, queue: "workers")
+        Task {
+            for await message in subscription {
+                try? connection.respond(to: message, [], headers: ["X-Echo": message.headers["X-Request"] ?? "missing"])
+            }
+        }
+        try await connection.flush(timeout: .seconds(2))
+        let reply = try await connection.request(subject, [1], headers: ["X-Request": "abc"], timeout: .seconds(2))
+        #expect(reply.headers["X-Echo"] == "abc")
+        await connection.drainAndClose()
+    }
+}
+
+@Suite("Queue group members share the load")
+struct QueueGroupTests {
+    @Test func twoRespondersBothGetWork() async throws {
+        let first = try await TestNATS.connect("responder-1")
+        let second = try await TestNATS.connect("responder-2")
+        let requester = try await TestNATS.connect("requester")
+        let subject = TestNATS.unique("shared")
+        try await TestNATS.respond(on: first, subject: subject) { _ in Array("1".utf8) }
+        try await TestNATS.respond(on: second, subject: subject) { _ in Array("2".utf8) }
+        var counts: [String: Int] = [:]
+        for _ in 0..<100 {
+            let reply = try await requester.request(subject, [], timeout: .seconds(2))
+            counts[String(decoding: reply.payload, as: UTF8.self), default: 0] += 1
+        }
+        #expect(counts["1", default: 0] > 0)
+        #expect(counts["2", default: 0] > 0)
+        #expect(counts.values.reduce(0, +) == 100)
+        for connection in [first, second, requester] { await connection.drainAndClose() }
+    }
+}
+
+@Suite("No responders fails fast")
+struct NoRespondersTests {
+    @Test func requestWithoutSubscriberThrowsNoResponders() async throws {
+        let connection = try await TestNATS.connect()
+        let started = ContinuousClock.now
+        await #expect(throws: NATSError.noResponders) {
+            _ = try await connection.request(TestNATS.unique("nobody"), [], timeout: .seconds(5))
+        }
+        #expect((ContinuousClock.now - started).seconds < 1)
+        await connection.drainAndClose()
+    }
+}
+
+@Suite("Timeout when the responder stays silent")
+struct TimeoutTests {
+    @Test func silentResponderTimesOut() async throws {
+        let connection = try await TestNATS.connect()
+        let subject = TestNATS.unique("silent")
+        let subscription = try connection.subscribe(subject)  // Receives, never answers.
+        try await connection.flush(timeout: .seconds(2))
+        let started = ContinuousClock.now
+        await #expect(throws: NATSError.timeout) {
+            _ = try await connection.request(subject, [], timeout: .milliseconds(300))
+        }
+        let elapsed = (ContinuousClock.now - started).seconds
+        #expect(elapsed >= 0.29 && elapsed < 1.5)
+        subscription.unsubscribe()
+        await connection.drainAndClose()
+    }
+}
+
+@Suite("Concurrent requests get their own answers")
+struct ConcurrentRequestTests {
+    @Test func twoHundredConcurrentRequests() async throws {
+        let responder = try await TestNATS.connect("responder")
+        let requester = try await TestNATS.connect("requester")
+        let subject = TestNATS.unique("concurrent")
+        try await TestNATS.respond(on: responder, subject: subject) { Array("answer-".utf8) + $0.payload }
+        let mismatches = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    let reply = try await requester.request(subject, Array("\(index)".utf8), timeout: .seconds(5))
+                    return String(decoding: reply.payload, as: UTF8.self) == "answer-\(index)"
+                }
+            }
+            var mismatches = 0
+            for try await matched in group where !matched { mismatches += 1 }
+            return mismatches
+        }
+        #expect(mismatches == 0)
+        await requester.drainAndClose()
+        await responder.drainAndClose()
+    }
+}
+
+@Suite("Cancelling the task ends a pending request")
+struct CancellationTests {
+    @Test func cancelledRequestThrowsPromptly() async throws {
+        let connection = try await TestNATS.connect()
+        let subject = TestNATS.unique("slow")
+        let subscription = try connection.subscribe(subject)  // Never answers.
+        try await connection.flush(timeout: .seconds(2))
+        let task = Task { try await connection.request(subject, [], timeout: .seconds(10)) }
+        try await Task.sleep(for: .milliseconds(100))
+        let started = ContinuousClock.now
+        task.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await task.value }
+        #expect((ContinuousClock.now - started).seconds < 1)
+        subscription.unsubscribe()
+        await connection.drainAndClose()
+    }
+}
