@@ -46,10 +46,10 @@ public struct ServiceClient: Sendable {
                 let failure = Self.failure(for: error)
                 if attempt < retries, failure.code == .serviceUnavailable || failure.code == .timeout, !Task.isCancelled {
                     attempt += 1
-                    logger.warning("retrying call", ["nats.subject": endpoint.subject, "nats.error": error.code])
+                    logger.warning("retrying call", ["nats.subject": endpoint.subject, "nats.error": error.code.description])
                     continue
                 }
-                logger.warning("call failed", ["nats.subject": endpoint.subject, "nats.error": error.code])
+                logger.warning("call failed", ["nats.subject": endpoint.subject, "nats.error": error.code.description])
                 throw failure
             } catch {
                 throw Task.isCancelled ? ServiceFailure(.timeout, "The request was cancelled.") : .internal

@@ -34,13 +34,13 @@ final class APIHandler: Sendable {
     }
 
     static let routes: [Route] = [
-        route("POST", "/api/auth/google-login") { try await $0.googleLogin($1) },
-        route("POST", "/api/auth/apple-login") { try await $0.appleLogin($1) },
-        route("POST", "/api/auth/naver-login") { try await $0.naverLogin($1) },
-        route("POST", "/api/auth/kakao-login") { try await $0.kakaoLogin($1) },
-        route("POST", "/api/auth/refresh") { try await $0.refresh($1) },
-        route("GET", "/api/members/me") { try await $0.me($1) },
-        route("GET", "/.well-known/jwks.json") { handler, _ in try await handler.jwks() },
+        route("POST", "/api/auth/google-login") { handler, request throws(ServiceFailure) in try await handler.googleLogin(request) },
+        route("POST", "/api/auth/apple-login") { handler, request throws(ServiceFailure) in try await handler.appleLogin(request) },
+        route("POST", "/api/auth/naver-login") { handler, request throws(ServiceFailure) in try await handler.naverLogin(request) },
+        route("POST", "/api/auth/kakao-login") { handler, request throws(ServiceFailure) in try await handler.kakaoLogin(request) },
+        route("POST", "/api/auth/refresh") { handler, request throws(ServiceFailure) in try await handler.refresh(request) },
+        route("GET", "/api/members/me") { handler, request throws(ServiceFailure) in try await handler.me(request) },
+        route("GET", "/.well-known/jwks.json") { handler, _ throws(ServiceFailure) in try await handler.jwks() },
         route("GET", "/healthz") { _, _ in .json(["status": "ok"], status: 200) },
         route("GET", "/readyz") { handler, _ in await handler.readiness() },
     ]

@@ -53,7 +53,7 @@ enum IssuerMigrations {
             DECLARE
                 v_session UUID := gen_random_uuid();
             BEGIN
-                PERFORM pg_advisory_xact_lock(p_member, hashtext(p_device));
+                PERFORM pg_advisory_xact_lock(hashtext(p_member::text), hashtext(p_device));
                 UPDATE issuer.sessions SET ended_at = now(), end_reason = 'replaced'
                  WHERE member_id = p_member AND device_id = p_device AND ended_at IS NULL;
                 INSERT INTO issuer.sessions (id, member_id, device_id, expires_at)

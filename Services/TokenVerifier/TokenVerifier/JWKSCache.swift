@@ -52,13 +52,19 @@ actor JWKSCache {
         return keys
     }
 
+    /// Fetches the key set, sharing one download among concurrent callers.
     private func fetch() async throws -> VerificationKeySet {
         if let inFlight { return try await inFlight.value }
-        let task = Task { try await self.download() }
+        let task = Task { try await self.refresh() }
         inFlight = task
         defer { inFlight = nil }
+        return try await task.value
+    }
+
+    /// Downloads the key set and caches it; on failure, the old keys while they have not expired.
+    private func refresh() async throws -> VerificationKeySet {
         do {
-            let (set, maxAge) = try await task.value
+            let (set, maxAge) = try await download()
             let now = ContinuousClock.now
             keys = set
             expiresAt = now + maxAge
