@@ -8,11 +8,14 @@ public struct IssueTokensRequest: Codable, Sendable, Equatable {
     public var memberId: Int64
     /// The app's device ID; one session per (member, device).
     public var deviceId: String
+    /// The provider the member signed in with; ending that identity ends the session.
+    public var provider: Provider
 
     /// Creates a request.
-    public init(memberId: Int64, deviceId: String) {
+    public init(memberId: Int64, deviceId: String, provider: Provider) {
         self.memberId = memberId
         self.deviceId = deviceId
+        self.provider = provider
     }
 }
 

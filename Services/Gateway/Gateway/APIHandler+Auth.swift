@@ -2,6 +2,14 @@ import Contracts
 import HTTPServer
 
 extension APIHandler {
+    static let authRoutes: [Route] = [
+        route("POST", "/api/auth/google-login") { handler, request, _ throws(ServiceFailure) in try await handler.googleLogin(request) },
+        route("POST", "/api/auth/apple-login") { handler, request, _ throws(ServiceFailure) in try await handler.appleLogin(request) },
+        route("POST", "/api/auth/naver-login") { handler, request, _ throws(ServiceFailure) in try await handler.naverLogin(request) },
+        route("POST", "/api/auth/kakao-login") { handler, request, _ throws(ServiceFailure) in try await handler.kakaoLogin(request) },
+        route("POST", "/api/auth/refresh") { handler, request, _ throws(ServiceFailure) in try await handler.refresh(request) },
+    ]
+
     /// Limits on fields the gateway sees before any service does.
     enum Limits {
         static let token = 16_384
@@ -66,7 +74,7 @@ extension APIHandler {
             MemberLoginRequest(identity: identity, name: name, email: email, timezone: timezone, locale: locale),
             timeout: timeout, retries: 1)
         let tokens = try await services.call(
-            Endpoints.issueTokens, IssueTokensRequest(memberId: member.memberId, deviceId: deviceId), timeout: timeout)
+            Endpoints.issueTokens, IssueTokensRequest(memberId: member.memberId, deviceId: deviceId, provider: verify.provider), timeout: timeout)
         return .data(LoginResponse(accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
                                    expiresIn: tokens.expiresIn, memberId: member.memberId,
                                    isExistingMember: member.isExistingMember))

@@ -2,6 +2,10 @@ import Contracts
 import HTTPServer
 
 extension APIHandler {
+    static let memberRoutes: [Route] = [
+        route("GET", "/api/members/me") { handler, request, _ throws(ServiceFailure) in try await handler.me(request) },
+    ]
+
     func me(_ request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
         let claims = try await authenticate(request)
         guard let memberId = Int64(claims.sub) else { throw ServiceFailure(.unauthorized, "The access token is not valid.") }

@@ -2,6 +2,12 @@ import Contracts
 import HTTPServer
 
 extension APIHandler {
+    static let operationRoutes: [Route] = [
+        route("GET", "/.well-known/jwks.json") { handler, _, _ throws(ServiceFailure) in try await handler.jwks() },
+        route("GET", "/healthz") { _, _, _ in .json(["status": "ok"], status: 200) },
+        route("GET", "/readyz") { handler, _, _ in await handler.readiness() },
+    ]
+
     /// The public keys of access tokens, for anyone who verifies them.
     func jwks() async throws(ServiceFailure) -> HTTPResponse {
         let set = try await accessTokens.publishedKeys(client: client, timeout: configuration.serviceTimeout)

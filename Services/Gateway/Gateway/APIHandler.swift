@@ -33,23 +33,13 @@ final class APIHandler: Sendable {
         let handle: @Sendable (APIHandler, HTTPRequest, [String: String]) async throws(ServiceFailure) -> HTTPResponse
     }
 
-    static let routes: [Route] = [
-        route("POST", "/api/auth/google-login") { handler, request throws(ServiceFailure) in try await handler.googleLogin(request) },
-        route("POST", "/api/auth/apple-login") { handler, request throws(ServiceFailure) in try await handler.appleLogin(request) },
-        route("POST", "/api/auth/naver-login") { handler, request throws(ServiceFailure) in try await handler.naverLogin(request) },
-        route("POST", "/api/auth/kakao-login") { handler, request throws(ServiceFailure) in try await handler.kakaoLogin(request) },
-        route("POST", "/api/auth/refresh") { handler, request throws(ServiceFailure) in try await handler.refresh(request) },
-        route("GET", "/api/members/me") { handler, request throws(ServiceFailure) in try await handler.me(request) },
-        route("GET", "/.well-known/jwks.json") { handler, _ throws(ServiceFailure) in try await handler.jwks() },
-        route("GET", "/healthz") { _, _ in .json(["status": "ok"], status: 200) },
-        route("GET", "/readyz") { handler, _ in await handler.readiness() },
-    ]
+    /// Every route; each feature declares its own in `APIHandler+<Feature>.swift`.
+    static let routes: [Route] = authRoutes + memberRoutes + sessionRoutes + appleNotificationRoutes + operationRoutes
 
-    private static func route(_ method: String, _ path: String,
-                              _ handle: @escaping @Sendable (APIHandler, HTTPRequest) async throws(ServiceFailure) -> HTTPResponse) -> Route {
-        Route(method: method, segments: path.split(separator: "/").map(String.init)) { handler, request, _ throws(ServiceFailure) in
-            try await handle(handler, request)
-        }
+    /// Declares a route; `handle` gets the path parameters (`{sessionId}` → `["sessionId": ...]`).
+    static func route(_ method: String, _ path: String,
+                      _ handle: @escaping @Sendable (APIHandler, HTTPRequest, [String: String]) async throws(ServiceFailure) -> HTTPResponse) -> Route {
+        Route(method: method, segments: path.split(separator: "/").map(String.init), handle: handle)
     }
 
     /// Answers `request`; every answer carries `X-Request-Id`.

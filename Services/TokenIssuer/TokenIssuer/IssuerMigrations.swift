@@ -25,6 +25,7 @@ enum IssuerMigrations {
                 id            UUID PRIMARY KEY,
                 member_id     BIGINT NOT NULL,
                 device_id     TEXT NOT NULL,
+                provider      TEXT NOT NULL,
                 created_at    TIMESTAMPTZ NOT NULL DEFAULT now(),
                 last_used_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
                 expires_at    TIMESTAMPTZ NOT NULL,
@@ -47,7 +48,7 @@ enum IssuerMigrations {
 
             -- One session per (member, device): a new login on the device ends the old one.
             -- The advisory lock serialises concurrent logins of one member on one device.
-            CREATE FUNCTION issuer.start_session(p_member BIGINT, p_device TEXT, p_token_hash BYTEA, p_ttl_seconds INT)
+            CREATE FUNCTION issuer.start_session(p_member BIGINT, p_device TEXT, p_provider TEXT, p_token_hash BYTEA, p_ttl_seconds INT)
             RETURNS UUID
             LANGUAGE plpgsql AS $$
             DECLARE
@@ -56,8 +57,8 @@ enum IssuerMigrations {
                 PERFORM pg_advisory_xact_lock(hashtext(p_member::text), hashtext(p_device));
                 UPDATE issuer.sessions SET ended_at = now(), end_reason = 'replaced'
                  WHERE member_id = p_member AND device_id = p_device AND ended_at IS NULL;
-                INSERT INTO issuer.sessions (id, member_id, device_id, expires_at)
-                     VALUES (v_session, p_member, p_device, now() + make_interval(secs => p_ttl_seconds));
+                INSERT INTO issuer.sessions (id, member_id, device_id, provider, expires_at)
+                     VALUES (v_session, p_member, p_device, p_provider, now() + make_interval(secs => p_ttl_seconds));
                 INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at)
                      VALUES (p_token_hash, v_session, now() + make_interval(secs => p_ttl_seconds));
                 RETURN v_session;

@@ -17,11 +17,12 @@ struct SessionStore: Sendable {
     let reuseGrace: Duration
 
     /// Ends the member's session on `deviceId`, if any, and starts a new one; returns its ID and refresh token.
-    func startSession(memberId: Int64, deviceId: String) async throws -> (sessionId: String, token: RefreshToken) {
+    func startSession(memberId: Int64, deviceId: String, provider: Provider) async throws -> (sessionId: String, token: RefreshToken) {
         let token = RefreshToken.random()
         let rows = try await database.query(
-            "SELECT issuer.start_session($1, $2, $3, $4) AS id",
-            [.int(memberId), .text(deviceId), .bytea(token.hash), .int(Int64(refreshTokenTTL.components.seconds))])
+            "SELECT issuer.start_session($1, $2, $3, $4, $5) AS id",
+            [.int(memberId), .text(deviceId), .text(provider.rawValue), .bytea(token.hash),
+             .int(Int64(refreshTokenTTL.components.seconds))])
         guard let row = rows.first else { throw ServiceFailure.internal }
         return (try row.uuid("id").uuidString.lowercased(), token)
     }

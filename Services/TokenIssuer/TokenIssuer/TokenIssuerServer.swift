@@ -47,7 +47,7 @@ public struct TokenIssuerServer: Service {
                 guard (1...255).contains(request.deviceId.utf8.count) else {
                     throw ServiceFailure.invalidRequest("deviceId must be 1 to 255 bytes.")
                 }
-                let (sessionId, refreshToken) = try await store.startSession(memberId: request.memberId, deviceId: request.deviceId)
+                let (sessionId, refreshToken) = try await store.startSession(memberId: request.memberId, deviceId: request.deviceId, provider: request.provider)
                 return try await tokens.pair(memberId: request.memberId, sessionId: sessionId, refreshToken: refreshToken)
             },
             Responder(connection: nats, endpoint: Endpoints.refreshTokens, queue: QueueGroups.tokenIssuer, logger: logger) { request in

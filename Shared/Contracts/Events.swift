@@ -1,0 +1,171 @@
+import Foundation
+
+/// The domain events (SPEC section 4): published to one JetStream stream, consumed by durable
+/// consumers, delivered at least once (consumers are idempotent, keyed by `id`).
+public enum Events {
+    /// The JetStream stream that keeps every event.
+    public static let stream = "AUTH_EVENTS"
+    /// The subjects the stream holds.
+    public static let subjects = ["events.>"]
+
+    /// `events.member.created`
+    public static let memberCreated = EventType<MemberCreated>("member.created")
+    /// `events.member.logged-in`
+    public static let memberLoggedIn = EventType<MemberLoggedIn>("member.logged-in")
+    /// `events.member.deleted`
+    public static let memberDeleted = EventType<MemberDeleted>("member.deleted")
+    /// `events.identity.linked`
+    public static let identityLinked = EventType<IdentityLinked>("identity.linked")
+    /// `events.identity.unlinked`
+    public static let identityUnlinked = EventType<IdentityUnlinked>("identity.unlinked")
+    /// `events.session.ended`
+    public static let sessionEnded = EventType<SessionEnded>("session.ended")
+    /// `events.refresh-token.reused`
+    public static let refreshTokenReused = EventType<RefreshTokenReused>("refresh-token.reused")
+    /// `events.apple.notification`
+    public static let appleNotification = EventType<AppleNotificationReceived>("apple.notification")
+}
+
+/// An event type: its name and payload type. Its NATS subject is `events.<name>`.
+public struct EventType<Payload: Codable & Sendable>: Sendable {
+    /// The event's name, as SPEC section 4 spells it.
+    public let name: String
+
+    /// Declares an event type.
+    public init(_ name: String) {
+        self.name = name
+    }
+
+    /// The subject the event is published on.
+    public var subject: String { "events.\(name)" }
+}
+
+/// What every event carries around its payload.
+public struct EventEnvelope<Payload: Codable & Sendable>: Codable, Sendable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// A unique ID: JetStream de-duplicates on it and consumers use it to stay idempotent.
+    public var id: String
+    /// The event's name (`member.deleted`).
+    public var type: String
+    /// When it happened.
+    public var occurredAt: Date
+    /// The payload.
+    public var data: Payload
+
+    /// Wraps `data` as a new event of `type`.
+    public init(_ type: EventType<Payload>, _ data: Payload, id: String = UUID().uuidString.lowercased(), occurredAt: Date = Date()) {
+        self.id = id
+        self.type = type.name
+        self.occurredAt = occurredAt
+        self.data = data
+    }
+}
+
+/// A member was created by a first login.
+public struct MemberCreated: Codable, Sendable, Equatable {
+    public var memberId: Int64
+    public var provider: Provider
+    public init(memberId: Int64, provider: Provider) {
+        self.memberId = memberId
+        self.provider = provider
+    }
+}
+
+/// A member signed in.
+public struct MemberLoggedIn: Codable, Sendable, Equatable {
+    public var memberId: Int64
+    public var provider: Provider
+    public var isExistingMember: Bool
+    public init(memberId: Int64, provider: Provider, isExistingMember: Bool) {
+        self.memberId = memberId
+        self.provider = provider
+        self.isExistingMember = isExistingMember
+    }
+}
+
+/// A member and their personal data were deleted. `grants` are the provider grants to revoke
+/// (the token-verifier does, retrying until the provider answers).
+public struct MemberDeleted: Codable, Sendable, Equatable {
+    public var memberId: Int64
+    public var grants: [ProviderGrant]
+    /// Why: `requested` (the member asked) or `apple-account-delete` and the like.
+    public var reason: String
+    public init(memberId: Int64, grants: [ProviderGrant], reason: String) {
+        self.memberId = memberId
+        self.grants = grants
+        self.reason = reason
+    }
+}
+
+/// A provider grant to revoke: a credential sealed by the token-verifier (only it can open it).
+public struct ProviderGrant: Codable, Sendable, Equatable {
+    public var provider: Provider
+    public var subject: String
+    /// The sealed credential (Apple refresh token, Naver access token), base64url.
+    public var sealedCredential: String
+    public init(provider: Provider, subject: String, sealedCredential: String) {
+        self.provider = provider
+        self.subject = subject
+        self.sealedCredential = sealedCredential
+    }
+}
+
+/// An identity was linked to a member.
+public struct IdentityLinked: Codable, Sendable, Equatable {
+    public var memberId: Int64
+    public var provider: Provider
+    public init(memberId: Int64, provider: Provider) {
+        self.memberId = memberId
+        self.provider = provider
+    }
+}
+
+/// An identity was unlinked from a member (by the member, or by a provider notification);
+/// the issuer ends the sessions that signed in with it.
+public struct IdentityUnlinked: Codable, Sendable, Equatable {
+    public var memberId: Int64
+    public var provider: Provider
+    /// `requested`, `consent-revoked`, `account-delete`.
+    public var reason: String
+    public init(memberId: Int64, provider: Provider, reason: String) {
+        self.memberId = memberId
+        self.provider = provider
+        self.reason = reason
+    }
+}
+
+/// A session ended (logout, replaced, reuse detected, member deleted, identity ended).
+public struct SessionEnded: Codable, Sendable, Equatable {
+    public var sessionId: String
+    public var memberId: Int64
+    public var reason: String
+    public init(sessionId: String, memberId: Int64, reason: String) {
+        self.sessionId = sessionId
+        self.memberId = memberId
+        self.reason = reason
+    }
+}
+
+/// A rotated refresh token was presented again after the grace window; its session ended.
+public struct RefreshTokenReused: Codable, Sendable, Equatable {
+    public var sessionId: String
+    public var memberId: Int64
+    public init(sessionId: String, memberId: Int64) {
+        self.sessionId = sessionId
+        self.memberId = memberId
+    }
+}
+
+/// An Apple server-to-server notification, verified.
+public struct AppleNotificationReceived: Codable, Sendable, Equatable {
+    /// `consent-revoked`, `account-delete`, `email-disabled`, `email-enabled`.
+    public var type: String
+    public var subject: String
+    public var memberId: Int64?
+    public init(type: String, subject: String, memberId: Int64?) {
+        self.type = type
+        self.subject = subject
+        self.memberId = memberId
+    }
+}
