@@ -37,7 +37,6 @@ final class ConnectionHandle: @unchecked Sendable {
             ("connect_timeout", String(timeoutSeconds)),
             ("client_encoding", "UTF8"),
             ("options", "-c TimeZone=UTC -c DateStyle=ISO,YMD -c bytea_output=hex"),
-            // Without expand_dbname a database name like "a=b" is taken literally.
         ]
         if let password = configuration.password { parameters.append(("password", password)) }
         if let name = configuration.applicationName { parameters.append(("application_name", name)) }
@@ -50,6 +49,7 @@ final class ConnectionHandle: @unchecked Sendable {
         }
         let keywordList = keywords.map { UnsafePointer($0) } + [nil]
         let valueList = values.map { UnsafePointer($0) } + [nil]
+        // expand_dbname 0: a database name containing '=' is a name, not a connection string.
         guard let connection = PQconnectdbParams(keywordList, valueList, 0) else {
             throw PostgresError.connectionFailed("libpq could not allocate a connection")
         }
@@ -69,6 +69,7 @@ final class ConnectionHandle: @unchecked Sendable {
         var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
         // We never LISTEN, so input on an idle connection is a termination notice or EOF; drain it to find out.
         for _ in 0..<4 {
+            // 0: nothing pending, the usual case; -1 (EINTR): let the statement itself find any problem.
             guard poll(&descriptor, 1, 0) > 0 else { return true }
             guard PQconsumeInput(connection) == 1 else { return false }
             _ = PQisBusy(connection)  // parses what arrived: an idle-time error goes to the notice processor

@@ -2,8 +2,17 @@
 public struct PostgresConfiguration: Sendable {
     /// How the connection negotiates TLS (libpq's `sslmode`).
     public enum TLSMode: String, Sendable, CaseIterable {
-        case disable, allow, prefer, require
+        /// Never use TLS.
+        case disable
+        /// Try without TLS first, then with it.
+        case allow
+        /// Try TLS first, then without it (libpq's default).
+        case prefer
+        /// Require TLS without verifying the certificate.
+        case require
+        /// Require TLS and a certificate signed by a trusted CA.
         case verifyCA = "verify-ca"
+        /// Require TLS, a trusted certificate, and a matching host name.
         case verifyFull = "verify-full"
     }
 

@@ -1,0 +1,204 @@
+import Foundation
+import Logging
+import Postgres
+import Testing
+
+extension PostgresServerTests {
+    @Suite struct ReconnectTests {
+        @Test func refusedConnectionFailsFastAsUnavailable() async throws {
+            var configuration = try PostgresConfiguration(url: "postgres://auth:auth@127.0.0.1:1/auth")
+            configuration.connectTimeout = .seconds(2)
+            let client = PostgresClient(configuration: configuration, logger: TestDatabase.logger)
+            let started = ContinuousClock.now
+            let first = await #expect(throws: PostgresError.self) { try await client.query("SELECT 1") }
+            #expect(first?.isUnavailable == true)
+            #expect(first == .connectionFailed)
+            // Within the backoff the client does not try again: it fails at once.
+            let second = await #expect(throws: PostgresError.self) { try await client.query("SELECT 1") }
+            #expect(second == .unavailable)
+            #expect(ContinuousClock.now - started < .seconds(1))
+            await client.close()
+        }
+
+        @Test func logsNeverContainThePasswordOrParameters() async throws {
+            let sink = LogSink.capturing()
+            let logger = Logger(label: "postgres-tests", level: .trace, sink: sink)
+            let down = PostgresClient(
+                configuration: try PostgresConfiguration(url: "postgres://auth:hunter2-secret@127.0.0.1:1/auth"), logger: logger)
+            await #expect(throws: PostgresError.self) { try await down.query("SELECT $1::text", ["param-secret"]) }
+            await down.close()
+            var configuration = try PostgresConfiguration(url: TestDatabase.url)
+            configuration.password = "hunter2-secret"
+            let up = PostgresClient(configuration: configuration, logger: logger)
+            _ = try await up.query("BEGIN")
+            _ = try await up.query("SELECT $1::text", ["param-secret"])
+            await up.close()
+            #expect(!sink.lines.isEmpty)
+            #expect(sink.lines.allSatisfy { !$0.contains("hunter2-secret") && !$0.contains("param-secret") })
+        }
+
+        @Test func silentServerFailsWithinConnectTimeout() async throws {
+            let listener = try SilentListener()
+            var configuration = try PostgresConfiguration(url: "postgres://auth:auth@127.0.0.1:\(listener.port)/auth")
+            configuration.connectTimeout = .seconds(2)
+            let client = PostgresClient(configuration: configuration, logger: TestDatabase.logger)
+            let started = ContinuousClock.now
+            let error = await #expect(throws: PostgresError.self) { try await client.query("SELECT 1") }
+            let elapsed = ContinuousClock.now - started
+            #expect(error?.isUnavailable == true)
+            #expect(elapsed >= .seconds(1) && elapsed < .seconds(4), "\(elapsed)")
+            await client.close()
+            listener.close()
+        }
+
+        @Test func terminatedIdleBackendIsReplacedBeforeTheNextStatement() async throws {
+            try await TestDatabase.withClient(poolSize: 1) { client in
+                let admin = try TestDatabase.client(poolSize: 1)
+                let pid = try #require(try await client.query("SELECT pg_backend_pid() AS pid").first).int("pid")
+                _ = try await admin.query("SELECT pg_terminate_backend($1::int)", [.int(pid)])
+                try await Task.sleep(for: .milliseconds(100))
+                // Nothing was sent on the dead connection, so the call reconnects instead of failing.
+                let newPid = try #require(try await client.query("SELECT pg_backend_pid() AS pid").first).int("pid")
+                #expect(newPid != pid)
+                await admin.close()
+            }
+        }
+
+        @Test func backendKilledMidQuerySurfacesAsConnectionLost() async throws {
+            try await TestDatabase.withClient(poolSize: 1) { client in
+                let admin = try TestDatabase.client(poolSize: 1)
+                let pid = try #require(try await client.query("SELECT pg_backend_pid() AS pid").first).int("pid")
+                let sleeper = Task { try await client.query("SELECT pg_sleep(5)") }
+                try await Task.sleep(for: .milliseconds(200))
+                _ = try await admin.query("SELECT pg_terminate_backend($1::int)", [.int(pid)])
+                let started = ContinuousClock.now
+                let error = await #expect(throws: PostgresError.self) { try await sleeper.value }
+                #expect(error?.isUnavailable == true, "\(String(describing: error))")
+                #expect(ContinuousClock.now - started < .seconds(2))
+                #expect(try await client.query("SELECT 5 AS v").first?.int("v") == 5)
+                await admin.close()
+            }
+        }
+
+        @Test func sessionDoesNotContinueSilentlyOnANewConnection() async throws {
+            try await TestDatabase.withClient(poolSize: 1) { client in
+                let admin = try TestDatabase.client(poolSize: 1)
+                try await client.withConnection { connection in
+                    let pid = try #require(try await connection.query("SELECT pg_backend_pid() AS pid").first).int("pid")
+                    _ = try await admin.query("SELECT pg_terminate_backend($1::int)", [.int(pid)])
+                    try await Task.sleep(for: .milliseconds(100))
+                    let error = await #expect(throws: PostgresError.self) { try await connection.query("SELECT 1") }
+                    #expect(error == .connectionLost)
+                }
+                #expect(try await client.query("SELECT 6 AS v").first?.int("v") == 6)
+                await admin.close()
+            }
+        }
+
+        @Test func serverRestartIsSurvived() async throws {
+            guard let dataDirectory = ProcessInfo.processInfo.environment["PG_TEST_DATADIR"] else {
+                Issue.record("PG_TEST_DATADIR is not set: the server restart test did not run")
+                return
+            }
+            let server = ClusterControl(dataDirectory: dataDirectory)
+            let options = try server.startOptions()
+            let client = try TestDatabase.client(poolSize: 2)
+            // The same SQL before and after the restart: the new connection must prepare it again.
+            #expect(try await client.query("SELECT $1::int AS v", [1]).first?.int("v") == 1)
+
+            try await server.run(["stop", "-m", "fast", "-w"])
+            do {
+                let started = ContinuousClock.now
+                let error = await #expect(throws: PostgresError.self) { try await client.query("SELECT 1") }
+                #expect(error?.isUnavailable == true, "\(String(describing: error))")
+                let again = await #expect(throws: PostgresError.self) { try await client.query("SELECT 1") }
+                #expect(again?.isUnavailable == true)
+                #expect(ContinuousClock.now - started < .seconds(3))
+            }
+            try await server.run(["start", "-w", "-o", options, "-l", server.logFile])
+            // Past the reconnect backoff, the next call opens a fresh connection.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await client.query("SELECT $1::int AS v", [7]).first?.int("v") == 7)
+            let results = try await withThrowingTaskGroup(of: Int64.self) { group in
+                for index in 0..<10 {
+                    group.addTask { try #require(try await client.query("SELECT $1::int AS v", [.int(index)]).first).int("v") }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(results == 45)
+            await client.close()
+        }
+    }
+}
+
+/// Stops and starts the test cluster with `pg_ctl` (as the `postgres` user when running as root).
+struct ClusterControl {
+    let dataDirectory: String
+    let pgCtl = ProcessInfo.processInfo.environment["PG_CTL"] ?? "/usr/lib/postgresql/15/bin/pg_ctl"
+
+    var logFile: String {
+        URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().appendingPathComponent("restart.log").path
+    }
+
+    /// The server options the cluster was started with, from `postmaster.opts` (minus `-D`).
+    func startOptions() throws -> String {
+        let text = try String(contentsOfFile: dataDirectory + "/postmaster.opts", encoding: .utf8)
+        var arguments = text.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        if let index = arguments.firstIndex(of: "-D") { arguments.removeSubrange(index...index + 1) }
+        return arguments.joined(separator: " ")
+    }
+
+    /// Runs `pg_ctl -s -D <data> <arguments>` and waits for it on a Dispatch thread, not a cooperative one.
+    ///
+    /// Not `Foundation.Process`: on Linux it reports termination only once every descendant has closed an
+    /// inherited descriptor, and the postmaster that `pg_ctl start` leaves running never does.
+    func run(_ arguments: [String]) async throws {
+        let command = getuid() == 0
+            ? ["/usr/sbin/runuser", "-u", "postgres", "--", pgCtl, "-s", "-D", dataDirectory] + arguments
+            : [pgCtl, "-s", "-D", dataDirectory] + arguments
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                let argv = command.map { strdup($0) } + [nil]
+                defer { argv.forEach { free($0) } }
+                var pid: pid_t = 0
+                let spawned = posix_spawn(&pid, command[0], nil, nil, argv, environ)
+                guard spawned == 0 else {
+                    continuation.resume(throwing: POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL))
+                    return
+                }
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+                continuation.resume(returning: status)
+            }
+        }
+        try #require(status == 0, "pg_ctl \(arguments.first ?? "") exited with status \(status)")
+    }
+}
+
+/// A TCP listener that accepts connections in the kernel but never answers, like a hung server.
+final class SilentListener: Sendable {
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(descriptor, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() {
+        _ = Foundation.close(descriptor)
+    }
+}

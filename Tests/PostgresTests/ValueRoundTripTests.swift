@@ -1,0 +1,111 @@
+import Foundation
+import Postgres
+import Testing
+
+extension PostgresServerTests {
+    @Suite struct ValueRoundTripTests {
+        @Test func everyValueTypeSurvivesATableRoundTrip() async throws {
+            try await TestDatabase.withClient { client in
+                let table = TestDatabase.uniqueName("values")
+                _ = try await client.query("""
+                    CREATE TABLE \(table) (id int PRIMARY KEY, t text, i bigint, b bool, bin bytea, ts timestamptz,
+                                           d float8, u uuid, j jsonb)
+                    """)
+                let text = "héllo 🌍 — 日本語 'single' \"double\" \\ back"
+                let bytes: [UInt8] = [0, 1, 0, 255, 0, 0x5c, 0x78]
+                let date = Date(timeIntervalSinceReferenceDate: 800_000_000.123456)
+                let uuid = UUID()
+                let inserted = try await client.query(
+                    "INSERT INTO \(table) (id, t, i, b, bin, ts, d, u, j) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                    [1, .text(text), .int(Int64.min), true, .bytea(bytes), .timestamp(date), .double(-0.1),
+                     .uuid(uuid), .json(#"{"a": [1, "ü"]}"#)])
+                #expect(inserted.affectedRows == 1)
+                _ = try await client.query(
+                    "INSERT INTO \(table) (id, t, i, b, bin, ts, d, u, j) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                    [2, nil, nil, nil, nil, nil, nil, nil, nil])
+
+                let rows = try await client.query("SELECT * FROM \(table) ORDER BY id")
+                #expect(rows.count == 2)
+                let row = try #require(rows.first)
+                #expect(try row.string("t") == text)
+                #expect(try row.int("i") == Int64.min)
+                #expect(try row.bool("b") == true)
+                #expect(try row.bytes("bin") == bytes)
+                #expect(try row.date("ts") == date)
+                #expect(try row.double("d") == -0.1)
+                #expect(try row.uuid("u") == uuid)
+                #expect(try row.string("j") == #"{"a": [1, "ü"]}"#)
+                #expect(try row.int(at: 0) == 1)
+
+                let empty = rows.rows[1]
+                for column in ["t", "i", "b", "bin", "ts", "d", "u", "j"] {
+                    #expect(empty.isNull(column), "\(column)")
+                }
+                #expect(try empty.optionalString("t") == nil)
+                #expect(try empty.optionalDate("ts") == nil)
+                #expect(throws: PostgresError.self) { try empty.string("t") }
+                _ = try await client.query("DROP TABLE \(table)")
+            }
+        }
+
+        @Test func scalarEdgeCasesRoundTrip() async throws {
+            try await TestDatabase.withClient { client in
+                let row = try #require(try await client.query(
+                    "SELECT $1::bigint AS max, $2::bool AS no, $3::bytea AS empty, $4::float8 AS inf, $5::float8 AS nan, $6::text AS blank",
+                    [.int(Int64.max), false, .bytea([]), .double(-.infinity), .double(.nan), ""]).first)
+                #expect(try row.int("max") == Int64.max)
+                #expect(try row.bool("no") == false)
+                #expect(try row.bytes("empty") == [])
+                #expect(try row.double("inf") == -.infinity)
+                #expect(try row.double("nan").isNaN)
+                #expect(try row.string("blank") == "")
+                #expect(!row.isNull("blank"))
+            }
+        }
+
+        @Test(arguments: [
+            800_000_000.123456, 0.000001, -1_234_567_890.654321, 1_000_000_000.999999,
+        ])
+        func timestampsKeepMicroseconds(sinceReference: Double) async throws {
+            try await TestDatabase.withClient { client in
+                let date = Date(timeIntervalSinceReferenceDate: sinceReference)
+                let row = try #require(try await client.query(
+                    "SELECT $1::timestamptz AS t, extract(microseconds FROM $1::timestamptz)::bigint % 1000000 AS micros",
+                    [.timestamp(date)]).first)
+                #expect(try row.date("t") == date)
+                let expected = Int64((sinceReference * 1_000_000).rounded()) % 1_000_000
+                #expect(try row.int("micros") == (expected + 1_000_000) % 1_000_000)
+            }
+        }
+
+        @Test func serverTimestampsParseAsUTC() async throws {
+            try await TestDatabase.withClient { client in
+                let row = try #require(try await client.query(
+                    "SELECT '2024-02-29 23:59:58.5-02:00'::timestamptz AS t, now() AS now, current_setting('TimeZone') AS zone").first)
+                // 2024-03-01T01:59:58.5Z
+                #expect(try row.date("t") == Date(timeIntervalSince1970: 1_709_258_398.5))
+                #expect(try row.string("zone") == "UTC")
+                #expect(abs(try row.date("now").timeIntervalSinceNow) < 5)
+            }
+        }
+
+        @Test func decodingErrorsNameTheColumnNotTheValue() async throws {
+            try await TestDatabase.withClient { client in
+                let row = try #require(try await client.query("SELECT 'secret-token'::text AS token").first)
+                let error = #expect(throws: PostgresError.self) { try row.int("token") }
+                #expect(error?.description.contains("token") == true)
+                #expect(error?.description.contains("secret-token") == false)
+                #expect(throws: PostgresError.self) { try row.string("missing") }
+            }
+        }
+
+        @Test func textWithNulIsRejectedNotTruncated() async throws {
+            try await TestDatabase.withClient { client in
+                let error = await #expect(throws: PostgresError.self) {
+                    try await client.query("SELECT $1::text AS v", [.text("a\u{0}b")])
+                }
+                #expect(error?.isUnavailable == false)
+            }
+        }
+    }
+}
