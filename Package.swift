@@ -17,10 +17,10 @@ func shared(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
 }
 
 /// A service's library in `Services/<service>/<service>` and its thin executable in `Services/<service>/App`.
-func service(_ name: String, _ dependencies: [Target.Dependency]) -> [Target] {
+func service(_ name: String, _ dependencies: [Target.Dependency], resources: [Resource]? = nil) -> [Target] {
     [
         .target(name: name, dependencies: dependencies, path: "Services/\(name)/\(name)",
-                exclude: [], swiftSettings: swiftSettings),
+                resources: resources, swiftSettings: swiftSettings),
         .executableTarget(name: "\(name)App", dependencies: [.target(name: name), "Runtime", "Logging"],
                           path: "Services/\(name)/App", swiftSettings: swiftSettings),
     ]
@@ -56,11 +56,13 @@ let package = Package(
         shared("HTTPServer", ["CMicroHTTPD", "Logging"]),
         shared("HTTPClient", ["CCurl", "Logging"]),
         shared("Contracts", ["JOSE"]),
-        shared("Messaging", ["Contracts", "NATS", "Logging", "Runtime"]),
+        shared("Metrics", []),
+        shared("Messaging", ["Contracts", "NATS", "Logging", "Runtime", "Metrics"]),
         shared("Persistence", ["Contracts", "Postgres", "Logging"]),
     ]
         + service("Gateway",
-                  ["Logging", "Runtime", "Contracts", "Messaging", "NATS", "HTTPServer", "JOSE", "Crypto"])
+                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "NATS", "HTTPServer", "JOSE", "Crypto"],
+                  resources: [.copy("Resources/openapi.yaml")])
         + service("TokenVerifier",
                   ["Logging", "Runtime", "Contracts", "Messaging", "NATS", "JOSE", "Crypto", "HTTPClient"])
         + service("MemberService",
@@ -81,6 +83,6 @@ let package = Package(
             tests("PostgresTests", ["Postgres", "Logging"]),
             tests("HTTPServerTests", ["HTTPServer", "HTTPClient", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "HTTPServer", "Logging"]),
-            tests("IntegrationTests", ["TestSupport", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging"]),
+            tests("IntegrationTests", ["TestSupport", "Contracts", "Messaging", "NATS", "JOSE", "Crypto", "HTTPClient", "Logging"]),
         ]
 )

@@ -1,5 +1,6 @@
 import Contracts
 import Logging
+import Metrics
 import NATS
 
 /// Calls other services over NATS with typed endpoints, turning transport failures into the
@@ -8,11 +9,15 @@ public struct ServiceClient: Sendable {
     /// The connection requests go out on.
     public let connection: NATSConnection
     private let logger: Logger
+    private let metrics: MetricsRegistry?
 
-    /// Creates a client on `connection`.
-    public init(connection: NATSConnection, logger: Logger) {
+    /// Creates a client on `connection`; with `metrics`, each call's latency and failures are counted by subject.
+    public init(connection: NATSConnection, logger: Logger, metrics: MetricsRegistry? = nil) {
         self.connection = connection
         self.logger = logger
+        self.metrics = metrics
+        metrics?.describeHistogram("nats_request_duration_seconds", "Time for a service to answer over NATS, by subject.")
+        metrics?.describeCounter("nats_request_errors_total", "NATS calls that failed (no responders, timeout, ...), by subject and error.")
     }
 
     /// Sends `request` to `endpoint` and returns its reply, or throws the service's failure.
@@ -30,8 +35,14 @@ public struct ServiceClient: Sendable {
         }
         var attempt = 0
         while true {
+            let started = ContinuousClock.now
             do {
                 let message = try await connection.request(endpoint.subject, payload, timeout: timeout)
+                if let metrics {
+                    let elapsed = ContinuousClock.now - started
+                    metrics.observe("nats_request_duration_seconds", ["subject": endpoint.subject],
+                                    Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                }
                 let reply: ServiceReply<Reply>
                 do {
                     reply = try MessageCoding.decode(ServiceReply<Reply>.self, from: message.payload)
@@ -44,6 +55,7 @@ public struct ServiceClient: Sendable {
                 throw failure
             } catch let error as NATSError {
                 let failure = Self.failure(for: error)
+                metrics?.increment("nats_request_errors_total", ["subject": endpoint.subject, "error": error.code.description])
                 if attempt < retries, failure.code == .serviceUnavailable || failure.code == .timeout, !Task.isCancelled {
                     attempt += 1
                     logger.warning("retrying call", ["nats.subject": endpoint.subject, "nats.error": error.code.description])

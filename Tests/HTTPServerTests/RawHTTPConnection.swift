@@ -23,7 +23,7 @@ final class RawHTTPConnection {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, ipv6: Bool = false, readTimeoutSeconds: Int = 5) throws {
+    init(port: Int, ipv6: Bool = false, readTimeoutSeconds: Int = 30) throws {
         descriptor = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
         var timeout = timeval(tv_sec: readTimeoutSeconds, tv_usec: 0)

@@ -93,7 +93,7 @@ struct StopTests {
             Task {
                 try await onThread { () -> Int in
                     var completed = 0
-                    guard let connection = try? RawHTTPConnection(port: port, readTimeoutSeconds: 2) else { return 0 }
+                    guard let connection = try? RawHTTPConnection(port: port, readTimeoutSeconds: 10) else { return 0 }
                     while completed < 100_000 {
                         do {
                             try connection.send("GET /\(client)/\(completed) HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -107,7 +107,11 @@ struct StopTests {
                 }
             }
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // Stop once the load is really flowing (not after a fixed time, which a loaded machine may not reach).
+        let deadline = ContinuousClock.now + .seconds(20)
+        while answered.withLock({ $0 }) < 500, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         loaded.stop()
         var total = 0
         for client in clients {

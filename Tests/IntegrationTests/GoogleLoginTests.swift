@@ -73,14 +73,14 @@ struct GoogleLoginTests {
                                 options={"require": ["exp", "iat", "sub", "iss", "aud"]})
             print(claims["sub"])
             """
-        let output = try runProcess("/usr/bin/env", ["python3", "-c", script, login.accessToken,
+        let output = try await runProcess("/usr/bin/env", ["python3", "-c", script, login.accessToken,
                                                      stack.gatewayURL + "/.well-known/jwks.json",
                                                      TestStack.tokenIssuer, TestStack.tokenAudience])
         #expect(output.status == 0, "PyJWT rejected the token: \(output.error)")
         #expect(output.output.trimmingCharacters(in: .whitespacesAndNewlines) == String(login.memberId))
 
         // The same library refuses the token for another audience.
-        let wrong = try runProcess("/usr/bin/env", ["python3", "-c", script, login.accessToken,
+        let wrong = try await runProcess("/usr/bin/env", ["python3", "-c", script, login.accessToken,
                                                     stack.gatewayURL + "/.well-known/jwks.json",
                                                     TestStack.tokenIssuer, "someone-else"])
         #expect(wrong.status != 0)
@@ -108,19 +108,26 @@ struct ProcessOutput {
     let error: String
 }
 
-/// Runs a program to completion and collects what it printed.
-func runProcess(_ executable: String, _ arguments: [String]) throws -> ProcessOutput {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let output = out.fileHandleForReading.readDataToEndOfFile()
-    let error = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ProcessOutput(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
-                         error: String(decoding: error, as: UTF8.self))
+/// Runs a program to completion and collects what it printed. The blocking reads and the wait
+/// happen on a thread of their own, never on one of Swift's few cooperative threads.
+func runProcess(_ executable: String, _ arguments: [String]) async throws -> ProcessOutput {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            continuation.resume(with: Result {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: executable)
+                process.arguments = arguments
+                let out = Pipe()
+                let err = Pipe()
+                process.standardOutput = out
+                process.standardError = err
+                try process.run()
+                let output = out.fileHandleForReading.readDataToEndOfFile()
+                let error = err.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return ProcessOutput(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
+                                     error: String(decoding: error, as: UTF8.self))
+            })
+        }.start()
+    }
 }

@@ -65,8 +65,13 @@ public struct RunningStack: Sendable {
 
     /// Sends any request to the gateway.
     public func send(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8]? = nil) async throws -> APIResponse {
-        let response = try await Self.client.execute(HTTPClientRequest(url: gatewayURL + path, method: method, headers: headers,
-                                                                       body: body, timeout: .seconds(30)))
+        try await Self.send(method, gatewayURL + path, headers: headers, body: body)
+    }
+
+    /// Sends any request to any URL (a standalone gateway, the dev IdP).
+    public static func send(_ method: String, _ url: String, headers: [(String, String)] = [], body: [UInt8]? = nil) async throws -> APIResponse {
+        let response = try await client.execute(HTTPClientRequest(url: url, method: method, headers: headers,
+                                                                  body: body, timeout: .seconds(30)))
         return APIResponse(status: response.status, headers: response.headers, body: response.body)
     }
 

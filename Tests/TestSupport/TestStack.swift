@@ -91,6 +91,7 @@ public actor TestStack {
             configuration.natsURL = TestEnvironment.natsURL
             configuration.tokenIssuer = tokenIssuer
             configuration.tokenAudience = tokenAudience
+            configuration.rateLimitRPS = 0
             return GatewayServer(configuration: configuration, logger: logger.named("gateway"), onListening: signal)
         }
         let stack = RunningStack(gatewayURL: "http://127.0.0.1:\(gatewayPort)", devIDPURL: "http://127.0.0.1:\(idpPort)",

@@ -1,4 +1,5 @@
 import Contracts
+import Foundation
 import HTTPServer
 
 extension APIHandler {
@@ -6,7 +7,20 @@ extension APIHandler {
         route("GET", "/.well-known/jwks.json") { handler, _, _ throws(ServiceFailure) in try await handler.jwks() },
         route("GET", "/healthz") { _, _, _ in .json(["status": "ok"], status: 200) },
         route("GET", "/readyz") { handler, _, _ in await handler.readiness() },
+        route("GET", "/openapi.yaml") { _, _, _ in
+            HTTPResponse(status: 200, headers: [("Content-Type", "application/yaml")], body: openAPIDocument)
+        },
+        route("GET", "/metrics") { handler, _, _ in
+            HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(handler.metrics.render().utf8))
+        },
     ]
+
+    /// `openapi.yaml`, read once from the gateway's resources.
+    static let openAPIDocument: [UInt8] = {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"),
+              let data = try? Data(contentsOf: url) else { return [] }
+        return Array(data)
+    }()
 
     /// The public keys of access tokens, for anyone who verifies them.
     func jwks() async throws(ServiceFailure) -> HTTPResponse {

@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import Logging
 import Messaging
+import Metrics
 import Synchronization
 
 /// Answers every HTTP request of the API (SPEC section 2): routes it, validates it, fans it
@@ -11,13 +12,21 @@ final class APIHandler: Sendable {
     let configuration: GatewayConfiguration
     let logger: Logger
     let accessTokens: AccessTokenVerifier
+    let metrics: MetricsRegistry
+    private let rateLimiter: RateLimiter?
     private let clientBox = Mutex<ServiceClient?>(nil)
 
-    init(configuration: GatewayConfiguration, logger: Logger) {
+    init(configuration: GatewayConfiguration, logger: Logger, metrics: MetricsRegistry) {
         self.configuration = configuration
         self.logger = logger
+        self.metrics = metrics
         self.accessTokens = AccessTokenVerifier(issuer: configuration.tokenIssuer, audience: configuration.tokenAudience,
                                                 leeway: configuration.clockSkew, logger: logger)
+        self.rateLimiter = configuration.rateLimitRPS > 0
+            ? RateLimiter(rate: configuration.rateLimitRPS, burst: configuration.rateLimitBurst) : nil
+        metrics.describeCounter("http_requests_total", "HTTP requests answered, by route, method and status.")
+        metrics.describeHistogram("http_request_duration_seconds", "Time to answer an HTTP request, by route.")
+        metrics.describeCounter("http_rate_limited_total", "Requests refused with 429 by the per-address rate limit.")
     }
 
     /// The NATS client once connected; nil before (requests that need a service get 503).
@@ -30,6 +39,8 @@ final class APIHandler: Sendable {
     struct Route: Sendable {
         let method: String
         let segments: [String]
+        /// The path as declared, the `route` label of metrics.
+        var pattern: String { "/" + segments.joined(separator: "/") }
         let handle: @Sendable (APIHandler, HTTPRequest, [String: String]) async throws(ServiceFailure) -> HTTPResponse
     }
 
@@ -44,21 +55,44 @@ final class APIHandler: Sendable {
 
     /// Answers `request`; every answer carries `X-Request-Id`.
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        let started = ContinuousClock.now
         let requestID = Self.requestID(from: request.header("x-request-id"))
+        let (route, parameters, unmatched) = match(request)
         var response: HTTPResponse
-        do {
-            response = try await dispatch(request)
-        } catch {
-            response = .failure(error)
+        if let retryAfter = rateLimit(request) {
+            response = .failure(ServiceFailure(.rateLimited, "Too many requests from this address; retry after \(retryAfter) s."),
+                                retryAfter: retryAfter)
+        } else if let route {
+            do {
+                response = try await route.handle(self, request, parameters)
+            } catch {
+                response = .failure(error)
+            }
+        } else {
+            response = unmatched
         }
         response.headers.append(("X-Request-Id", requestID))
+        let label = route?.pattern ?? "unmatched"
+        metrics.increment("http_requests_total", ["route": label, "method": request.method, "status": String(response.status)])
+        let elapsed = ContinuousClock.now - started
+        metrics.observe("http_request_duration_seconds", ["route": label],
+                        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         if response.status >= 500 {
-            logger.warning("request failed", ["request.id": requestID, "http.path": request.path, "http.status": String(response.status)])
+            logger.warning("request failed", ["request.id": requestID, "http.path": label, "http.status": String(response.status)])
         }
         return response
     }
 
-    private func dispatch(_ request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
+    /// The per-address limit on `/api/auth/*`: nil when allowed, else seconds to wait.
+    private func rateLimit(_ request: HTTPRequest) -> Int? {
+        guard let rateLimiter, request.path.hasPrefix("/api/auth/") else { return nil }
+        guard let retryAfter = rateLimiter.acquire(request.remoteAddress) else { return nil }
+        metrics.increment("http_rate_limited_total")
+        return retryAfter
+    }
+
+    /// The route for `request` with its path parameters, or the 404/405 answer when none fits.
+    private func match(_ request: HTTPRequest) -> (Route?, [String: String], HTTPResponse) {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         var allowed: [String] = []
         for route in Self.routes where route.segments.count == segments.count {
@@ -74,16 +108,16 @@ final class APIHandler: Sendable {
             }
             guard matches else { continue }
             if route.method == request.method || (route.method == "GET" && request.method == "HEAD") {
-                return try await route.handle(self, request, parameters)
+                return (route, parameters, .noContent)
             }
             allowed.append(route.method)
         }
         if !allowed.isEmpty {
             var response = HTTPResponse.failure(ServiceFailure(.methodNotAllowed, "\(request.method) is not allowed here; use \(allowed.joined(separator: ", "))."))
             response.headers.append(("Allow", allowed.joined(separator: ", ")))
-            return response
+            return (nil, [:], response)
         }
-        throw ServiceFailure(.notFound, "No such endpoint.")
+        return (nil, [:], .failure(ServiceFailure(.notFound, "No such endpoint.")))
     }
 
     /// The caller's request ID when it is a sane token (printable, at most 128 bytes), else a new one.

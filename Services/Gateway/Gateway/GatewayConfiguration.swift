@@ -22,6 +22,10 @@ public struct GatewayConfiguration: Sendable {
     public var connectionTimeout: Duration = .seconds(30)
     /// Connections one client address may hold open (0: no limit). Default 64.
     public var connectionsPerAddress: Int = 64
+    /// Requests a second per client address on `/api/auth/*` (`RATE_LIMIT_RPS`; 0 turns the limit off). Default 10.
+    public var rateLimitRPS: Int = 10
+    /// Burst allowance per client address (`RATE_LIMIT_BURST`). Default 20.
+    public var rateLimitBurst: Int = 20
 
     /// The defaults.
     public init() {}

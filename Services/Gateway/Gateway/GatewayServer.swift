@@ -1,6 +1,7 @@
 import HTTPServer
 import Logging
 import Messaging
+import Metrics
 import NATS
 import Runtime
 
@@ -21,7 +22,8 @@ public struct GatewayServer: Service {
     }
 
     public func run() async throws {
-        let handler = APIHandler(configuration: configuration, logger: logger)
+        let metrics = MetricsRegistry()
+        let handler = APIHandler(configuration: configuration, logger: logger, metrics: metrics)
         var http = HTTPServer.Configuration()
         http.host = configuration.host
         http.port = configuration.port
@@ -42,7 +44,7 @@ public struct GatewayServer: Service {
         let logger = self.logger
         let connector = ClosureService {
             let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, name: "gateway", logger: logger)
-            handler.client = ServiceClient(connection: nats, logger: logger)
+            handler.client = ServiceClient(connection: nats, logger: logger, metrics: metrics)
             logger.info("gateway connected to NATS")
             await Task.sleepUntilCancelled()
             handler.client = nil

@@ -1,0 +1,126 @@
+import Contracts
+import Foundation
+import Logging
+import Messaging
+import NATS
+import Testing
+import TestSupport
+
+/// The gateway's limits and its mapping of service failures: 429 from the per-address rate
+/// limit, 503 when a service has no responders, 504 when one hangs. Each test runs its own
+/// gateway, on a private nats-server where that matters, so the shared stack is untouched.
+@Suite("Gateway limits and failure mapping")
+struct GatewayLimitsTests {
+    private static let loginBody = Array(#"{"idToken":"x.y.z","deviceId":"d"}"#.utf8)
+
+    @Test("the per-address rate limit answers 429 with Retry-After once the burst is spent, on /api/auth/* only")
+    func rateLimit() async throws {
+        let stack = try await TestStack.shared.running()
+        let natsURL = TestEnvironment.natsURL
+        let gateway = try await StandaloneGateway.start(natsURL: natsURL) {
+            $0.rateLimitRPS = 1
+            $0.rateLimitBurst = 3
+        }
+        defer { Task { await gateway.stop() } }
+        _ = stack
+        var statuses: [Int] = []
+        for _ in 0..<5 {
+            let response = try await RunningStack.send("POST", gateway.url + "/api/auth/refresh",
+                                                       headers: [("Content-Type", "application/json")],
+                                                       body: Array(#"{"refreshToken":"nope"}"#.utf8))
+            statuses.append(response.status)
+            if response.status == 429 {
+                #expect(response.failure?.code == .rateLimited)
+                #expect(Int(response.headers["retry-after"] ?? "") ?? 0 >= 1)
+            }
+        }
+        #expect(statuses.prefix(3).allSatisfy { $0 == 401 }, "\(statuses)")
+        #expect(statuses.suffix(2).allSatisfy { $0 == 429 }, "\(statuses)")
+        // Other paths are not limited.
+        #expect(try await RunningStack.send("GET", gateway.url + "/healthz").status == 200)
+        let metrics = try await RunningStack.send("GET", gateway.url + "/metrics").text
+        #expect(metrics.contains("http_rate_limited_total 2"), "\(metrics)")
+    }
+
+    @Test("a service with no responders gets 503 SERVICE_UNAVAILABLE with Retry-After, and /readyz says so")
+    func noResponders() async throws {
+        let nats = try await TestNATSServer.start()
+        defer { nats.stop() }
+        let gateway = try await StandaloneGateway.start(natsURL: nats.url) { $0.rateLimitRPS = 0 }
+        defer { Task { await gateway.stop() } }
+        try await waitForNATS(gateway)
+
+        let response = try await RunningStack.send("POST", gateway.url + "/api/auth/google-login",
+                                                   headers: [("Content-Type", "application/json")], body: Self.loginBody)
+        #expect(response.status == 503, "\(response.text)")
+        #expect(response.failure?.code == .serviceUnavailable)
+        #expect(response.headers["retry-after"] == "1")
+        let ready = try await RunningStack.send("GET", gateway.url + "/readyz")
+        #expect(ready.status == 503)
+        #expect(ready.text.contains("\"token-verifier\":\"unavailable\""), "\(ready.text)")
+    }
+
+    @Test("a service that hangs gets 504 TIMEOUT after the service timeout, and the metrics count it")
+    func hangingService() async throws {
+        let nats = try await TestNATSServer.start()
+        defer { nats.stop() }
+        // A "verifier" that takes requests and never answers.
+        let silent = try await NATSConnection.connect(.init(url: nats.url, name: "silent-verifier"),
+                                                      logger: Logger(label: "silent", level: .critical))
+        let subscription = try silent.subscribe(Endpoints.verify.subject, queue: QueueGroups.tokenVerifier)
+        defer { subscription.unsubscribe() }
+        let gateway = try await StandaloneGateway.start(natsURL: nats.url) {
+            $0.rateLimitRPS = 0
+            $0.serviceTimeout = .seconds(1)
+        }
+        defer { Task { await gateway.stop() } }
+        try await waitForNATS(gateway)
+
+        let started = ContinuousClock.now
+        let response = try await RunningStack.send("POST", gateway.url + "/api/auth/google-login",
+                                                   headers: [("Content-Type", "application/json")], body: Self.loginBody)
+        let elapsed = ContinuousClock.now - started
+        #expect(response.status == 504, "\(response.text)")
+        #expect(response.failure?.code == .timeout)
+        // Verification is idempotent, so the gateway tried twice (one retry) before giving up.
+        #expect(elapsed >= .seconds(2) && elapsed < .seconds(5), "\(elapsed)")
+        let metrics = try await RunningStack.send("GET", gateway.url + "/metrics").text
+        #expect(metrics.contains(#"nats_request_errors_total{error="timeout",subject="auth.verifier.verify"} 2"#), "\(metrics)")
+        #expect(metrics.contains(#"http_requests_total{method="POST",route="/api/auth/google-login",status="504"} 1"#), "\(metrics)")
+    }
+
+    @Test("the metrics count requests by route and status, with latency histograms")
+    func metrics() async throws {
+        let stack = try await TestStack.shared.running()
+        _ = try await stack.get("/api/nothing-here")
+        _ = try await stack.get("/healthz")
+        let text = try await stack.get("/metrics").text
+        #expect(text.contains("# TYPE http_requests_total counter"))
+        #expect(text.contains(#"http_requests_total{method="GET",route="unmatched",status="404"}"#))
+        #expect(text.contains(#"http_requests_total{method="GET",route="/healthz",status="200"}"#))
+        #expect(text.contains(#"http_request_duration_seconds_bucket{le="+Inf",route="/healthz"}"#))
+        #expect(text.contains("nats_request_duration_seconds_count"))
+    }
+
+    @Test("the OpenAPI description is served and names every route")
+    func openAPI() async throws {
+        let stack = try await TestStack.shared.running()
+        let response = try await stack.get("/openapi.yaml")
+        #expect(response.status == 200)
+        #expect(response.headers["content-type"] == "application/yaml")
+        for path in ["/api/auth/google-login", "/api/auth/refresh", "/api/members/me", "/api/auth/sessions/{sessionId}",
+                     "/api/members/me/identities/{provider}", "/api/auth/apple/notifications", "/.well-known/jwks.json"] {
+            #expect(response.text.contains("  \(path):"), "missing \(path)")
+        }
+    }
+
+    /// Waits until the gateway has connected to its NATS (readyz stops saying "disconnected").
+    private func waitForNATS(_ gateway: StandaloneGateway) async throws {
+        for _ in 0..<100 {
+            let ready = try await RunningStack.send("GET", gateway.url + "/readyz")
+            if !ready.text.contains("disconnected") { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("the gateway did not connect to NATS")
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// A private nats-server for tests that must break NATS-side things (stop a service, hang
+/// one) without disturbing the shared stack. Stopped when `stop()` is called.
+public final class TestNATSServer: Sendable {
+    /// Its URL.
+    public let url: String
+    private let process: Process
+
+    private init(url: String, process: Process) {
+        self.url = url
+        self.process = process
+    }
+
+    /// Starts nats-server on a free port and waits until it accepts connections.
+    public static func start() async throws -> TestNATSServer {
+        let port = try freePort()
+        let process = Process()
+        let candidates = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"]
+        guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw TestStackError("nats-server is not installed (deploy/local/test installs it)")
+        }
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["-a", "127.0.0.1", "-p", String(port)]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let server = TestNATSServer(url: "nats://127.0.0.1:\(port)", process: process)
+        for _ in 0..<100 {
+            if canConnect(port) { return server }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        server.stop()
+        throw TestStackError("nats-server did not start on port \(port)")
+    }
+
+    /// Stops the server.
+    public func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    /// A port nothing listens on right now.
+    public static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestStackError("socket() failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw TestStackError("bind() failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func canConnect(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
