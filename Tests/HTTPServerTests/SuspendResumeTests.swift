@@ -31,9 +31,9 @@ struct SuspendResumeTests {
             }
             let elapsed = clock.now - start
             #expect(bodies == (0..<200).map { "/\($0)" })
-            // One at a time would take 10 s, a thread each on MHD's pool of 2 would take 5 s; the
-            // overlap count below is the direct proof, this bound the coarse one.
-            #expect(elapsed < .seconds(4), "took \(elapsed)")
+            // One at a time would take 10 s. The overlap count below is the direct proof of
+            // suspend/resume; this bound only says "not serial", even on a loaded machine.
+            #expect(elapsed < .seconds(9), "took \(elapsed)")
             #expect(running.withLock { $0.peak } >= 50, "handlers did not overlap")
         }
     }

@@ -23,6 +23,7 @@ struct GatewayLimitsTests {
         }
         defer { Task { await gateway.stop() } }
         _ = stack
+        try await waitForNATS(gateway)
         var statuses: [Int] = []
         for _ in 0..<5 {
             let response = try await RunningStack.send("POST", gateway.url + "/api/auth/refresh",
@@ -98,7 +99,7 @@ struct GatewayLimitsTests {
         #expect(text.contains("# TYPE http_requests_total counter"))
         #expect(text.contains(#"http_requests_total{method="GET",route="unmatched",status="404"}"#))
         #expect(text.contains(#"http_requests_total{method="GET",route="/healthz",status="200"}"#))
-        #expect(text.contains(#"http_request_duration_seconds_bucket{le="+Inf",route="/healthz"}"#))
+        #expect(text.contains(#"http_request_duration_seconds_bucket{route="/healthz",le="+Inf"}"#))
         #expect(text.contains("nats_request_duration_seconds_count"))
     }
 

@@ -27,9 +27,14 @@ extension PostgresServerTests {
                 configuration: try PostgresConfiguration(url: "postgres://auth:hunter2-secret@127.0.0.1:1/auth"), logger: logger)
             await #expect(throws: PostgresError.self) { try await down.query("SELECT $1::text", ["param-secret"]) }
             await down.close()
-            var configuration = try PostgresConfiguration(url: TestDatabase.url)
-            configuration.password = "hunter2-secret"
-            let up = PostgresClient(configuration: configuration, logger: logger)
+            // A wrong password against the real server fails authentication; that failure's logs
+            // must not carry the password either.
+            var wrong = try PostgresConfiguration(url: TestDatabase.url)
+            wrong.password = "hunter2-secret"
+            let refused = PostgresClient(configuration: wrong, logger: logger)
+            await #expect(throws: PostgresError.self) { try await refused.query("SELECT 1") }
+            await refused.close()
+            let up = PostgresClient(configuration: try PostgresConfiguration(url: TestDatabase.url), logger: logger)
             _ = try await up.query("BEGIN")
             _ = try await up.query("SELECT $1::text", ["param-secret"])
             await up.close()
