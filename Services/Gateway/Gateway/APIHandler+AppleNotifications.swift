@@ -3,5 +3,22 @@ import HTTPServer
 
 extension APIHandler {
     /// Apple's server-to-server notifications.
-    static let appleNotificationRoutes: [Route] = []
+    static let appleNotificationRoutes: [Route] = [
+        route("POST", "/api/auth/apple/notifications") { handler, request, _ throws(ServiceFailure) in
+            try await handler.appleNotification(request)
+        },
+    ]
+
+    /// The token-verifier proves the JWS (a bad one is 401 `INVALID_PROVIDER_TOKEN`), then the
+    /// member-service acts on the event. Both steps are idempotent, so each is retried once, and
+    /// Apple, which retries an unanswered notification, may send it again too.
+    func appleNotification(_ request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
+        let body = try RequestBody.decode(AppleNotificationBody.self, from: request)
+        try Field.required(body.payload, "payload", maxBytes: Limits.token)
+        let services = try services()
+        let event = try await services.call(Endpoints.verifyAppleNotification, AppleNotificationRequest(payload: body.payload),
+                                            timeout: configuration.serviceTimeout, retries: 1)
+        _ = try await services.call(Endpoints.memberAppleNotification, event, timeout: configuration.serviceTimeout, retries: 1)
+        return .data(AppleNotificationResponse(handled: true))
+    }
 }

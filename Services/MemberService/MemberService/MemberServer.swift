@@ -26,18 +26,47 @@ public struct MemberServer: Service {
         try await database.migrateRetrying(schema: MemberMigrations.schema, migrations: MemberMigrations.all, logger: logger)
 
         let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, name: "member-service", logger: logger)
-        let store = MemberStore(database: database)
-                let services: [any Service] = [
-            Responder.ping(connection: nats, queueGroup: QueueGroups.memberService, logger: logger),
-            Responder(connection: nats, endpoint: Endpoints.memberLogin, queue: QueueGroups.memberService, logger: logger) { request in
+        let wakeup = Wakeup()
+        let store = MemberStore(database: database, outbox: wakeup)
+        let relay = OutboxRelay(database: database, publisher: EventPublisher(connection: nats, logger: logger),
+                                wakeup: wakeup, pollInterval: configuration.outboxPollInterval, logger: logger.named("outbox"))
+        let queue = QueueGroups.memberService
+        let services: [any Service] = [
+            relay,
+            Responder.ping(connection: nats, queueGroup: queue, logger: logger),
+            Responder(connection: nats, endpoint: Endpoints.memberLogin, queue: queue, logger: logger) { request in
                 try Self.validate(request.identity)
                 return try await store.login(request)
             },
-            Responder(connection: nats, endpoint: Endpoints.memberGet, queue: QueueGroups.memberService, logger: logger) { request in
+            Responder(connection: nats, endpoint: Endpoints.memberGet, queue: queue, logger: logger) { request in
                 guard let profile = try await store.profile(memberId: request.memberId) else {
                     throw ServiceFailure(.notFound, "No such member.")
                 }
                 return profile
+            },
+            Responder(connection: nats, endpoint: Endpoints.memberLinkIdentity, queue: queue, logger: logger) { request in
+                try Self.validate(request.identity)
+                let profile = try await store.link(request)
+                logger.info("identity linked", ["member.id": String(request.memberId), "identity.provider": request.identity.provider.rawValue])
+                return profile
+            },
+            Responder(connection: nats, endpoint: Endpoints.memberUnlinkIdentity, queue: queue, logger: logger) { request in
+                let profile = try await store.unlink(request)
+                logger.info("identity unlinked", ["member.id": String(request.memberId), "identity.provider": request.provider.rawValue])
+                return profile
+            },
+            Responder(connection: nats, endpoint: Endpoints.memberDelete, queue: queue, logger: logger) { request in
+                let deleted = try await store.delete(memberId: request.memberId, reason: "requested")
+                if deleted { logger.info("member deleted", ["member.id": String(request.memberId)]) }
+                return MemberDeleteReply(memberId: request.memberId, deleted: deleted)
+            },
+            Responder(connection: nats, endpoint: Endpoints.memberAppleNotification, queue: queue, logger: logger) { notification in
+                try Self.validate(notification)
+                let outcome = try await store.handle(notification)
+                logger.info("apple notification handled",
+                            ["apple.event": notification.type, "member.id": outcome.memberId.map(String.init) ?? "none",
+                             "member.deleted": String(outcome.memberDeleted)])
+                return outcome
             },
         ]
         logger.info("member-service ready")
@@ -48,6 +77,15 @@ public struct MemberServer: Service {
     private static func validate(_ identity: VerifiedIdentity) throws(ServiceFailure) {
         guard !identity.subject.isEmpty, identity.subject.utf8.count <= 255 else {
             throw .invalidRequest("The identity's subject must be 1 to 255 bytes.")
+        }
+    }
+
+    private static func validate(_ notification: AppleNotification) throws(ServiceFailure) {
+        guard !notification.subject.isEmpty, notification.subject.utf8.count <= 255 else {
+            throw .invalidRequest("The notification's subject must be 1 to 255 bytes.")
+        }
+        guard !notification.type.isEmpty, notification.type.utf8.count <= 64 else {
+            throw .invalidRequest("The notification's type must be 1 to 64 bytes.")
         }
     }
 }

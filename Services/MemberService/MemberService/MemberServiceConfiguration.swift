@@ -6,6 +6,9 @@ public struct MemberServiceConfiguration: Sendable {
     public var databaseURL: String = "postgres://auth:auth@127.0.0.1:5432/auth"
     /// Database connections per replica. Default 8.
     public var databasePoolSize: Int = 8
+    /// How often the outbox is checked for events a failed publish or a dead replica left behind
+    /// (new events are published at once). Default 1 s.
+    public var outboxPollInterval: Duration = .seconds(1)
 
     /// The defaults.
     public init() {}

@@ -2,21 +2,29 @@ import Contracts
 import Foundation
 import Postgres
 
-/// Members and their linked identities in the `member` schema.
+/// Members and their linked identities in the `member` schema. Every change writes its events to
+/// the outbox in the same transaction and wakes the relay after commit.
 struct MemberStore: Sendable {
     let database: PostgresClient
+    let outbox: Wakeup
 
     /// Finds the member of `request.identity`, or creates one; exactly one concurrent caller creates.
+    /// The login's events (`member.created`, `member.logged-in`) go to the outbox in the same call.
     func login(_ request: MemberLoginRequest) async throws -> MemberLoginReply {
         let identity = request.identity
-        let rows = try await database.query(
-            "SELECT member_id, created FROM member.login($1, $2, $3, $4, $5, $6, $7, $8)",
-            [
-                .text(identity.provider.rawValue), .text(identity.subject),
-                .optionalText(identity.email ?? request.email), .optionalBool(identity.emailVerified),
-                .optionalBool(identity.isPrivateEmail), .optionalText(identity.name ?? request.name),
-                .optionalText(request.timezone), .optionalText(request.locale),
-            ])
+        let rows = try await retryingConflicts {
+            try await database.query(
+                "SELECT member_id, created FROM member.login($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                [
+                    .text(identity.provider.rawValue), .text(identity.subject),
+                    .optionalText(identity.email), .optionalBool(identity.emailVerified),
+                    .optionalBool(identity.isPrivateEmail), .optionalText(identity.name),
+                    .optionalText(request.email), .optionalText(request.name),
+                    .optionalText(identity.sealedCredential),
+                    .optionalText(request.timezone), .optionalText(request.locale),
+                ])
+        }
+        outbox.signal()
         guard let row = rows.first else { throw ServiceFailure.internal }
         return MemberLoginReply(memberId: try row.int("member_id"), isExistingMember: !(try row.bool("created")))
     }
@@ -38,5 +46,31 @@ struct MemberStore: Sendable {
                 return LinkedIdentity(provider: provider, email: try row.optionalString("email"), linkedAt: try row.date("linked_at"))
             },
             createdAt: try member.date("created_at"))
+    }
+
+    /// Runs `body` in a transaction whose events the relay publishes after commit. Changes of one
+    /// member lock its `members` row first, so they run one at a time.
+    func change<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let value = try await retryingConflicts { try await database.withTransaction(body) }
+        outbox.signal()
+        return value
+    }
+
+    /// Locks the member's row for this transaction; false when there is no such member.
+    static func lockMember(_ memberId: Int64, on connection: PostgresConnection) async throws -> Bool {
+        !(try await connection.query("SELECT id FROM member.members WHERE id = $1 FOR UPDATE", [.int(memberId)]).isEmpty)
+    }
+
+    /// Runs `body` again (up to three times in all) when PostgreSQL aborted it for a deadlock or a
+    /// serialization failure: a login locks identity then member, a change member then identities.
+    private func retryingConflicts<T>(_ body: () async throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await body()
+            } catch let error as PostgresError where attempt < 3 && ["40P01", "40001"].contains(error.sqlState ?? "") {
+                attempt += 1
+            }
+        }
     }
 }

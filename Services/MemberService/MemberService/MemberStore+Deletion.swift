@@ -1,0 +1,32 @@
+import Contracts
+import Postgres
+
+extension MemberStore {
+    /// Deletes the member, its personal data and identities, and writes `member.deleted` with the
+    /// grants to revoke, all in one transaction. False when the member was already gone.
+    func delete(memberId: Int64, reason: String) async throws -> Bool {
+        try await change { connection in
+            try await Self.delete(memberId: memberId, reason: reason, on: connection)
+        }
+    }
+
+    /// The deletion inside a caller's transaction. `keepingGrantsOf` names a provider whose grant
+    /// is already over (Apple, after `consent-revoked`), so nobody tries to revoke it.
+    static func delete(memberId: Int64, reason: String, keepingGrantsOf ended: Provider? = nil,
+                       on connection: PostgresConnection) async throws -> Bool {
+        guard try await lockMember(memberId, on: connection) else { return false }
+        let identities = try await connection.query(
+            "SELECT provider, provider_user_id, sealed_credential FROM member.identities WHERE member_id = $1 FOR UPDATE",
+            [.int(memberId)])
+        let grants: [ProviderGrant] = try identities.compactMap { row in
+            guard let provider = Provider(rawValue: try row.string("provider")), provider != ended,
+                  let sealed = try row.optionalString("sealed_credential") else { return nil }
+            return ProviderGrant(provider: provider, subject: try row.string("provider_user_id"), sealedCredential: sealed)
+        }
+        // The identities go with the member (ON DELETE CASCADE).
+        _ = try await connection.query("DELETE FROM member.members WHERE id = $1", [.int(memberId)])
+        try await OutboxEvent(Events.memberDeleted, MemberDeleted(memberId: memberId, grants: grants, reason: reason))
+            .write(on: connection)
+        return true
+    }
+}

@@ -1,0 +1,18 @@
+/// What the member-service did with an Apple notification.
+public struct AppleNotificationOutcome: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// Always true once the notification is handled (also when there was nothing to do).
+    public var handled: Bool
+    /// The member the notification concerned, if the Apple identity is known.
+    public var memberId: Int64?
+    /// True when the member was deleted because Apple ended its last identity.
+    public var memberDeleted: Bool
+
+    /// Creates an outcome.
+    public init(handled: Bool = true, memberId: Int64?, memberDeleted: Bool) {
+        self.handled = handled
+        self.memberId = memberId
+        self.memberDeleted = memberDeleted
+    }
+}

@@ -1,0 +1,79 @@
+import Contracts
+import Foundation
+import Testing
+import TestSupport
+
+/// The member-service's handling of verified Apple notifications (`auth.member.apple-notification`),
+/// called over NATS as the gateway does once the token-verifier proved the JWS. The gateway path
+/// end to end is in MemberDeletionTests (it needs the verifier's notification endpoint).
+@Suite("Apple notifications in the member-service")
+struct MemberAppleNotificationTests {
+    @Test("consent-revoked ends the Apple identity of a member who has another, idempotently")
+    func consentRevokedKeepsMember() async throws {
+        let stack = try await TestStack.shared.running()
+        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let appleSub = RunningStack.uniqueSubject("apple")
+        let rawNonce = "n-\(UUID().uuidString)"
+        let linked = try await stack.link(login.accessToken, LinkIdentityBody(
+            provider: "apple", identityToken: try await stack.appleToken(sub: appleSub, rawNonce: rawNonce), rawNonce: rawNonce))
+        #expect(linked.status == 200, "body: \(linked.text)")
+
+        let outcome = try await stack.call(Endpoints.memberAppleNotification, AppleNotification(type: "consent-revoked", subject: appleSub))
+        #expect(outcome == AppleNotificationOutcome(memberId: login.memberId, memberDeleted: false))
+        #expect(try await stack.me(login.accessToken).data(MemberResponse.self).identities.map(\.provider) == ["GOOGLE"])
+        let unlinked = try await stack.event(Events.identityUnlinked) { $0.memberId == login.memberId }
+        #expect(unlinked?.data == IdentityUnlinked(memberId: login.memberId, provider: .apple, reason: "consent-revoked"))
+        let received = try await stack.event(Events.appleNotification) { $0.subject == appleSub }
+        #expect(received?.data == AppleNotificationReceived(type: "consent-revoked", subject: appleSub, memberId: login.memberId))
+
+        // Apple sends it again: nothing left to do, still handled.
+        let again = try await stack.call(Endpoints.memberAppleNotification, AppleNotification(type: "consent-revoked", subject: appleSub))
+        #expect(again == AppleNotificationOutcome(memberId: nil, memberDeleted: false))
+        #expect(try await stack.me(login.accessToken).status == 200)
+    }
+
+    @Test("account-delete of a member's only identity deletes the member, without asking to revoke Apple's ended grant")
+    func accountDeleteDeletesMember() async throws {
+        let stack = try await TestStack.shared.running()
+        let appleSub = RunningStack.uniqueSubject("apple")
+        let member = try await stack.call(Endpoints.memberLogin, MemberLoginRequest(identity: VerifiedIdentity(
+            provider: .apple, subject: appleSub, email: "\(appleSub)@example.com", sealedCredential: "sealed-\(appleSub)")))
+
+        let outcome = try await stack.call(Endpoints.memberAppleNotification, AppleNotification(type: "account-delete", subject: appleSub))
+        #expect(outcome == AppleNotificationOutcome(memberId: member.memberId, memberDeleted: true))
+        #expect(try await stack.count("SELECT count(*)::text FROM member.members WHERE id = $1::bigint", [String(member.memberId)]) == 0)
+        #expect(try await stack.count("SELECT count(*)::text FROM member.identities WHERE provider_user_id = $1", [appleSub]) == 0)
+        let unlinked = try await stack.event(Events.identityUnlinked) { $0.memberId == member.memberId }
+        #expect(unlinked?.data.reason == "account-delete")
+        let deleted = try await stack.event(Events.memberDeleted) { $0.memberId == member.memberId }
+        #expect(deleted?.data == MemberDeleted(memberId: member.memberId, grants: [], reason: "apple-account-delete"))
+    }
+
+    @Test("email-disabled and email-enabled update the stored email flags")
+    func emailFlags() async throws {
+        let stack = try await TestStack.shared.running()
+        let appleSub = RunningStack.uniqueSubject("apple")
+        let login = try await stack.appleLogin(sub: appleSub, tokenEmail: "\(appleSub)@privaterelay.appleid.com").data(LoginResponse.self)
+        #expect(try await stack.identityRows(memberId: login.memberId)["APPLE"]?["email_disabled"] == "false")
+
+        _ = try await stack.call(Endpoints.memberAppleNotification, AppleNotification(
+            type: "email-disabled", subject: appleSub, email: "\(appleSub)@privaterelay.appleid.com", isPrivateEmail: true))
+        let disabled = try #require(try await stack.identityRows(memberId: login.memberId)["APPLE"])
+        #expect(disabled["email_disabled"] == "true")
+        #expect(disabled["is_private_email"] == "true")
+
+        _ = try await stack.call(Endpoints.memberAppleNotification, AppleNotification(type: "email-enabled", subject: appleSub))
+        #expect(try await stack.identityRows(memberId: login.memberId)["APPLE"]?["email_disabled"] == "false")
+        #expect(try await stack.me(login.accessToken).status == 200)
+    }
+
+    @Test("a notification about an unknown Apple user is handled with nothing to do")
+    func unknownSubject() async throws {
+        let stack = try await TestStack.shared.running()
+        let sub = RunningStack.uniqueSubject("nobody")
+        let outcome = try await stack.call(Endpoints.memberAppleNotification, AppleNotification(type: "consent-revoked", subject: sub))
+        #expect(outcome == AppleNotificationOutcome(memberId: nil, memberDeleted: false))
+        let received = try #require(try await stack.event(Events.appleNotification) { $0.subject == sub })
+        #expect(received.data.memberId == nil)
+    }
+}
