@@ -39,7 +39,11 @@ final class MessageChannel<Element: Sendable>: Sendable {
 
     /// Creates a channel that holds at most `capacity` unread elements.
     init(capacity: Int) {
-        space = DispatchSemaphore(value: max(1, capacity))
+        // Start at 0 and signal up to the capacity: libdispatch traps when a semaphore is freed
+        // with a count below the value it was created with, which a channel dropped with unread
+        // elements would otherwise have.
+        space = DispatchSemaphore(value: 0)
+        for _ in 0..<max(1, capacity) { space.signal() }
     }
 
     /// Hands `element` to a waiting consumer or buffers it, blocking while the buffer is full.

@@ -108,25 +108,32 @@ struct ProcessOutput {
     let error: String
 }
 
-/// Runs a program to completion and collects what it printed. The blocking reads and the wait
-/// happen on a thread of their own, never on one of Swift's few cooperative threads.
+/// Runs a program to completion and collects what it printed. Output goes to temporary files
+/// (Foundation's pipe reads trap on an interrupted system call), and the wait happens on a
+/// thread of its own, never on one of Swift's few cooperative threads.
 func runProcess(_ executable: String, _ arguments: [String]) async throws -> ProcessOutput {
     try await withCheckedThrowingContinuation { continuation in
         Thread {
             continuation.resume(with: Result {
+                let directory = FileManager.default.temporaryDirectory
+                let outURL = directory.appendingPathComponent("run-\(UUID().uuidString).out")
+                let errURL = directory.appendingPathComponent("run-\(UUID().uuidString).err")
+                _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+                _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+                defer {
+                    try? FileManager.default.removeItem(at: outURL)
+                    try? FileManager.default.removeItem(at: errURL)
+                }
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: executable)
                 process.arguments = arguments
-                let out = Pipe()
-                let err = Pipe()
-                process.standardOutput = out
-                process.standardError = err
+                process.standardOutput = try FileHandle(forWritingTo: outURL)
+                process.standardError = try FileHandle(forWritingTo: errURL)
                 try process.run()
-                let output = out.fileHandleForReading.readDataToEndOfFile()
-                let error = err.fileHandleForReading.readDataToEndOfFile()
                 process.waitUntilExit()
-                return ProcessOutput(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
-                                     error: String(decoding: error, as: UTF8.self))
+                return ProcessOutput(status: process.terminationStatus,
+                                     output: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+                                     error: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
             })
         }.start()
     }
