@@ -143,7 +143,7 @@ actor SigningKeys {
         keys = loaded
     }
 
-    private static func key(pem: String, activatesAt: Date, retiredAt: Date?) throws -> Key {
+    static func key(pem: String, activatesAt: Date, retiredAt: Date?) throws -> Key {
         let privateKey = try PrivateKey(pem: pem)
         let algorithm: JWSAlgorithm
         switch privateKey.kind {
