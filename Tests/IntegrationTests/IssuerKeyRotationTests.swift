@@ -37,7 +37,7 @@ struct IssuerKeyRotationTests {
         // A second request while the rotation is pending answers the same rotation.
         #expect(try await stack.rotateSigningKeys() == rotation)
 
-        let wait = rotation.activatesAt.timeIntervalSinceNow + 0.3
+        let wait = rotation.activatesAt.timeIntervalSinceNow + 0.5
         if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
         let after = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
         #expect(try kid(after.accessToken) == rotation.kid)

@@ -7,7 +7,7 @@ import TestSupport
 
 /// The periodic clean-up deletes expired sessions, sessions ended long enough ago and expired
 /// refresh tokens, in batches, and leaves live ones alone; one replica at a time.
-@Suite("Session clean-up")
+@Suite("Session clean-up", .serialized)
 struct SessionCleanUpTests {
     @Test("expired and long-ended sessions and expired refresh tokens go; live ones stay")
     func cleanUp() async throws {

@@ -83,10 +83,12 @@ actor SigningKeys {
             }
             let key = try PrivateKey.generateP256()
             let kid = try JWK(publicKey: key.publicKey, kid: "", alg: .ES256).thumbprint()
+            // A whole second (rounded up, so the lead is never shorter): messages carry seconds only.
             let inserted = try await connection.query(
                 """
                 INSERT INTO issuer.signing_keys (kid, algorithm, private_key_pem, activates_at)
-                     VALUES ($1, 'ES256', $2, now() + make_interval(secs => $3)) RETURNING activates_at
+                     VALUES ($1, 'ES256', $2, date_trunc('second', now() + make_interval(secs => $3)) + interval '1 second')
+                RETURNING activates_at
                 """,
                 [.text(kid), .text(key.pemRepresentation), .int(Int64(publishLead.components.seconds))])
             guard let activatesAt = try inserted.first?.date("activates_at") else { throw IssuerError.noSigningKey }

@@ -96,6 +96,8 @@ public struct TokenIssuerServer: Service {
                 notices.unsubscribe()
                 listener.cancel()
             }
+            // A rotation between the first load and the subscription would otherwise go unseen for 30 s.
+            do { try await keys.load() } catch { logger.warning("signing keys reload failed", ["error": String(describing: error)]) }
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(30))
                 do {
