@@ -139,11 +139,16 @@ public struct IdentityUnlinked: Codable, Sendable, Equatable {
 public struct SessionEnded: Codable, Sendable, Equatable {
     public var sessionId: String
     public var memberId: Int64
+    /// `logout`, `logout-all`, `replaced`, `reuse`, `member-deleted`, `identity-ended`, `revoked`.
     public var reason: String
-    public init(sessionId: String, memberId: Int64, reason: String) {
+    /// When the session's last access token expires: whoever keeps a list of ended sessions
+    /// (the gateway) may forget this one then. Nil from publishers that do not know.
+    public var tokensExpireAt: Date?
+    public init(sessionId: String, memberId: Int64, reason: String, tokensExpireAt: Date? = nil) {
         self.sessionId = sessionId
         self.memberId = memberId
         self.reason = reason
+        self.tokensExpireAt = tokensExpireAt
     }
 }
 

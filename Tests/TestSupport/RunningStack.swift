@@ -4,6 +4,7 @@ import Foundation
 import HTTPClient
 import JOSE
 import Logging
+import TokenIssuer
 
 /// A started stack and what tests do with it: mint provider tokens, call the gateway.
 public struct RunningStack: Sendable {
@@ -15,6 +16,10 @@ public struct RunningStack: Sendable {
     public let idp: DevIdentityProvider
     /// The stack's own database.
     public let databaseURL: String
+    /// The stack's token-issuer, which a test may stop and start again.
+    public let issuer: ServiceHandle
+    /// The configuration the stack's token-issuer runs with.
+    let issuerConfiguration: TokenIssuerConfiguration
 
     private static let client = HTTPClient(logger: Logger(label: "test-client", level: .error))
 

@@ -33,6 +33,8 @@ public actor TestStack {
     public static let tokenAudience = "test-api"
     /// The stack's refresh reuse grace window.
     public static let reuseGrace: Duration = .seconds(2)
+    /// How long the stack's next signing key is published before it signs.
+    public static let signingKeyPublishLead: Duration = .seconds(2)
 
     private var starting: Task<RunningStack, any Error>?
 
@@ -73,17 +75,22 @@ public actor TestStack {
         issuer.issuer = tokenIssuer
         issuer.audience = tokenAudience
         issuer.refreshReuseGrace = reuseGrace
+        issuer.signingKeyPublishLead = signingKeyPublishLead
 
         let services: [any Service] = [
             TokenVerifierServer(configuration: verifier, logger: logger.named("token-verifier")),
             MemberServer(configuration: member, logger: logger.named("member-service")),
-            TokenIssuerServer(configuration: issuer, logger: logger.named("token-issuer")),
         ]
         for service in services {
             Task {
                 do { try await service.run() } catch { logger.critical("service stopped", ["error": String(describing: error)]) }
             }
         }
+        // The issuer can be stopped and started again by a test (catch-up after downtime).
+        let issuerService = ServiceHandle(logger: logger) { [issuer] ready in
+            TokenIssuerServer(configuration: issuer, logger: logger.named("token-issuer"), onReady: ready)
+        }
+        await issuerService.start()
         let gatewayPort = try await launch { (signal: @escaping @Sendable (Int) -> Void) in
             var configuration = GatewayConfiguration()
             configuration.host = "127.0.0.1"
@@ -95,7 +102,7 @@ public actor TestStack {
             return GatewayServer(configuration: configuration, logger: logger.named("gateway"), onListening: signal)
         }
         let stack = RunningStack(gatewayURL: "http://127.0.0.1:\(gatewayPort)", devIDPURL: "http://127.0.0.1:\(idpPort)",
-                                 idp: idp, databaseURL: databaseURL)
+                                 idp: idp, databaseURL: databaseURL, issuer: issuerService, issuerConfiguration: issuer)
         try await stack.waitUntilReady()
         return stack
     }

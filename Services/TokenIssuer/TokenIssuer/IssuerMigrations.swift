@@ -111,5 +111,84 @@ enum IssuerMigrations {
             END;
             $$;
             """),
+        Migration(version: 2, name: "session events outbox, reasons, clean-up indexes", sql: """
+            -- Events about sessions, written in the transaction that changed the session and
+            -- published after commit (OutboxRelay), so none is lost when a replica dies.
+            CREATE TABLE issuer.outbox (
+                seq         BIGSERIAL PRIMARY KEY,
+                id          UUID NOT NULL DEFAULT gen_random_uuid(),
+                event       TEXT NOT NULL,
+                session_id  UUID NOT NULL,
+                member_id   BIGINT NOT NULL,
+                reason      TEXT NOT NULL,
+                created_at  TIMESTAMPTZ NOT NULL DEFAULT now()
+            );
+
+            -- Every session that ends, whatever ended it, yields `session.ended` (and a reuse also
+            -- `refresh-token.reused`) in the same transaction.
+            CREATE FUNCTION issuer.record_session_end() RETURNS trigger
+            LANGUAGE plpgsql AS $$
+            BEGIN
+                IF NEW.end_reason = 'reuse' THEN
+                    INSERT INTO issuer.outbox (event, session_id, member_id, reason)
+                         VALUES ('refresh-token.reused', NEW.id, NEW.member_id, NEW.end_reason);
+                END IF;
+                INSERT INTO issuer.outbox (event, session_id, member_id, reason)
+                     VALUES ('session.ended', NEW.id, NEW.member_id, NEW.end_reason);
+                RETURN NULL;
+            END;
+            $$;
+            CREATE TRIGGER sessions_ended AFTER UPDATE OF ended_at ON issuer.sessions
+                FOR EACH ROW WHEN (OLD.ended_at IS NULL AND NEW.ended_at IS NOT NULL)
+                EXECUTE FUNCTION issuer.record_session_end();
+
+            CREATE INDEX sessions_expires ON issuer.sessions (expires_at);
+            CREATE INDEX sessions_ended ON issuer.sessions (ended_at) WHERE ended_at IS NOT NULL;
+            CREATE INDEX refresh_tokens_expires ON issuer.refresh_tokens (expires_at);
+
+            -- As in version 1, with the end reason spelled as the `session.ended` event spells it.
+            CREATE OR REPLACE FUNCTION issuer.rotate_refresh_token(
+                p_token_hash BYTEA, p_successor_hash BYTEA, p_device TEXT, p_grace_seconds INT, p_ttl_seconds INT)
+            RETURNS TABLE (status TEXT, session_id UUID, member_id BIGINT)
+            LANGUAGE plpgsql AS $$
+            DECLARE
+                v_token issuer.refresh_tokens%ROWTYPE;
+                v_session issuer.sessions%ROWTYPE;
+            BEGIN
+                SELECT * INTO v_token FROM issuer.refresh_tokens t WHERE t.token_hash = p_token_hash FOR UPDATE;
+                IF NOT FOUND THEN
+                    status := 'invalid';
+                    RETURN NEXT;
+                    RETURN;
+                END IF;
+                SELECT * INTO v_session FROM issuer.sessions s WHERE s.id = v_token.session_id FOR UPDATE;
+                IF v_session.ended_at IS NOT NULL OR v_session.expires_at <= now() OR v_token.expires_at <= now()
+                   OR (p_device IS NOT NULL AND p_device <> v_session.device_id) THEN
+                    status := 'invalid';
+                    RETURN NEXT;
+                    RETURN;
+                END IF;
+                session_id := v_session.id;
+                member_id := v_session.member_id;
+                IF v_token.rotated_at IS NULL THEN
+                    UPDATE issuer.refresh_tokens t SET rotated_at = now(), successor_hash = p_successor_hash
+                     WHERE t.token_hash = p_token_hash;
+                    INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at)
+                         VALUES (p_successor_hash, v_session.id, now() + make_interval(secs => p_ttl_seconds));
+                    UPDATE issuer.sessions s SET last_used_at = now(), expires_at = now() + make_interval(secs => p_ttl_seconds)
+                     WHERE s.id = v_session.id;
+                    status := 'rotated';
+                ELSIF v_token.rotated_at > now() - make_interval(secs => p_grace_seconds)
+                      AND v_token.successor_hash = p_successor_hash THEN
+                    status := 'rotated';
+                ELSE
+                    UPDATE issuer.sessions s SET ended_at = now(), end_reason = 'reuse'
+                     WHERE s.id = v_session.id;
+                    status := 'reused';
+                END IF;
+                RETURN NEXT;
+            END;
+            $$;
+            """),
     ]
 }

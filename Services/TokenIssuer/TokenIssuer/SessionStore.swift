@@ -48,6 +48,77 @@ struct SessionStore: Sendable {
         }
     }
 
+    /// Ends the member's session `sessionId` if it is live; returns the IDs it ended (none or one).
+    func endSession(memberId: Int64, sessionId: String, reason: SessionEndReason) async throws -> [String] {
+        guard let id = UUID(uuidString: sessionId) else { return [] }
+        let rows = try await database.query(
+            "UPDATE issuer.sessions SET ended_at = now(), end_reason = $3 WHERE id = $1 AND member_id = $2 AND ended_at IS NULL RETURNING id",
+            [.uuid(id), .int(memberId), .text(reason.rawValue)])
+        return try rows.map { try $0.uuid("id").uuidString.lowercased() }
+    }
+
+    /// Ends every live session of the member, or only those that signed in with `provider`.
+    func endSessions(memberId: Int64, provider: Provider? = nil, reason: SessionEndReason) async throws -> [String] {
+        let rows: PostgresRows
+        if let provider {
+            rows = try await database.query(
+                "UPDATE issuer.sessions SET ended_at = now(), end_reason = $3 WHERE member_id = $1 AND provider = $2 AND ended_at IS NULL RETURNING id",
+                [.int(memberId), .text(provider.rawValue), .text(reason.rawValue)])
+        } else {
+            rows = try await database.query(
+                "UPDATE issuer.sessions SET ended_at = now(), end_reason = $2 WHERE member_id = $1 AND ended_at IS NULL RETURNING id",
+                [.int(memberId), .text(reason.rawValue)])
+        }
+        return try rows.map { try $0.uuid("id").uuidString.lowercased() }
+    }
+
+    /// The member's live sessions, most recently used first.
+    func sessions(memberId: Int64) async throws -> [SessionSummary] {
+        let rows = try await database.query(
+            """
+            SELECT id, device_id, created_at, last_used_at FROM issuer.sessions
+             WHERE member_id = $1 AND ended_at IS NULL AND expires_at > now()
+             ORDER BY last_used_at DESC, created_at DESC
+            """,
+            [.int(memberId)])
+        return try rows.map { row in
+            SessionSummary(sessionId: try row.uuid("id").uuidString.lowercased(), deviceId: try row.string("device_id"),
+                           createdAt: try row.date("created_at"), lastUsedAt: try row.date("last_used_at"))
+        }
+    }
+
+    /// Deletes, in batches, sessions that expired or ended longer than `endedRetention` ago (with their
+    /// refresh tokens) and refresh tokens past their expiry. Only one replica cleans at a time: a
+    /// replica that finds the lock taken leaves the work to the holder. Returns the rows deleted.
+    func cleanUp(endedRetention: Duration, batchSize: Int = 1_000) async throws -> Int {
+        var total = 0
+        while !Task.isCancelled {
+            let deleted = try await database.withTransaction { connection -> (sessions: Int, tokens: Int)? in
+                let lock = try await connection.query("SELECT pg_try_advisory_xact_lock(hashtext('issuer.clean-up')) AS locked", [])
+                guard try lock.first?.bool("locked") == true else { return nil }
+                let sessions = try await connection.query(
+                    """
+                    DELETE FROM issuer.sessions WHERE id IN (
+                        SELECT id FROM issuer.sessions
+                         WHERE expires_at < now() OR ended_at < now() - make_interval(secs => $1)
+                         LIMIT $2)
+                    """,
+                    [.int(Int64(endedRetention.components.seconds)), .int(batchSize)])
+                let tokens = try await connection.query(
+                    """
+                    DELETE FROM issuer.refresh_tokens WHERE token_hash IN (
+                        SELECT token_hash FROM issuer.refresh_tokens WHERE expires_at < now() LIMIT $1)
+                    """,
+                    [.int(batchSize)])
+                return (sessions.affectedRows, tokens.affectedRows)
+            }
+            guard let deleted else { break }
+            total += deleted.sessions + deleted.tokens
+            if deleted.sessions < batchSize && deleted.tokens < batchSize { break }
+        }
+        return total
+    }
+
     /// The secret successors are derived with, created once and shared by every replica.
     func successorSecret() async throws -> [UInt8] {
         _ = try await database.query(

@@ -13,6 +13,11 @@ extension TokenIssuerConfiguration {
         accessTokenTTL = try environment.seconds("ACCESS_TOKEN_TTL", default: 900, in: 10...86_400)
         refreshTokenTTL = try environment.seconds("REFRESH_TOKEN_TTL", default: 2_592_000, in: 60...31_536_000)
         refreshReuseGrace = try environment.seconds("REFRESH_REUSE_GRACE", default: 10, in: 0...300)
+        signingKeyRotation = try environment.seconds("SIGNING_KEY_ROTATION", default: 2_592_000, in: 0...31_536_000)
+        signingKeyPublishLead = try environment.seconds("SIGNING_KEY_PUBLISH_LEAD", default: 600, in: 1...86_400)
+        if signingKeyRotation > .zero, signingKeyRotation <= signingKeyPublishLead {
+            throw ConfigurationError(variable: "SIGNING_KEY_ROTATION", problem: "must be longer than SIGNING_KEY_PUBLISH_LEAD")
+        }
         signingKeyFile = environment.optional("SIGNING_KEY_FILE")
         if let file = signingKeyFile, !FileManager.default.isReadableFile(atPath: file) {
             throw ConfigurationError(variable: "SIGNING_KEY_FILE", problem: "'\(file)' is not a readable file")

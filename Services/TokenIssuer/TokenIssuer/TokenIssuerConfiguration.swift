@@ -18,6 +18,17 @@ public struct TokenIssuerConfiguration: Sendable {
     public var refreshReuseGrace: Duration = .seconds(10)
     /// A PEM private key (P-256 or Ed25519) to sign with (`SIGNING_KEY_FILE`); nil: a key is generated and kept in the database.
     public var signingKeyFile: String?
+    /// How long a signing key signs before the next one takes over (`SIGNING_KEY_ROTATION`); zero:
+    /// only forced rotations (`auth.issuer.rotate-keys`). Default 30 days. Keys from `SIGNING_KEY_FILE` do not rotate.
+    public var signingKeyRotation: Duration = .seconds(2_592_000)
+    /// How long the next key is published in the JWKS before it signs (`SIGNING_KEY_PUBLISH_LEAD`): at least
+    /// as long as anyone caches the JWKS (the gateway's `/.well-known/jwks.json` says `max-age=300`). Default 600 s.
+    public var signingKeyPublishLead: Duration = .seconds(600)
+    /// How often expired sessions and refresh tokens are deleted. Default 60 s.
+    public var cleanupInterval: Duration = .seconds(60)
+    /// Whether this replica consumes `member.deleted` and `identity.unlinked` to end sessions. Default true;
+    /// false makes a replica that only answers requests (tests use one as a stand-in while the others are down).
+    public var consumesEvents: Bool = true
 
     /// The defaults.
     public init() {}

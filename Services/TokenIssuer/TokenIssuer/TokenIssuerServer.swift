@@ -9,16 +9,20 @@ import Persistence
 import Postgres
 import Runtime
 
-/// The token-issuer process: migrates the `issuer` schema, loads its signing keys, then
-/// answers its NATS endpoints (issue, refresh, JWKS).
+/// The token-issuer process: migrates the `issuer` schema, loads its signing keys, then answers
+/// its NATS endpoints (issue, refresh, sessions, JWKS, key rotation), publishes session events
+/// from its outbox, ends sessions on member and identity events, rotates keys by age and cleans
+/// up expired sessions.
 public struct TokenIssuerServer: Service {
     private let configuration: TokenIssuerConfiguration
     private let logger: Logger
+    private let onReady: @Sendable () -> Void
 
-    /// Creates the service; nothing connects until `run()`.
-    public init(configuration: TokenIssuerConfiguration, logger: Logger) {
+    /// Creates the service; nothing connects until `run()`. `onReady` is called once it serves.
+    public init(configuration: TokenIssuerConfiguration, logger: Logger, onReady: @escaping @Sendable () -> Void = {}) {
         self.configuration = configuration
         self.logger = logger
+        self.onReady = onReady
     }
 
     public func run() async throws {
@@ -35,49 +39,98 @@ public struct TokenIssuerServer: Service {
         let store = SessionStore(database: database, refreshTokenTTL: configuration.refreshTokenTTL,
                                  reuseGrace: configuration.refreshReuseGrace)
         let secret = try await store.successorSecret()
-        let tokens = AccessTokens(keys: keys, configuration: configuration)
 
         let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, name: "token-issuer", logger: logger)
-        let configuration = self.configuration
-        let logger = self.logger
-        let services: [any Service] = [
-            Responder.ping(connection: nats, queueGroup: QueueGroups.tokenIssuer, logger: logger),
-            Responder(connection: nats, endpoint: Endpoints.issueTokens, queue: QueueGroups.tokenIssuer, logger: logger) { request in
-                guard request.memberId > 0 else { throw ServiceFailure.invalidRequest("memberId must be positive.") }
-                guard (1...255).contains(request.deviceId.utf8.count) else {
-                    throw ServiceFailure.invalidRequest("deviceId must be 1 to 255 bytes.")
-                }
-                let (sessionId, refreshToken) = try await store.startSession(memberId: request.memberId, deviceId: request.deviceId, provider: request.provider)
-                return try await tokens.pair(memberId: request.memberId, sessionId: sessionId, refreshToken: refreshToken)
-            },
-            Responder(connection: nats, endpoint: Endpoints.refreshTokens, queue: QueueGroups.tokenIssuer, logger: logger) { request in
-                guard let token = RefreshToken(request.refreshToken) else {
-                    throw ServiceFailure(.invalidRefreshToken, "The refresh token is not valid.")
-                }
-                switch try await store.rotate(token, deviceId: request.deviceId, secret: secret) {
-                case .rotated(let sessionId, let memberId, let successor):
-                    return try await tokens.pair(memberId: memberId, sessionId: sessionId, refreshToken: successor)
-                case .reused:
-                    logger.notice("refresh token reused; session ended")
-                    throw ServiceFailure(.refreshTokenReused, "The refresh token was already used; sign in again.")
-                case .invalid:
-                    throw ServiceFailure(.invalidRefreshToken, "The refresh token is not valid or has expired; sign in again.")
-                }
-            },
-            Responder(connection: nats, endpoint: Endpoints.accessTokenKeys, queue: QueueGroups.tokenIssuer, logger: logger) { _ in
-                AccessTokenKeys(jwks: await keys.published(), issuer: configuration.issuer, audience: configuration.audience)
-            },
-            ClosureService {
-                // Other replicas may rotate keys: reload them regularly.
-                while !Task.isCancelled {
-                    try await Task.sleep(for: .seconds(30))
-                    do { try await keys.load() } catch { logger.warning("signing keys reload failed", ["error": String(describing: error)]) }
-                }
-            },
+        let publisher = EventPublisher(connection: nats, logger: logger)
+        try await publisher.ensureStream()
+        let relay = OutboxRelay(database: database, publisher: publisher, accessTokenTTL: configuration.accessTokenTTL,
+                                logger: logger.named("outbox"))
+        let handlers = IssuerHandlers(store: store, tokens: AccessTokens(keys: keys, configuration: configuration), keys: keys,
+                                      relay: relay, successorSecret: secret, configuration: configuration, logger: logger)
+        var services: [any Service] = [relay] + Self.responders(nats, handlers, logger: logger) + [
+            Self.keyMaintenance(nats, keys, configuration: configuration, logger: logger),
+            Self.cleanUp(store, keys, configuration: configuration, logger: logger),
         ]
+        if configuration.consumesEvents {
+            services.append(SessionEventsConsumer(connection: nats, store: store, relay: relay, logger: logger.named("events")))
+        }
         logger.info("token-issuer ready")
+        onReady()
         try await ServiceGroup(services: services, logger: logger).run()
         await nats.drainAndClose()
+    }
+
+    /// One responder per endpoint, in the issuer's queue group.
+    private static func responders(_ nats: NATSConnection, _ handlers: IssuerHandlers, logger: Logger) -> [any Service] {
+        let queue = QueueGroups.tokenIssuer
+        return [
+            Responder.ping(connection: nats, queueGroup: queue, logger: logger),
+            Responder(connection: nats, endpoint: Endpoints.issueTokens, queue: queue, logger: logger, handler: handlers.issue),
+            Responder(connection: nats, endpoint: Endpoints.refreshTokens, queue: queue, logger: logger, handler: handlers.refresh),
+            Responder(connection: nats, endpoint: Endpoints.logout, queue: queue, logger: logger, handler: handlers.logout),
+            Responder(connection: nats, endpoint: Endpoints.logoutAll, queue: queue, logger: logger, handler: handlers.logoutAll),
+            Responder(connection: nats, endpoint: Endpoints.endSession, queue: queue, logger: logger, handler: handlers.endSession),
+            Responder(connection: nats, endpoint: Endpoints.listSessions, queue: queue, logger: logger, handler: handlers.sessions),
+            Responder(connection: nats, endpoint: Endpoints.accessTokenKeys, queue: queue, logger: logger, handler: handlers.jwks),
+            Responder(connection: nats, endpoint: Endpoints.rotateSigningKeys, queue: queue, logger: logger) { request in
+                let rotation = try await handlers.rotateKeys(request)
+                // Every replica reloads at once, so all publish the next key and switch to it together.
+                try? nats.publish(SigningKeyNotices.changed, [])
+                return rotation
+            },
+        ]
+    }
+
+    /// Keeps every replica's keys current: reloads on a notice from the replica that rotated and
+    /// every 30 s, and starts the rotation by age when it is due.
+    private static func keyMaintenance(_ nats: NATSConnection, _ keys: SigningKeys, configuration: TokenIssuerConfiguration,
+                                       logger: Logger) -> any Service {
+        ClosureService {
+            let notices = try nats.subscribe(SigningKeyNotices.changed)
+            let listener = Task {
+                for await _ in notices {
+                    do { try await keys.load() } catch { logger.warning("signing keys reload failed", ["error": String(describing: error)]) }
+                }
+            }
+            defer {
+                notices.unsubscribe()
+                listener.cancel()
+            }
+            // A rotation between the first load and the subscription would otherwise go unseen for 30 s.
+            do { try await keys.load() } catch { logger.warning("signing keys reload failed", ["error": String(describing: error)]) }
+            while !Task.isCancelled {
+                try await Task.sleep(for: .seconds(30))
+                do {
+                    if configuration.signingKeyRotation > .zero,
+                       try await keys.rotate(olderThan: configuration.signingKeyRotation,
+                                             publishLead: configuration.signingKeyPublishLead) != nil {
+                        try? nats.publish(SigningKeyNotices.changed, [])
+                    } else {
+                        try await keys.load()
+                    }
+                } catch {
+                    logger.warning("signing keys reload failed", ["error": String(describing: error)])
+                }
+            }
+        }
+    }
+
+    /// Deletes expired sessions, old refresh tokens and long-retired keys, one replica at a time.
+    private static func cleanUp(_ store: SessionStore, _ keys: SigningKeys, configuration: TokenIssuerConfiguration,
+                                logger: Logger) -> any Service {
+        ClosureService {
+            while !Task.isCancelled {
+                try await Task.sleep(for: configuration.cleanupInterval)
+                do {
+                    // Ended sessions stay as long as their access tokens could be live, for the record.
+                    let deleted = try await store.cleanUp(endedRetention: configuration.accessTokenTTL)
+                    try await keys.deleteExpired()
+                    if deleted > 0 { logger.info("expired sessions cleaned up", ["rows.deleted": String(deleted)]) }
+                } catch {
+                    logger.warning("clean-up failed", ["error": String(describing: error)])
+                }
+            }
+        }
     }
 }
 

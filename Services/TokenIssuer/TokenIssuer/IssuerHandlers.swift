@@ -1,0 +1,91 @@
+import Contracts
+import Foundation
+import Logging
+
+/// What the issuer's endpoints do, one method per endpoint; `TokenIssuerServer` wires them to NATS.
+struct IssuerHandlers: Sendable {
+    let store: SessionStore
+    let tokens: AccessTokens
+    let keys: SigningKeys
+    let relay: OutboxRelay
+    let successorSecret: [UInt8]
+    let configuration: TokenIssuerConfiguration
+    let logger: Logger
+
+    func issue(_ request: IssueTokensRequest) async throws -> TokenPair {
+        guard request.memberId > 0 else { throw ServiceFailure.invalidRequest("memberId must be positive.") }
+        guard (1...255).contains(request.deviceId.utf8.count) else {
+            throw ServiceFailure.invalidRequest("deviceId must be 1 to 255 bytes.")
+        }
+        let (sessionId, refreshToken) = try await store.startSession(memberId: request.memberId, deviceId: request.deviceId,
+                                                                     provider: request.provider)
+        // The device's previous session, if any, ended in the same transaction.
+        relay.poke()
+        return try await tokens.pair(memberId: request.memberId, sessionId: sessionId, refreshToken: refreshToken)
+    }
+
+    func refresh(_ request: RefreshTokensRequest) async throws -> TokenPair {
+        guard let token = RefreshToken(request.refreshToken) else {
+            throw ServiceFailure(.invalidRefreshToken, "The refresh token is not valid.")
+        }
+        switch try await store.rotate(token, deviceId: request.deviceId, secret: successorSecret) {
+        case .rotated(let sessionId, let memberId, let successor):
+            return try await tokens.pair(memberId: memberId, sessionId: sessionId, refreshToken: successor)
+        case .reused:
+            relay.poke()
+            logger.notice("refresh token reused; session ended")
+            throw ServiceFailure(.refreshTokenReused, "The refresh token was already used; sign in again.")
+        case .invalid:
+            throw ServiceFailure(.invalidRefreshToken, "The refresh token is not valid or has expired; sign in again.")
+        }
+    }
+
+    func logout(_ request: LogoutRequest) async throws -> SessionsEnded {
+        try Self.checkMember(request.memberId)
+        let ended = try await store.endSession(memberId: request.memberId, sessionId: request.sessionId, reason: .logout)
+        return ended.isEmpty ? SessionsEnded(sessionIds: []) : sessionsEnded(ended, memberId: request.memberId, reason: .logout)
+    }
+
+    func logoutAll(_ request: LogoutAllRequest) async throws -> SessionsEnded {
+        try Self.checkMember(request.memberId)
+        let ended = try await store.endSessions(memberId: request.memberId, reason: .logoutAll)
+        return sessionsEnded(ended, memberId: request.memberId, reason: .logoutAll)
+    }
+
+    func endSession(_ request: EndSessionRequest) async throws -> SessionsEnded {
+        try Self.checkMember(request.memberId)
+        let ended = try await store.endSession(memberId: request.memberId, sessionId: request.sessionId, reason: .revoked)
+        guard !ended.isEmpty else { throw ServiceFailure(.notFound, "No such session.") }
+        return sessionsEnded(ended, memberId: request.memberId, reason: .revoked)
+    }
+
+    func sessions(_ request: ListSessionsRequest) async throws -> SessionList {
+        try Self.checkMember(request.memberId)
+        return SessionList(sessions: try await store.sessions(memberId: request.memberId))
+    }
+
+    func rotateKeys(_ request: RotateSigningKeysRequest) async throws -> SigningKeyRotation {
+        guard await !keys.fromFile else {
+            throw ServiceFailure.invalidRequest("The signing key comes from SIGNING_KEY_FILE; rotate it by replacing the file.")
+        }
+        guard let rotation = try await keys.rotate(publishLead: configuration.signingKeyPublishLead) else { throw ServiceFailure.internal }
+        return rotation
+    }
+
+    func jwks(_ request: AccessTokenKeysRequest) async -> AccessTokenKeys {
+        AccessTokenKeys(jwks: await keys.published(), issuer: configuration.issuer, audience: configuration.audience)
+    }
+
+    private func sessionsEnded(_ ended: [String], memberId: Int64, reason: SessionEndReason) -> SessionsEnded {
+        if !ended.isEmpty {
+            relay.poke()
+            logger.info("sessions ended", ["member.id": String(memberId), "session.end_reason": reason.rawValue,
+                                           "sessions.count": String(ended.count)])
+        }
+        return SessionsEnded(sessionIds: ended)
+    }
+
+    private static func checkMember(_ memberId: Int64) throws(ServiceFailure) {
+        guard memberId > 0 else { throw ServiceFailure.invalidRequest("memberId must be positive.") }
+    }
+}

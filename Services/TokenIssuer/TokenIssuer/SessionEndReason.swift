@@ -1,0 +1,17 @@
+/// Why a session ended, as `session.ended` events and `issuer.sessions.end_reason` spell it.
+enum SessionEndReason: String, Sendable {
+    /// The member logged out on this device.
+    case logout
+    /// The member logged out everywhere.
+    case logoutAll = "logout-all"
+    /// A new login on the same device (ended in SQL, by `issuer.start_session`).
+    case replaced
+    /// A rotated refresh token was used again (ended in SQL, by `issuer.rotate_refresh_token`).
+    case reuse
+    /// The member was deleted.
+    case memberDeleted = "member-deleted"
+    /// The identity the session signed in with was unlinked or ended by its provider.
+    case identityEnded = "identity-ended"
+    /// The member ended it from the session list.
+    case revoked
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+extension Endpoints {
+    /// token-issuer: end one session of a member (logout), idempotent.
+    public static let logout = Endpoint<LogoutRequest, SessionsEnded>("auth.issuer.logout")
+    /// token-issuer: end every session of a member (logout-all).
+    public static let logoutAll = Endpoint<LogoutAllRequest, SessionsEnded>("auth.issuer.logout-all")
+    /// token-issuer: a member's live sessions.
+    public static let listSessions = Endpoint<ListSessionsRequest, SessionList>("auth.issuer.sessions")
+    /// token-issuer: end one of a member's sessions by ID; `NOT_FOUND` when it is not theirs or not live.
+    public static let endSession = Endpoint<EndSessionRequest, SessionsEnded>("auth.issuer.end-session")
+}
+
+/// Ends the session an access token belongs to (`auth.issuer.logout`).
+public struct LogoutRequest: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The member (`sub` of the access token).
+    public var memberId: Int64
+    /// The session (`sid` of the access token).
+    public var sessionId: String
+
+    /// Creates a request.
+    public init(memberId: Int64, sessionId: String) {
+        self.memberId = memberId
+        self.sessionId = sessionId
+    }
+}
+
+/// Ends every session of a member (`auth.issuer.logout-all`).
+public struct LogoutAllRequest: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The member.
+    public var memberId: Int64
+
+    /// Creates a request.
+    public init(memberId: Int64) {
+        self.memberId = memberId
+    }
+}
+
+/// Ends one session of a member, chosen by ID (`auth.issuer.end-session`).
+public struct EndSessionRequest: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The member who asks; the session must be theirs.
+    public var memberId: Int64
+    /// The session to end.
+    public var sessionId: String
+
+    /// Creates a request.
+    public init(memberId: Int64, sessionId: String) {
+        self.memberId = memberId
+        self.sessionId = sessionId
+    }
+}
+
+/// The sessions a command ended (none when they had ended already).
+public struct SessionsEnded: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The IDs of the sessions this command ended.
+    public var sessionIds: [String]
+
+    /// Creates a reply.
+    public init(sessionIds: [String]) {
+        self.sessionIds = sessionIds
+    }
+}
+
+/// Asks for a member's live sessions (`auth.issuer.sessions`).
+public struct ListSessionsRequest: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The member.
+    public var memberId: Int64
+
+    /// Creates a request.
+    public init(memberId: Int64) {
+        self.memberId = memberId
+    }
+}
+
+/// A member's live sessions, most recently used first.
+public struct SessionList: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The sessions.
+    public var sessions: [SessionSummary]
+
+    /// Creates a list.
+    public init(sessions: [SessionSummary]) {
+        self.sessions = sessions
+    }
+}
+
+/// One live session: a device the member is signed in on.
+public struct SessionSummary: Codable, Sendable, Equatable {
+    /// The session ID (`sid` of its access tokens).
+    public var sessionId: String
+    /// The app's device ID.
+    public var deviceId: String
+    /// When the session started (the login).
+    public var createdAt: Date
+    /// When its refresh token was last used.
+    public var lastUsedAt: Date
+
+    /// Creates a summary.
+    public init(sessionId: String, deviceId: String, createdAt: Date, lastUsedAt: Date) {
+        self.sessionId = sessionId
+        self.deviceId = deviceId
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+    }
+}

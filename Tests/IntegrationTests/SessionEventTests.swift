@@ -1,0 +1,111 @@
+import Contracts
+import Foundation
+import Testing
+import TestSupport
+
+/// Every ended session is published as `session.ended` with its reason; a reuse also as
+/// `refresh-token.reused`.
+@Suite("Session events")
+struct SessionEventTests {
+    @Test("logout publishes session.ended with reason logout")
+    func logout() async throws {
+        let stack = try await TestStack.shared.running()
+        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let memberId = login.memberId
+        let events = try await stack.events(Events.sessionEnded, during: {
+            let response = try await stack.send("POST", "/api/auth/logout", bearer: login.accessToken)
+            #expect(response.status == 204)
+        }, until: { seen in seen.contains { $0.data.memberId == memberId } })
+        let event = try #require(events.first { $0.data.memberId == memberId })
+        #expect(event.data.reason == "logout")
+        #expect(event.type == "session.ended")
+        let expiry = try #require(event.data.tokensExpireAt)
+        #expect(expiry > Date() && expiry <= Date().addingTimeInterval(901))
+    }
+
+    @Test("a new login on the same device publishes session.ended with reason replaced")
+    func replaced() async throws {
+        let stack = try await TestStack.shared.running()
+        let sub = RunningStack.uniqueSubject()
+        let first = try await stack.googleLogin(sub: sub).data(LoginResponse.self)
+        let memberId = first.memberId
+        let events = try await stack.events(Events.sessionEnded, during: {
+            _ = try await stack.googleLogin(sub: sub)
+        }, until: { seen in seen.contains { $0.data.memberId == memberId } })
+        #expect(events.filter { $0.data.memberId == memberId }.map(\.data.reason) == ["replaced"])
+        // The replaced session's access token is refused too.
+        #expect(try await stack.me(first.accessToken, until: 401, timeout: .seconds(2)).status == 401)
+    }
+
+    @Test("a reuse after the grace window publishes refresh-token.reused and session.ended (reuse)")
+    func reuse() async throws {
+        let stack = try await TestStack.shared.running()
+        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let memberId = login.memberId
+        #expect(try await stack.refresh(login.refreshToken).status == 200)
+        try await Task.sleep(for: TestStack.reuseGrace + .milliseconds(1500))
+
+        var ended: [EventEnvelope<SessionEnded>] = []
+        let reused = try await stack.events(Events.refreshTokenReused, during: {
+            ended = try await stack.events(Events.sessionEnded, during: {
+                let response = try await stack.refresh(login.refreshToken)
+                #expect(response.failure?.code == .refreshTokenReused)
+            }, until: { seen in seen.contains { $0.data.memberId == memberId } })
+        }, until: { seen in seen.contains { $0.data.memberId == memberId } })
+        #expect(reused.filter { $0.data.memberId == memberId }.count == 1)
+        #expect(ended.filter { $0.data.memberId == memberId }.map(\.data.reason) == ["reuse"])
+        #expect(try await stack.me(login.accessToken, until: 401, timeout: .seconds(2)).status == 401)
+    }
+}
+
+/// The issuer ends sessions on the member-service's events: all of a deleted member's, and those
+/// that signed in with an identity that was unlinked.
+@Suite("Sessions ended by member events")
+struct SessionMemberEventTests {
+    @Test("member.deleted ends every session of the member, and the gateway refuses their tokens")
+    func memberDeleted() async throws {
+        let stack = try await TestStack.shared.running()
+        let sub = RunningStack.uniqueSubject()
+        let phone = try await stack.googleLogin(sub: sub, deviceId: "phone").data(LoginResponse.self)
+        let tablet = try await stack.googleLogin(sub: sub, deviceId: "tablet").data(LoginResponse.self)
+        let other = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+
+        let memberId = phone.memberId
+        let events = try await stack.events(Events.sessionEnded, timeout: .seconds(10), during: {
+            try await stack.publish(Events.memberDeleted, MemberDeleted(memberId: memberId, grants: [], reason: "requested"))
+        }, until: { seen in seen.filter { $0.data.memberId == memberId }.count == 2 })
+        #expect(events.filter { $0.data.memberId == memberId }.map(\.data.reason) == ["member-deleted", "member-deleted"])
+        for login in [phone, tablet] {
+            #expect(try await stack.me(login.accessToken, until: 401).status == 401)
+            #expect(try await stack.refresh(login.refreshToken).failure?.code == .invalidRefreshToken)
+        }
+        #expect(try await stack.refresh(other.refreshToken).status == 200)
+
+        // Delivered again (at least once): nothing more happens.
+        let again = try await stack.events(Events.sessionEnded, timeout: .seconds(2), during: {
+            try await stack.publish(Events.memberDeleted, MemberDeleted(memberId: memberId, grants: [], reason: "requested"))
+        }, until: { _ in false })
+        #expect(again.filter { $0.data.memberId == memberId }.isEmpty)
+    }
+
+    @Test("identity.unlinked ends only the sessions that signed in with that provider")
+    func identityUnlinked() async throws {
+        let stack = try await TestStack.shared.running()
+        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let memberId = login.memberId
+
+        // Another provider's identity: the Google session stays.
+        let apple = try await stack.events(Events.sessionEnded, timeout: .seconds(2), during: {
+            try await stack.publish(Events.identityUnlinked, IdentityUnlinked(memberId: memberId, provider: .apple, reason: "consent-revoked"))
+        }, until: { _ in false })
+        #expect(apple.filter { $0.data.memberId == memberId }.isEmpty)
+        #expect(try await stack.get("/api/members/me", bearer: login.accessToken).status == 200)
+
+        let google = try await stack.events(Events.sessionEnded, timeout: .seconds(10), during: {
+            try await stack.publish(Events.identityUnlinked, IdentityUnlinked(memberId: memberId, provider: .google, reason: "requested"))
+        }, until: { seen in seen.contains { $0.data.memberId == memberId } })
+        #expect(google.filter { $0.data.memberId == memberId }.map(\.data.reason) == ["identity-ended"])
+        #expect(try await stack.me(login.accessToken, until: 401).status == 401)
+        #expect(try await stack.refresh(login.refreshToken).failure?.code == .invalidRefreshToken)
+    }
+}

@@ -1,0 +1,174 @@
+import Contracts
+import Foundation
+import Testing
+import TestSupport
+
+extension RunningStack {
+    /// Sends `method path` with a Bearer token and no body.
+    func send(_ method: String, _ path: String, bearer: String) async throws -> APIResponse {
+        try await send(method, path, headers: [("Authorization", "Bearer \(bearer)")])
+    }
+
+    /// Calls `/api/members/me` until it answers `status` or `timeout` passes; returns the last answer.
+    func me(_ token: String, until status: Int, timeout: Duration = .seconds(5)) async throws -> APIResponse {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let response = try await get("/api/members/me", bearer: token)
+            if response.status == status || ContinuousClock.now >= deadline { return response }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// Rotates `refreshToken` through the gateway.
+    func refresh(_ refreshToken: String) async throws -> APIResponse {
+        try await post("/api/auth/refresh", json: RefreshBody(refreshToken: refreshToken))
+    }
+}
+
+/// POST /api/auth/logout ends the Bearer's session: its refresh token at once, its access token
+/// within a second or two.
+@Suite("Logout")
+struct LogoutTests {
+    @Test("logout answers 204 and ends only this device's session")
+    func logout() async throws {
+        let stack = try await TestStack.shared.running()
+        let sub = RunningStack.uniqueSubject()
+        let phone = try await stack.googleLogin(sub: sub, deviceId: "phone").data(LoginResponse.self)
+        let tablet = try await stack.googleLogin(sub: sub, deviceId: "tablet").data(LoginResponse.self)
+        #expect(try await stack.get("/api/members/me", bearer: phone.accessToken).status == 200)
+
+        let response = try await stack.send("POST", "/api/auth/logout", bearer: phone.accessToken)
+        #expect(response.status == 204, "body: \(response.text)")
+        #expect(response.body.isEmpty)
+
+        let refused = try await stack.me(phone.accessToken, until: 401, timeout: .seconds(2))
+        #expect(refused.status == 401)
+        #expect(refused.failure?.code == .unauthorized)
+        #expect(try await stack.refresh(phone.refreshToken).failure?.code == .invalidRefreshToken)
+        // The other device is untouched.
+        #expect(try await stack.get("/api/members/me", bearer: tablet.accessToken).status == 200)
+        #expect(try await stack.refresh(tablet.refreshToken).status == 200)
+    }
+
+    @Test("logout without a valid Bearer token is 401 and ends nothing")
+    func unauthenticated() async throws {
+        let stack = try await TestStack.shared.running()
+        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let missing = try await stack.send("POST", "/api/auth/logout")
+        #expect(missing.status == 401)
+        #expect(missing.failure?.code == .unauthorized)
+        let forged = try await stack.send("POST", "/api/auth/logout", bearer: login.accessToken.dropLast(2) + "AA")
+        #expect(forged.status == 401)
+        #expect(try await stack.refresh(login.refreshToken).status == 200)
+    }
+}
+
+/// POST /api/auth/logout-all ends every session of the member, on every device.
+@Suite("Logout everywhere")
+struct LogoutAllTests {
+    @Test("logout-all ends the sessions of every device, and only this member's")
+    func logoutAll() async throws {
+        let stack = try await TestStack.shared.running()
+        let sub = RunningStack.uniqueSubject()
+        let devices = ["phone", "tablet", "laptop"]
+        var logins: [LoginResponse] = []
+        for device in devices {
+            logins.append(try await stack.googleLogin(sub: sub, deviceId: device).data(LoginResponse.self))
+        }
+        let stranger = try await stack.googleLogin(sub: RunningStack.uniqueSubject(), deviceId: "phone").data(LoginResponse.self)
+
+        let response = try await stack.send("POST", "/api/auth/logout-all", bearer: logins[1].accessToken)
+        #expect(response.status == 204, "body: \(response.text)")
+
+        for login in logins {
+            #expect(try await stack.me(login.accessToken, until: 401, timeout: .seconds(2)).status == 401)
+            #expect(try await stack.refresh(login.refreshToken).failure?.code == .invalidRefreshToken)
+        }
+        #expect(try await stack.get("/api/members/me", bearer: stranger.accessToken).status == 200)
+        #expect(try await stack.refresh(stranger.refreshToken).status == 200)
+    }
+}
+
+/// GET /api/auth/sessions lists the member's live sessions and marks the caller's; DELETE ends one.
+@Suite("Session list")
+struct SessionListTests {
+    @Test("the list has one entry per device and marks the current one")
+    func list() async throws {
+        let stack = try await TestStack.shared.running()
+        let sub = RunningStack.uniqueSubject()
+        let phone = try await stack.googleLogin(sub: sub, deviceId: "phone").data(LoginResponse.self)
+        _ = try await stack.googleLogin(sub: sub, deviceId: "tablet")
+        // A second login on the phone replaces its session rather than adding one.
+        let phoneAgain = try await stack.googleLogin(sub: sub, deviceId: "phone").data(LoginResponse.self)
+        _ = phone
+
+        let response = try await stack.get("/api/auth/sessions", bearer: phoneAgain.accessToken)
+        #expect(response.status == 200, "body: \(response.text)")
+        let sessions = try response.data([SessionResponse].self)
+        #expect(sessions.map(\.deviceId).sorted() == ["phone", "tablet"])
+        #expect(sessions.filter(\.current).map(\.deviceId) == ["phone"])
+        for session in sessions {
+            #expect(UUID(uuidString: session.sessionId) != nil)
+            #expect(session.lastUsedAt >= session.createdAt)
+        }
+        // The wire shape: {"data": [{sessionId, deviceId, createdAt, lastUsedAt, current}]}.
+        guard case .array(let entries) = response.object?["data"], case .object(let first) = entries.first else {
+            Issue.record("not a list: \(response.text)")
+            return
+        }
+        #expect(Set(first.keys) == ["sessionId", "deviceId", "createdAt", "lastUsedAt", "current"])
+    }
+
+    @Test("refreshing moves lastUsedAt")
+    func lastUsed() async throws {
+        let stack = try await TestStack.shared.running()
+        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let before = try await stack.get("/api/auth/sessions", bearer: login.accessToken).data([SessionResponse].self)
+        try await Task.sleep(for: .milliseconds(1100))
+        let refreshed = try await stack.refresh(login.refreshToken).data(LoginResponse.self)
+        let after = try await stack.get("/api/auth/sessions", bearer: refreshed.accessToken).data([SessionResponse].self)
+        #expect(before.count == 1 && after.count == 1)
+        #expect(after.first?.sessionId == before.first?.sessionId)
+        #expect(after.first!.lastUsedAt > before.first!.lastUsedAt)
+    }
+
+    @Test("DELETE /api/auth/sessions/{id} ends that session; another member's or an unknown one is 404")
+    func delete() async throws {
+        let stack = try await TestStack.shared.running()
+        let sub = RunningStack.uniqueSubject()
+        let phone = try await stack.googleLogin(sub: sub, deviceId: "phone").data(LoginResponse.self)
+        let tablet = try await stack.googleLogin(sub: sub, deviceId: "tablet").data(LoginResponse.self)
+        let stranger = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let sessions = try await stack.get("/api/auth/sessions", bearer: phone.accessToken).data([SessionResponse].self)
+        let tabletSession = try #require(sessions.first { $0.deviceId == "tablet" })
+
+        // Not the stranger's session: 404, and nothing ends.
+        let foreign = try await stack.send("DELETE", "/api/auth/sessions/\(tabletSession.sessionId)", bearer: stranger.accessToken)
+        #expect(foreign.status == 404)
+        #expect(foreign.failure?.code == .notFound)
+        #expect(try await stack.get("/api/members/me", bearer: tablet.accessToken).status == 200)
+
+        for unknown in [UUID().uuidString.lowercased(), "not-a-session"] {
+            let response = try await stack.send("DELETE", "/api/auth/sessions/\(unknown)", bearer: phone.accessToken)
+            #expect(response.status == 404, "\(unknown): \(response.text)")
+            #expect(response.failure?.code == .notFound)
+        }
+
+        let deleted = try await stack.send("DELETE", "/api/auth/sessions/\(tabletSession.sessionId)", bearer: phone.accessToken)
+        #expect(deleted.status == 204, "body: \(deleted.text)")
+        #expect(try await stack.me(tablet.accessToken, until: 401, timeout: .seconds(2)).status == 401)
+        #expect(try await stack.refresh(tablet.refreshToken).failure?.code == .invalidRefreshToken)
+        let remaining = try await stack.get("/api/auth/sessions", bearer: phone.accessToken).data([SessionResponse].self)
+        #expect(remaining.map(\.deviceId) == ["phone"])
+        // Ended already: 404 the second time.
+        #expect(try await stack.send("DELETE", "/api/auth/sessions/\(tabletSession.sessionId)", bearer: phone.accessToken).status == 404)
+    }
+
+    @Test("the session routes need a Bearer token")
+    func unauthenticated() async throws {
+        let stack = try await TestStack.shared.running()
+        #expect(try await stack.get("/api/auth/sessions").status == 401)
+        #expect(try await stack.send("DELETE", "/api/auth/sessions/\(UUID().uuidString)").status == 401)
+        #expect(try await stack.send("POST", "/api/auth/logout-all").status == 401)
+    }
+}

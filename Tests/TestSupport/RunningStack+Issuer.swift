@@ -1,0 +1,81 @@
+import Contracts
+import Foundation
+import Logging
+import Messaging
+import NATS
+import TokenIssuer
+
+extension RunningStack {
+    /// Starts another token-issuer replica on the stack's database and NATS, and waits until it serves.
+    /// With `consumesEvents: false` it only answers requests (a stand-in while the shared one is down).
+    public func startIssuerReplica(consumesEvents: Bool) async -> ServiceHandle {
+        var configuration = issuerConfiguration
+        configuration.consumesEvents = consumesEvents
+        let replica = ServiceHandle(logger: Self.logger) { [configuration] ready in
+            TokenIssuerServer(configuration: configuration, logger: Self.logger.named("token-issuer-replica"), onReady: ready)
+        }
+        await replica.start()
+        return replica
+    }
+
+    /// Publishes a domain event as another service would (for events whose publisher is not under test).
+    public func publish<Payload>(_ type: EventType<Payload>, _ data: Payload) async throws {
+        let publisher = EventPublisher(connection: try await Self.nats(), logger: Self.logger)
+        try await publisher.ensureStream()
+        try await publisher.publish(type, data)
+    }
+
+    /// Asks the token-issuer to rotate its signing key now (`auth.issuer.rotate-keys`).
+    public func rotateSigningKeys() async throws -> SigningKeyRotation {
+        let client = ServiceClient(connection: try await Self.nats(), logger: Self.logger)
+        return try await client.call(Endpoints.rotateSigningKeys, RotateSigningKeysRequest(), timeout: .seconds(10))
+    }
+
+    /// Runs `action`, then collects the events of `type` published until `until` returns true for
+    /// the events seen so far or `timeout` passes; returns what it saw.
+    public func events<Payload>(_ type: EventType<Payload>, timeout: Duration = .seconds(5),
+                                during action: () async throws -> Void,
+                                until done: @escaping @Sendable ([EventEnvelope<Payload>]) -> Bool) async throws -> [EventEnvelope<Payload>] {
+        let subscription = try await Self.nats().subscribe(type.subject)
+        try await Self.nats().flush(timeout: .seconds(5))
+        defer { subscription.unsubscribe() }
+        try await action()
+        let collector = Task {
+            var seen: [EventEnvelope<Payload>] = []
+            for await message in subscription {
+                if let event = try? MessageCoding.decode(EventEnvelope<Payload>.self, from: message.payload) {
+                    seen.append(event)
+                    if done(seen) { break }
+                }
+            }
+            return seen
+        }
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            subscription.unsubscribe()
+        }
+        let seen = await collector.value
+        timer.cancel()
+        return seen
+    }
+
+    private static let logger = Logger(label: "test-issuer", level: .warning, format: .text)
+    private static let connection = SharedConnection()
+
+    private static func nats() async throws -> NATSConnection {
+        try await connection.get()
+    }
+}
+
+/// One NATS connection for the tests' own publishing and requests.
+private actor SharedConnection {
+    private var connection: NATSConnection?
+
+    func get() async throws -> NATSConnection {
+        if let connection { return connection }
+        let opened = try await NATSConnection.connect(NATSConnection.Configuration(url: TestEnvironment.natsURL, name: "tests"),
+                                                      logger: Logger(label: "test-nats", level: .warning, format: .text))
+        connection = opened
+        return opened
+    }
+}

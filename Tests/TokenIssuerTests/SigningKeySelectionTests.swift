@@ -1,0 +1,44 @@
+import Crypto
+import Foundation
+import Testing
+@testable import TokenIssuer
+
+/// Which key signs and which keys are published, across a rotation: the next key is published
+/// before it signs, and a retired key stays published until its last token expired.
+@Suite("Signing key selection")
+struct SigningKeySelectionTests {
+    private let ttl: Duration = .seconds(900)
+    private let rotatedAt = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// An old key retired at `rotatedAt`, and the next key that signs from then on.
+    private func keys() throws -> (old: SigningKeys.Key, next: SigningKeys.Key) {
+        let old = try SigningKeys.key(pem: try PrivateKey.generateP256().pemRepresentation,
+                                      activatesAt: rotatedAt.addingTimeInterval(-86_400), retiredAt: rotatedAt)
+        let next = try SigningKeys.key(pem: try PrivateKey.generateP256().pemRepresentation,
+                                       activatesAt: rotatedAt, retiredAt: nil)
+        return (old, next)
+    }
+
+    @Test("before the switch the old key signs and both are published")
+    func beforeSwitch() throws {
+        let (old, next) = try keys()
+        let now = rotatedAt.addingTimeInterval(-1)
+        #expect(SigningKeys.active(in: [old, next], at: now)?.kid == old.kid)
+        #expect(SigningKeys.published([old, next], at: now, accessTokenTTL: ttl).map(\.kid) == [old.kid, next.kid])
+    }
+
+    @Test("after the switch the next key signs; the old one stays published until its tokens expired")
+    func afterSwitch() throws {
+        let (old, next) = try keys()
+        let now = rotatedAt.addingTimeInterval(1)
+        #expect(SigningKeys.active(in: [old, next], at: now)?.kid == next.kid)
+        #expect(SigningKeys.published([old, next], at: rotatedAt.addingTimeInterval(899), accessTokenTTL: ttl).count == 2)
+        #expect(SigningKeys.published([old, next], at: rotatedAt.addingTimeInterval(901), accessTokenTTL: ttl).map(\.kid) == [next.kid])
+    }
+
+    @Test("no key signs before the first one activates")
+    func none() throws {
+        let (_, next) = try keys()
+        #expect(SigningKeys.active(in: [next], at: rotatedAt.addingTimeInterval(-1)) == nil)
+    }
+}
