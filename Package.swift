@@ -82,5 +82,6 @@ let package = Package(
             tests("HTTPServerTests", ["HTTPServer", "HTTPClient", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "HTTPServer", "Logging"]),
             tests("IntegrationTests", ["TestSupport", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging"]),
+            tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging"]),
         ]
 )
