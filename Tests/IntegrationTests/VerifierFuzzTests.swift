@@ -13,19 +13,21 @@ struct VerifierFuzzTests {
         let valid = try await stack.idToken("google", sub: RunningStack.uniqueSubject())
         var generator = SystemRandomNumberGenerator()
         var statuses: [Int: Int] = [:]
-        try await withThrowingTaskGroup(of: (Int, String).self) { group in
-            for index in 0..<300 {
-                let mutated = Self.mutate(valid, index: index, using: &generator)
-                guard mutated != valid else { continue }
-                group.addTask {
-                    let response = try await stack.post("/api/auth/google-login", json: GoogleLoginBody(idToken: mutated, deviceId: "fuzz"))
-                    return (response.status, response.failure?.code.rawValue ?? response.text)
+        let mutations = (0..<300).map { Self.mutate(valid, index: $0, using: &generator) }.filter { $0 != valid }
+        // Eight at a time: the point is every answer, not load.
+        for batch in stride(from: 0, to: mutations.count, by: 8) {
+            try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                for mutated in mutations[batch..<min(batch + 8, mutations.count)] {
+                    group.addTask {
+                        let response = try await stack.post("/api/auth/google-login", json: GoogleLoginBody(idToken: mutated, deviceId: "fuzz"))
+                        return (response.status, response.failure?.code.rawValue ?? response.text)
+                    }
                 }
-            }
-            for try await (status, code) in group {
-                statuses[status, default: 0] += 1
-                #expect((400..<500).contains(status), "status \(status): \(code)")
-                #expect(code == "INVALID_PROVIDER_TOKEN" || code == "INVALID_REQUEST", "code \(code)")
+                for try await (status, code) in group {
+                    statuses[status, default: 0] += 1
+                    #expect((400..<500).contains(status), "status \(status): \(code)")
+                    #expect(code == "INVALID_PROVIDER_TOKEN" || code == "INVALID_REQUEST", "code \(code)")
+                }
             }
         }
         #expect(statuses[200] == nil)

@@ -30,15 +30,17 @@ struct VerifierKeyRotationTests {
     func flood() async throws {
         let stack = try await TestStack.shared.running()
         let before = await stack.idp.jwksFetches()["kakao"] ?? 0
-        try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<200 {
-                group.addTask {
-                    let token = try await stack.idToken("kakao", sub: RunningStack.uniqueSubject("kakao"),
-                                                        header: ["kid": .string(UUID().uuidString)])
-                    return try await login(stack, token).status
+        for _ in 0..<10 {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<20 {
+                    group.addTask {
+                        let token = try await stack.idToken("kakao", sub: RunningStack.uniqueSubject("kakao"),
+                                                            header: ["kid": .string(UUID().uuidString)])
+                        return try await login(stack, token).status
+                    }
                 }
+                for try await status in group { #expect(status == 401) }
             }
-            for try await status in group { #expect(status == 401) }
         }
         #expect((await stack.idp.jwksFetches()["kakao"] ?? 0) - before <= 1)
     }

@@ -29,7 +29,7 @@ struct TokenFuzzTests {
         return (verifier, tokens)
     }
 
-    @Test("5,000 mutations of valid RS256, ES256 and EdDSA tokens: no acceptance, each INVALID_PROVIDER_TOKEN")
+    @Test("3,000 mutations of valid RS256, ES256 and EdDSA tokens: no acceptance, each INVALID_PROVIDER_TOKEN")
     func mutations() async throws {
         let (verifier, tokens) = try Self.setUp()
         for token in tokens {
@@ -38,11 +38,13 @@ struct TokenFuzzTests {
         var generator = SeededGenerator(seed: 0x5EED_1234)
         var tried = 0
         var seen: Set<String> = []
-        while tried < 5000 {
+        while tried < 3000 {
             let original = tokens[tried % tokens.count]
             let mutated = TokenMutator.mutate(original, others: tokens, using: &generator)
             guard mutated != original, !tokens.contains(mutated), seen.insert(mutated).inserted else { continue }
             tried += 1
+            // Verification is CPU-bound and never suspends here: leave the cooperative threads to others now and then.
+            if tried % 50 == 0 { await Task.yield() }
             do {
                 let identity = try await verifier.verify(token: mutated, nonce: nil)
                 Issue.record("mutation accepted (subject \(identity.subject)): \(mutated.prefix(120))")
@@ -50,7 +52,7 @@ struct TokenFuzzTests {
                 #expect(error.code == .invalidProviderToken, "\(error) for \(mutated.prefix(120))")
             }
         }
-        #expect(tried == 5000)
+        #expect(tried == 3000)
     }
 }
 

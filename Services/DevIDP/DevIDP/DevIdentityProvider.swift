@@ -33,8 +33,9 @@ public actor DevIdentityProvider {
         self.baseURL = baseURL
         self.configuration = configuration
         self.appleClientSecretKey = try configuration.appleKeyFile.map(Self.loadPublicKey)
+        let unpublished = try FakeIssuer.makeKey(PrivateKey.generateRSA(bits: 2048), .RS256)
         for name in Self.providerNames {
-            issuers[name] = try FakeIssuer(name: name, issuer: "\(baseURL)/\(name)")
+            issuers[name] = try FakeIssuer(name: name, issuer: "\(baseURL)/\(name)", unpublished: unpublished)
         }
     }
 

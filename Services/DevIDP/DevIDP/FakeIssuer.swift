@@ -24,13 +24,14 @@ struct FakeIssuer: Sendable {
     /// Fetches of the unpublished key's own key set (served to catch a verifier following `jku`).
     private(set) var unpublishedJWKSFetches = 0
 
-    init(name: String, issuer: String) throws {
+    /// An issuer with fresh keys; `unpublished` may be shared between issuers (RSA keys are slow to make).
+    init(name: String, issuer: String, unpublished: Key) throws {
         self.name = name
         self.issuer = issuer
         self.keys = [try Self.makeKey(PrivateKey.generateRSA(bits: 2048), .RS256)]
         self.ec = try Self.makeKey(PrivateKey.generateP256(), .ES256)
         self.ed = try Self.makeKey(PrivateKey.generateEd25519(), .EdDSA)
-        self.unpublished = try Self.makeKey(PrivateKey.generateRSA(bits: 2048), .RS256)
+        self.unpublished = unpublished
     }
 
     /// The key set as published.
@@ -65,7 +66,8 @@ struct FakeIssuer: Sendable {
         }
     }
 
-    private static func makeKey(_ key: PrivateKey, _ algorithm: JWSAlgorithm) throws -> Key {
+    /// A new key for `algorithm`, with a random kid.
+    static func makeKey(_ key: PrivateKey, _ algorithm: JWSAlgorithm) throws -> Key {
         let kid = Base64URL.encode(SecureRandom.bytes(8))
         return Key(kid: kid, signer: JWTSigner(key: key, kid: kid, algorithm: algorithm),
                    jwk: JWK(publicKey: key.publicKey, kid: kid, alg: algorithm))
