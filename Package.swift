@@ -83,7 +83,8 @@ let package = Package(
             tests("PostgresTests", ["Postgres", "Logging"]),
             tests("HTTPServerTests", ["HTTPServer", "HTTPClient", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "HTTPServer", "Logging"]),
-            tests("IntegrationTests", ["TestSupport", "Contracts", "Messaging", "NATS", "JOSE", "Crypto", "HTTPClient", "Logging"]),
+            tests("IntegrationTests", ["TestSupport", "Contracts", "Messaging", "NATS", "JOSE", "Crypto", "HTTPClient", "Logging", "DevIDP"]),
             tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Crypto", "JOSE", "Logging"]),
+            tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging"]),
         ]
 )

@@ -1,4 +1,5 @@
 import Contracts
+import DevIDP
 import Foundation
 import JOSE
 import Testing
@@ -23,7 +24,8 @@ struct MemberDeletionTests {
 
         let event = try #require(try await stack.event(Events.memberDeleted) { $0.memberId == login.memberId })
         #expect(event.data == MemberDeleted(memberId: login.memberId, grants: [], reason: "requested"))
-        #expect(try await stack.deleteAccount(login.accessToken).status == 204)
+        // Deletion ended the member's sessions (the issuer consumes member.deleted): the token is refused.
+        #expect(await eventually { (try? await stack.deleteAccount(login.accessToken).status) == 401 })
 
         // Email never merges and nothing is left: the same identity signs up afresh.
         let again = try await stack.googleLogin(sub: sub).data(LoginResponse.self)
@@ -78,19 +80,11 @@ struct MemberDeletionTests {
 /// Deletion and Apple notifications across the services: the token-verifier revokes Apple's grant
 /// (retrying while Apple is down) and proves notifications; the token-issuer ends the sessions.
 /// These need the verifier's and the issuer's event consumers and the dev IdP's Apple controls.
-@Suite("Account deletion across services", .disabled("needs verifier+issuer merge"))
+@Suite("Account deletion across services")
 struct MemberDeletionAcrossServicesTests {
-    private struct Availability: Codable, Sendable { var available: Bool }
     private struct Notification: Codable, Sendable { var type: String; var sub: String; var email: String? }
     private struct Minted: Codable, Sendable { var token: String }
 
-    private func appleRevocations(_ stack: RunningStack) async throws -> Int64 {
-        let stats = try await stack.devIDP("GET", "/stats")
-        guard case .integer(let count) = stats.object?["appleRevocations"] else { throw StatsMissing() }
-        return count
-    }
-
-    private struct StatsMissing: Error {}
 
     private func notification(_ stack: RunningStack, type: String, sub: String) async throws -> String {
         let minted = try await stack.devIDP("POST", "/apple/mint-notification", json: Notification(type: type, sub: sub, email: nil))
@@ -108,17 +102,20 @@ struct MemberDeletionAcrossServicesTests {
         let rawNonce = "n-\(UUID().uuidString)"
         let login = try await stack.post("/api/auth/apple-login", json: AppleLoginBody(
             identityToken: try await stack.appleToken(sub: sub, rawNonce: rawNonce), deviceId: "d",
-            authorizationCode: "code-\(UUID().uuidString)", rawNonce: rawNonce)).data(LoginResponse.self)
-        let before = try await appleRevocations(stack)
+            authorizationCode: await stack.idp.mintAppleCode(subject: sub), rawNonce: rawNonce)).data(LoginResponse.self)
+        // The code exchange left Apple holding one live grant for this user.
+        #expect(await stack.idp.appleRefreshTokens(subject: sub).count == 1)
 
-        #expect(try await stack.devIDP("POST", "/apple/control", json: Availability(available: false)).status == 200)
+        // Apple is down for this user only, so suites running alongside are not disturbed.
+        #expect(await stack.idp.control("apple", ProviderControl(available: false, subject: sub)))
         let deleted = try await stack.deleteAccount(login.accessToken)
         #expect(deleted.status == 204)
+        #expect(try await stack.get("/api/members/me", bearer: login.accessToken).status == 401)
         try await Task.sleep(for: .seconds(2))
-        #expect(try await appleRevocations(stack) == before)
+        #expect(await stack.idp.appleRefreshTokens(subject: sub).count == 1, "revoked while Apple was down?")
 
-        #expect(try await stack.devIDP("POST", "/apple/control", json: Availability(available: true)).status == 200)
-        #expect(try await eventually(timeout: .seconds(30)) { try await appleRevocations(stack) > before })
+        #expect(await stack.idp.control("apple", ProviderControl(available: true, subject: sub)))
+        #expect(await eventually(timeout: .seconds(30)) { await stack.idp.appleRefreshTokens(subject: sub).isEmpty })
     }
 
     @Test("after deletion the old refresh token gets 401 and a new login creates a new member")

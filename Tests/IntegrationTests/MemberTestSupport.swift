@@ -21,7 +21,7 @@ extension RunningStack {
 
     /// Signs in with Apple through the gateway.
     func appleLogin(sub: String, tokenEmail: String? = nil, fullName: PersonName? = nil, appEmail: String? = nil,
-                    deviceId: String = "device-1") async throws -> APIResponse {
+                    deviceId: String = "device-\(UUID().uuidString)") async throws -> APIResponse {
         let rawNonce = "nonce-\(UUID().uuidString)"
         let token = try await appleToken(sub: sub, email: tokenEmail, rawNonce: rawNonce)
         return try await post("/api/auth/apple-login", json: AppleLoginBody(identityToken: token, deviceId: deviceId, rawNonce: rawNonce,
@@ -62,14 +62,4 @@ extension RunningStack {
             """, [String(memberId)])
         return Dictionary(uniqueKeysWithValues: rows.map { ($0["provider"] ?? "", $0) })
     }
-}
-
-/// True once `condition` holds, checking every 50 ms for up to `timeout`.
-func eventually(timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    return try await condition()
 }

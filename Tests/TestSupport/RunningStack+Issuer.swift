@@ -18,13 +18,6 @@ extension RunningStack {
         return replica
     }
 
-    /// Publishes a domain event as another service would (for events whose publisher is not under test).
-    public func publish<Payload>(_ type: EventType<Payload>, _ data: Payload) async throws {
-        let publisher = EventPublisher(connection: try await Self.nats(), logger: Self.logger)
-        try await publisher.ensureStream()
-        try await publisher.publish(type, data)
-    }
-
     /// Asks the token-issuer to rotate its signing key now (`auth.issuer.rotate-keys`).
     public func rotateSigningKeys() async throws -> SigningKeyRotation {
         let client = ServiceClient(connection: try await Self.nats(), logger: Self.logger)
@@ -60,22 +53,7 @@ extension RunningStack {
     }
 
     private static let logger = Logger(label: "test-issuer", level: .warning, format: .text)
-    private static let connection = SharedConnection()
-
     private static func nats() async throws -> NATSConnection {
-        try await connection.get()
-    }
-}
-
-/// One NATS connection for the tests' own publishing and requests.
-private actor SharedConnection {
-    private var connection: NATSConnection?
-
-    func get() async throws -> NATSConnection {
-        if let connection { return connection }
-        let opened = try await NATSConnection.connect(NATSConnection.Configuration(url: TestEnvironment.natsURL, name: "tests"),
-                                                      logger: Logger(label: "test-nats", level: .warning, format: .text))
-        connection = opened
-        return opened
+        try await TestNATS.shared.connection()
     }
 }

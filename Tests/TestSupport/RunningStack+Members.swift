@@ -96,21 +96,3 @@ extension RunningStack {
         return APIResponse(status: response.status, headers: response.headers, body: response.body)
     }
 }
-
-/// The tests' own NATS connection, opened on first use and shared.
-actor TestNATS {
-    static let shared = TestNATS()
-    static let http = HTTPClient(logger: Logger(label: "test-dev-idp", level: .error))
-
-    private var opening: Task<NATSConnection, any Error>?
-
-    func connection() async throws -> NATSConnection {
-        if let opening { return try await opening.value }
-        let task = Task {
-            try await NATSConnection.connect(NATSConnection.Configuration(url: TestEnvironment.natsURL, name: "tests"),
-                                             logger: Logger(label: "test-nats", level: .error))
-        }
-        opening = task
-        return try await task.value
-    }
-}

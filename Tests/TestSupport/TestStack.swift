@@ -1,4 +1,5 @@
 import Contracts
+import Crypto
 import DevIDP
 import Foundation
 import Gateway
@@ -26,7 +27,17 @@ public actor TestStack {
         public static let googleWeb = "test-google-web.apps.example.com"
         public static let apple = "com.example.app"
         public static let kakao = "test-kakao-app"
+        public static let appleServices = "com.example.app.web"
+        public static let naver = "test-naver-client"
+        public static let naverSecret = "test-naver-secret"
     }
+
+    /// Apple team and key of the stack's client secrets; `PROVIDER_TOKEN_KEY` of its verifier.
+    public static let appleTeamID = "TESTTEAM01"
+    public static let appleKeyID = "TESTKEY001"
+    public static let providerTokenKey: [UInt8] = Array(0..<32)
+    /// The verifier's provider timeout (so a slow provider test waits little).
+    public static let providerTimeout: Duration = .seconds(2)
 
     /// `TOKEN_ISSUER` and `TOKEN_AUDIENCE` of the stack's access tokens.
     public static let tokenIssuer = "https://auth.test.example"
@@ -49,9 +60,16 @@ public actor TestStack {
     private static func start() async throws -> RunningStack {
         let logger = Logger(label: "test", level: ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"].flatMap(Logger.Level.init(name:)) ?? .warning,
                             format: .text)
+        let appleKeyFile = try writeAppleKey()
         let (idpPort, idp) = try await launch { (signal: @escaping @Sendable ((Int, DevIdentityProvider)) -> Void) in
             var configuration = DevIDPConfiguration()
             configuration.port = 0
+            configuration.naverClientID = ClientID.naver
+            configuration.naverClientSecret = ClientID.naverSecret
+            configuration.appleTeamID = appleTeamID
+            configuration.appleKeyID = appleKeyID
+            configuration.appleKeyFile = appleKeyFile
+            configuration.appleClientID = ClientID.apple
             return DevIDPServer(configuration: configuration, logger: logger.named("dev-idp")) { signal(($0, $1)) }
         }
         let databaseURL = try await freshDatabase()
@@ -66,6 +84,19 @@ public actor TestStack {
             .kakao: OIDCProviderConfiguration(provider: .kakao, clientIDs: [ClientID.kakao],
                                               issuers: [idp.issuer("kakao")], jwksURL: idp.jwksURL("kakao"), nonceMode: .raw),
         ]
+        verifier.providers[.google]?.algorithms = [.RS256, .ES256, .EdDSA]
+        verifier.providers[.apple]?.clientIDs.insert(ClientID.appleServices)
+        var naver = NaverConfiguration(clientID: ClientID.naver, clientSecret: ClientID.naverSecret)
+        naver.profileURL = "http://127.0.0.1:\(idpPort)/naver/v1/nid/me"
+        naver.tokenURL = "http://127.0.0.1:\(idpPort)/naver/oauth2.0/token"
+        verifier.naver = naver
+        var apple = AppleCredentials(teamID: appleTeamID, keyID: appleKeyID,
+                                     privateKey: try AppleCredentials.loadPrivateKey(path: appleKeyFile))
+        apple.tokenURL = "http://127.0.0.1:\(idpPort)/apple/auth/token"
+        apple.revokeURL = "http://127.0.0.1:\(idpPort)/apple/auth/revoke"
+        verifier.appleCredentials = apple
+        verifier.providerTokenKey = providerTokenKey
+        verifier.providerTimeout = providerTimeout
         var member = MemberServiceConfiguration()
         member.natsURL = TestEnvironment.natsURL
         member.databaseURL = databaseURL
@@ -118,6 +149,15 @@ public actor TestStack {
         }
         for await value in stream { return value }
         throw TestStackError("a service of the test stack did not start")
+    }
+
+    /// A fresh Apple Sign in key (`.p8`-style PKCS#8 PEM) in a temporary directory.
+    private static func writeAppleKey() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("social-login-test-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("AuthKey_\(appleKeyID).p8")
+        try Data(try PrivateKey.generateP256().pemRepresentation.utf8).write(to: file)
+        return file.path
     }
 
     /// A new, empty database on the test server, so the run starts from nothing.

@@ -10,7 +10,11 @@ import Synchronization
 /// - `GET /<provider>/.well-known/openid-configuration`, `GET /<provider>/jwks`
 /// - `POST /<provider>/mint` (`MintRequest`) → `{"token": ...}` (`?format=raw`: the token as text)
 /// - `POST /<provider>/rotate-keys` → `{"kid": ...}`
-/// - `GET /stats` → key-set fetch counts
+/// - `POST /<provider>/control` (`ProviderControl`, e.g. `{"available": false}`) → 204
+/// - Naver: `POST /naver/mint`, `GET /naver/v1/nid/me`, `POST /naver/oauth2.0/token` (`grant_type=delete`)
+/// - Apple: `POST /apple/auth/token`, `POST /apple/auth/revoke`, `POST /apple/mint-code`,
+///   `POST /apple/mint-notification`
+/// - `GET /stats` → `DevIDPStats` (revocations, deletions, key-set fetches)
 public struct DevIDPServer: Service {
     private let configuration: DevIDPConfiguration
     private let logger: Logger
@@ -36,7 +40,7 @@ public struct DevIDPServer: Service {
         }
         try server.start()
         let baseURL = configuration.baseURL ?? "http://\(configuration.host):\(server.port)"
-        let provider = try DevIdentityProvider(baseURL: baseURL)
+        let provider = try DevIdentityProvider(baseURL: baseURL, configuration: configuration)
         box.provider = provider
         logger.info("dev-idp listening", ["http.port": String(server.port), "dev_idp.base_url": baseURL])
         onListening(server.port, provider)
@@ -46,23 +50,41 @@ public struct DevIDPServer: Service {
     static func handle(_ request: HTTPRequest, provider: DevIdentityProvider, jwksMaxAge: Int) async -> HTTPResponse {
         let segments = request.path.split(separator: "/").map(String.init)
         if segments == ["stats"] {
-            return json(["jwksFetches": await provider.jwksFetches()])
+            return json(await provider.stats())
         }
-        guard let name = segments.first, DevIdentityProvider.providerNames.contains(name) else {
+        guard let name = segments.first, DevIdentityProvider.allProviderNames.contains(name) else {
             return HTTPResponse(status: 404)
         }
-        switch (request.method, Array(segments.dropFirst())) {
+        let rest = Array(segments.dropFirst())
+        if request.method == "POST", rest == ["control"] {
+            guard let control = try? JSONDecoder().decode(ProviderControl.self, from: Data(request.body)) else {
+                return error(400, "send {\"available\": false} (optional: jwksAvailable, delayMs, subject)")
+            }
+            await provider.control(name, control)
+            return HTTPResponse(status: 204)
+        }
+        switch name {
+        case "naver": return await handleNaver(request, rest, provider: provider)
+        case "apple":
+            if let response = await handleApple(request, rest, provider: provider) { return response }
+        default: break
+        }
+        switch (request.method, rest) {
         case ("GET", [".well-known", "openid-configuration"]):
             return json(OpenIDConfiguration(issuer: provider.issuer(name), jwks_uri: provider.jwksURL(name)))
         case ("GET", ["jwks"]):
+            guard await provider.behaviour(name, subject: nil).jwksAvailable else { return error(503, "temporarily_unavailable") }
             guard let keys = await provider.publishedKeys(name) else { return HTTPResponse(status: 404) }
             var response = json(keys)
             response.headers.append(("Cache-Control", "public, max-age=\(jwksMaxAge)"))
             return response
+        case ("GET", ["unpublished-jwks"]):
+            guard let keys = await provider.unpublishedKeys(name) else { return HTTPResponse(status: 404) }
+            return json(keys)
         case ("POST", ["mint"]):
             guard let mint = try? JSONDecoder().decode(MintRequest.self, from: Data(request.body)),
                   let token = try? await provider.mint(name, mint) else {
-                return HTTPResponse(status: 400, body: Array(#"{"error":"send {\"claims\": {...}}"}"#.utf8))
+                return error(400, "send {\"claims\": {...}} (optional: algorithm, header, kid, unpublishedKey, expiresIn)")
             }
             if request.query["format"] == "raw" {
                 return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: Array(token.utf8))
@@ -76,9 +98,16 @@ public struct DevIDPServer: Service {
         }
     }
 
-    static func json<T: Encodable>(_ value: T) -> HTTPResponse {
-        let body = (try? JSONEncoder().encode(value)).map(Array.init) ?? []
-        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: body)
+    static func json<T: Encodable>(_ value: T, status: Int = 200) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = (try? encoder.encode(value)).map(Array.init) ?? []
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: body)
+    }
+
+    /// An OAuth-style error answer, `{"error": code}`.
+    static func error(_ status: Int, _ code: String) -> HTTPResponse {
+        json(["error": code], status: status)
     }
 }
 
@@ -86,7 +115,7 @@ public struct DevIDPServer: Service {
 private struct OpenIDConfiguration: Encodable {
     let issuer: String
     let jwks_uri: String
-    var id_token_signing_alg_values_supported = ["RS256"]
+    var id_token_signing_alg_values_supported = ["RS256", "ES256", "EdDSA"]
     var subject_types_supported = ["public"]
     var response_types_supported = ["id_token"]
 }

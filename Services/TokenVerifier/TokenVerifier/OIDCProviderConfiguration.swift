@@ -17,11 +17,13 @@ public struct OIDCProviderConfiguration: Sendable {
     public var nonceMode: NonceMode = .sha256Hex
     /// Whether a token with a nonce is accepted when the request has none.
     public var allowsTokenNonceWithoutRequest: Bool = false
+    /// Leeway for this provider's `exp`, `nbf` and `iat`; nil: the verifier's `CLOCK_SKEW`.
+    public var clockSkew: Duration?
 
     /// Creates a provider configuration.
     public init(provider: Provider, clientIDs: Set<String>, issuers: Set<String>, jwksURL: String,
                 algorithms: Set<JWSAlgorithm> = [.RS256], nonceMode: NonceMode = .sha256Hex,
-                allowsTokenNonceWithoutRequest: Bool = false) {
+                allowsTokenNonceWithoutRequest: Bool = false, clockSkew: Duration? = nil) {
         self.provider = provider
         self.clientIDs = clientIDs
         self.issuers = issuers
@@ -29,5 +31,6 @@ public struct OIDCProviderConfiguration: Sendable {
         self.algorithms = algorithms
         self.nonceMode = nonceMode
         self.allowsTokenNonceWithoutRequest = allowsTokenNonceWithoutRequest
+        self.clockSkew = clockSkew
     }
 }

@@ -4,29 +4,34 @@ import JOSE
 
 /// Proves one OpenID Connect provider's ID tokens: signature against the provider's keys,
 /// then the claims and the nonce (SPEC section 3).
-struct OIDCVerifier: Sendable {
+struct OIDCVerifier: ProviderTokenVerifier {
+    /// The largest token accepted (SPEC section 3).
+    static let maxTokenLength = 8192
+
     let configuration: OIDCProviderConfiguration
-    let keys: JWKSCache
+    let keys: any VerificationKeySource
     let clockSkew: Duration
+
+    /// Creates a verifier; the provider's own leeway, when configured, wins over `clockSkew`.
+    init(configuration: OIDCProviderConfiguration, keys: any VerificationKeySource, clockSkew: Duration) {
+        self.configuration = configuration
+        self.keys = keys
+        self.clockSkew = configuration.clockSkew ?? clockSkew
+    }
+
+    func verify(_ request: VerifyRequest) async throws(ServiceFailure) -> VerifiedIdentity {
+        try await verify(token: request.token, nonce: request.nonce)
+    }
 
     /// The identity the token proves, or the failure to answer with.
     func verify(token: String, nonce: String?, now: Date = Date()) async throws(ServiceFailure) -> VerifiedIdentity {
-        let jws: CompactJWS
+        identity(from: try await checkedClaims(token: token, nonce: nonce, now: now))
+    }
+
+    /// The claims of a token whose signature, claims and nonce all pass.
+    func checkedClaims(token: String, nonce: String?, now: Date = Date()) async throws(ServiceFailure) -> JWTClaims {
+        let claims = try await signedClaims(token: token)
         do {
-            jws = try CompactJWS.parse(token, maxLength: 8192)
-        } catch {
-            throw Self.failure(error)
-        }
-        let keySet: VerificationKeySet
-        do {
-            keySet = try await keys.keys(for: jws.header.kid)
-        } catch {
-            throw ServiceFailure(.providerUnavailable, "\(configuration.provider) could not be reached to check the token; try again.")
-        }
-        let claims: JWTClaims
-        do {
-            try jws.verify(with: keySet, allowed: configuration.algorithms)
-            claims = try JWTClaims.decode(jws.payload)
             let rules = ClaimRules(issuers: configuration.issuers, audiences: configuration.clientIDs, leeway: clockSkew)
             try rules.check(claims, now: now)
             try NonceCheck.check(tokenNonce: claims.nonce, requestNonce: nonce, mode: configuration.nonceMode,
@@ -34,10 +39,42 @@ struct OIDCVerifier: Sendable {
         } catch {
             throw Self.failure(error)
         }
-        guard let subject = claims.sub else { throw Self.failure(.missingClaim("sub")) }
-        return VerifiedIdentity(provider: configuration.provider, subject: subject, email: claims.email,
+        return claims
+    }
+
+    /// The claims of a token signed by one of the provider's keys with an allowed algorithm;
+    /// no claim is checked yet.
+    func signedClaims(token: String) async throws(ServiceFailure) -> JWTClaims {
+        let jws: CompactJWS
+        do {
+            jws = try CompactJWS.parse(token, maxLength: Self.maxTokenLength)
+        } catch {
+            throw Self.failure(error)
+        }
+        // Refused before the keys are looked at, so such tokens never cause a key-set fetch.
+        guard let algorithm = jws.header.algorithm, configuration.algorithms.contains(algorithm) else {
+            throw Self.failure(.algorithmNotAllowed)
+        }
+        let keySet: VerificationKeySet
+        do {
+            keySet = try await keys.keys(for: jws.header.kid)
+        } catch {
+            throw ServiceFailure(.providerUnavailable, "\(configuration.provider) could not be reached to check the token; try again.")
+        }
+        do {
+            try jws.verify(with: keySet, allowed: configuration.algorithms)
+            return try JWTClaims.decode(jws.payload)
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    /// What checked claims say about the user.
+    func identity(from claims: JWTClaims) -> VerifiedIdentity {
+        let name = claims.name ?? [claims.givenName, claims.familyName].compactMap { $0 }.joined(separator: " ")
+        return VerifiedIdentity(provider: configuration.provider, subject: claims.sub ?? "", email: claims.email,
                                 emailVerified: claims.emailVerified, isPrivateEmail: claims.isPrivateEmail,
-                                name: claims.name)
+                                name: name.isEmpty ? nil : name)
     }
 
     /// The answer for a JOSE failure: what the caller can act on, without internals.
@@ -47,6 +84,8 @@ struct OIDCVerifier: Sendable {
             ServiceFailure(.providerTokenExpired, "The provider token has expired; sign in with the provider again.")
         case .nonceMismatch, .nonceMissing:
             ServiceFailure(.nonceMismatch, "The token's nonce does not match the nonce sent.")
+        case .tooLarge:
+            ServiceFailure(.invalidProviderToken, "The provider token is larger than \(maxTokenLength) bytes.")
         default:
             ServiceFailure(.invalidProviderToken, "The provider token is not valid (\(error.code)).")
         }

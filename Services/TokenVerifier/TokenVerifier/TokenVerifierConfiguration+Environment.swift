@@ -1,4 +1,5 @@
 import Contracts
+import Crypto
 import JOSE
 import Runtime
 
@@ -9,7 +10,7 @@ extension TokenVerifierConfiguration {
         self.init()
         natsURL = try environment.url("NATS_URL", default: natsURL, schemes: ["nats", "tls"])
         clockSkew = try environment.seconds("CLOCK_SKEW", default: 60, in: 0...600)
-        providerTimeout = try environment.seconds("PROVIDER_TIMEOUT", default: 5, in: 1...60)
+        providerTimeout = try environment.seconds("PROVIDER_TIMEOUT", default: 3, in: 1...60)
 
         let oidc: [(Provider, String, issuers: [String], jwks: String, nonce: NonceMode)] = [
             (.google, "GOOGLE", ["https://accounts.google.com", "accounts.google.com"],
@@ -35,6 +36,8 @@ extension TokenVerifierConfiguration {
             }
             let nonceName = try environment.choice("\(prefix)_NONCE_MODE", default: defaultNonce.rawValue,
                                                    from: [NonceMode.sha256Hex, .raw, .either].map(\.rawValue))
+            let skew: Duration? = environment.optional("\(prefix)_CLOCK_SKEW") == nil
+                ? nil : try environment.seconds("\(prefix)_CLOCK_SKEW", default: 60, in: 0...600)
             providers[provider] = OIDCProviderConfiguration(
                 provider: provider,
                 clientIDs: Set(clientIDs),
@@ -42,7 +45,48 @@ extension TokenVerifierConfiguration {
                 jwksURL: try environment.url("\(prefix)_JWKS_URL", default: defaultJWKS),
                 algorithms: algorithms,
                 nonceMode: NonceMode(rawValue: nonceName)!,
-                allowsTokenNonceWithoutRequest: try environment.bool("\(prefix)_ALLOW_NONCE_WITHOUT_REQUEST", default: false))
+                allowsTokenNonceWithoutRequest: try environment.bool("\(prefix)_ALLOW_NONCE_WITHOUT_REQUEST", default: false),
+                clockSkew: skew)
         }
+
+        try readNaver(environment)
+        try readApple(environment)
+        if let encoded = environment.optional("PROVIDER_TOKEN_KEY") {
+            guard let key = Base64URL.decode(encoded), key.count == AESGCM.keyLength else {
+                throw ConfigurationError(variable: "PROVIDER_TOKEN_KEY", problem: "must be the base64url (no padding) of 32 random bytes")
+            }
+            providerTokenKey = key
+        }
+    }
+
+    private mutating func readNaver(_ environment: EnvironmentReader) throws(ConfigurationError) {
+        let id = environment.optional("NAVER_CLIENT_ID")
+        let secret = environment.optional("NAVER_CLIENT_SECRET")
+        guard let id, let secret else {
+            if id != nil || secret != nil {
+                throw ConfigurationError(variable: id == nil ? "NAVER_CLIENT_ID" : "NAVER_CLIENT_SECRET",
+                                         problem: "must be set together with \(id == nil ? "NAVER_CLIENT_SECRET" : "NAVER_CLIENT_ID")")
+            }
+            return
+        }
+        var naver = NaverConfiguration(clientID: id, clientSecret: secret)
+        naver.profileURL = try environment.url("NAVER_PROFILE_URL", default: naver.profileURL)
+        naver.tokenURL = try environment.url("NAVER_TOKEN_URL", default: naver.tokenURL)
+        self.naver = naver
+    }
+
+    private mutating func readApple(_ environment: EnvironmentReader) throws(ConfigurationError) {
+        let names = ["APPLE_TEAM_ID", "APPLE_KEY_ID", "APPLE_PRIVATE_KEY_FILE"]
+        let values = names.map { environment.optional($0) }
+        guard let teamID = values[0], let keyID = values[1], let keyFile = values[2] else {
+            if let missing = zip(names, values).first(where: { $0.1 == nil }), values.contains(where: { $0 != nil }) {
+                throw ConfigurationError(variable: missing.0, problem: "must be set with \(names.joined(separator: ", ")) for Apple code exchange")
+            }
+            return
+        }
+        var credentials = AppleCredentials(teamID: teamID, keyID: keyID, privateKey: try AppleCredentials.loadPrivateKey(path: keyFile))
+        credentials.tokenURL = try environment.url("APPLE_TOKEN_URL", default: credentials.tokenURL)
+        credentials.revokeURL = try environment.url("APPLE_REVOKE_URL", default: credentials.revokeURL)
+        appleCredentials = credentials
     }
 }

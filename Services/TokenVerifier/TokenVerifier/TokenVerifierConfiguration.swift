@@ -6,10 +6,19 @@ public struct TokenVerifierConfiguration: Sendable {
     public var natsURL: String = "nats://127.0.0.1:4222"
     /// The enabled OpenID Connect providers (Google, Apple, Kakao), by provider.
     public var providers: [Provider: OIDCProviderConfiguration] = [:]
+    /// Naver, enabled when `NAVER_CLIENT_ID` and `NAVER_CLIENT_SECRET` are set.
+    public var naver: NaverConfiguration?
+    /// Apple's code exchange and revocation, enabled when `APPLE_TEAM_ID`, `APPLE_KEY_ID` and
+    /// `APPLE_PRIVATE_KEY_FILE` are set.
+    public var appleCredentials: AppleCredentials?
+    /// The AES-256 key that seals provider credentials (`PROVIDER_TOKEN_KEY`, base64url of 32 bytes).
+    /// Unset: no credential is kept, so no grant can be revoked on account deletion.
+    public var providerTokenKey: [UInt8]?
     /// Leeway for `exp`, `nbf` and `iat` (`CLOCK_SKEW`). Default 60 s.
     public var clockSkew: Duration = .seconds(60)
-    /// Timeout of each call to a provider. Default 5 s.
-    public var providerTimeout: Duration = .seconds(5)
+    /// Timeout of each call to a provider (`PROVIDER_TIMEOUT`). Default 3 s, under the gateway's
+    /// 5 s, so a slow provider is a 502 and not a gateway timeout.
+    public var providerTimeout: Duration = .seconds(3)
 
     /// The defaults: no provider enabled.
     public init() {}

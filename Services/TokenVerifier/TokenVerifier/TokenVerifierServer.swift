@@ -5,7 +5,8 @@ import Messaging
 import NATS
 import Runtime
 
-/// The token-verifier process: answers `auth.verifier.verify` for every enabled provider.
+/// The token-verifier process: answers `auth.verifier.verify` for every enabled provider and
+/// `auth.verifier.apple-notification`, and revokes the grants of deleted members.
 public struct TokenVerifierServer: Service {
     private let configuration: TokenVerifierConfiguration
     private let logger: Logger
@@ -19,26 +20,58 @@ public struct TokenVerifierServer: Service {
     public func run() async throws {
         let client = HTTPClient(logger: logger.named("http-client"))
         defer { client.shutdown() }
-        var verifiers: [Provider: OIDCVerifier] = [:]
+        let sealer = configuration.providerTokenKey.map { CredentialSealer(key: $0) }
+        if sealer == nil {
+            logger.warning("PROVIDER_TOKEN_KEY is not set: Apple and Naver grants are not kept and cannot be revoked on account deletion")
+        }
+        let appleTokens = configuration.appleCredentials.map {
+            AppleTokenClient(credentials: $0, client: client, timeout: configuration.providerTimeout, logger: logger)
+        }
+        let naver = configuration.naver.map {
+            NaverVerifier(configuration: $0, client: client, timeout: configuration.providerTimeout, sealer: sealer,
+                          logger: logger.with(["provider": Provider.naver.rawValue]))
+        }
+
+        var verifiers: [Provider: any ProviderTokenVerifier] = [:]
+        var appleNotifications: AppleNotificationVerifier?
         for (provider, settings) in configuration.providers {
             let cache = JWKSCache(url: settings.jwksURL, client: client, timeout: configuration.providerTimeout,
                                   logger: logger.with(["provider": provider.rawValue]))
-            verifiers[provider] = OIDCVerifier(configuration: settings, keys: cache, clockSkew: configuration.clockSkew)
+            let oidc = OIDCVerifier(configuration: settings, keys: cache, clockSkew: configuration.clockSkew)
+            if provider == .apple {
+                verifiers[provider] = AppleVerifier(oidc: oidc, tokens: appleTokens, sealer: sealer, logger: logger)
+                appleNotifications = AppleNotificationVerifier(oidc: oidc)
+            } else {
+                verifiers[provider] = oidc
+            }
         }
-        logger.info("providers enabled", ["providers": verifiers.keys.map(\.rawValue).sorted().joined(separator: ",")])
+        if let naver { verifiers[.naver] = naver }
+        logger.info("providers enabled", ["providers": verifiers.keys.map(\.rawValue).sorted().joined(separator: ","),
+                                          "apple.code_exchange": appleTokens == nil ? "off" : "on"])
 
         let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, name: "token-verifier", logger: logger)
-        let verifiersByProvider = verifiers
-        let responder = Responder(connection: nats, endpoint: Endpoints.verify, queue: QueueGroups.tokenVerifier,
-                                  logger: logger) { request in
-            guard let verifier = verifiersByProvider[request.provider] else {
+        let registry = verifiers
+        let verify = Responder(connection: nats, endpoint: Endpoints.verify, queue: QueueGroups.tokenVerifier,
+                               logger: logger) { request in
+            guard let verifier = registry[request.provider] else {
                 throw ServiceFailure(.providerDisabled, "Sign-in with \(request.provider) is not enabled.")
             }
-            return try await verifier.verify(token: request.token, nonce: request.nonce)
+            return try await verifier.verify(request)
         }
+        let notifications = Responder(connection: nats, endpoint: Endpoints.verifyAppleNotification,
+                                      queue: QueueGroups.tokenVerifier, logger: logger) { [appleNotifications] request in
+            guard let appleNotifications else {
+                throw ServiceFailure(.providerDisabled, "Sign-in with Apple is not enabled.")
+            }
+            return try await appleNotifications.verify(request)
+        }
+        let revocations = RevocationConsumer(
+            connection: nats,
+            revoker: GrantRevoker(sealer: sealer, apple: appleTokens, naver: naver, logger: logger.named("revocation")),
+            logger: logger.named("revocation"))
         logger.info("token-verifier ready")
         let ping = Responder.ping(connection: nats, queueGroup: QueueGroups.tokenVerifier, logger: logger)
-        try await ServiceGroup(services: [ping, responder], logger: logger).run()
+        try await ServiceGroup(services: [ping, verify, notifications, revocations], logger: logger).run()
         await nats.drainAndClose()
     }
 }

@@ -1,0 +1,63 @@
+import Contracts
+import DevIDP
+import Foundation
+import JOSE
+import Logging
+import Messaging
+import NATS
+
+/// What tests of the token-verifier need beyond HTTP: tokens of every provider, and the NATS
+/// side (calls to service endpoints, published events).
+extension RunningStack {
+    /// An ID token of an OIDC provider (`google`, `apple`, `kakao`) for `sub`, with the stack's
+    /// client ID as audience; `claims` override.
+    public func idToken(_ provider: String, sub: String, claims: [String: JSONValue] = [:],
+                        algorithm: String? = nil, header: [String: JSONValue]? = nil) async throws -> String {
+        let audience = switch provider {
+        case "apple": TestStack.ClientID.apple
+        case "kakao": TestStack.ClientID.kakao
+        default: TestStack.ClientID.googleIOS
+        }
+        var all: [String: JSONValue] = ["sub": .string(sub), "aud": .string(audience), "email": .string("\(sub)@example.com")]
+        all.merge(claims) { _, new in new }
+        return try await mint(provider, MintRequest(claims: all, algorithm: algorithm, header: header))
+    }
+
+    /// A Naver access token the dev IdP's profile API answers for.
+    public func naverToken(_ account: NaverAccount) async -> String {
+        await idp.mintNaverToken(account)
+    }
+
+    /// Calls a service endpoint over NATS: its reply, or the failure it answered with.
+    public func callResult<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, _ request: Request) async throws -> Result<Reply, ServiceFailure> {
+        let client = ServiceClient(connection: try await TestNATS.shared.connection(), logger: Logger(label: "test-nats", level: .error))
+        do {
+            return .success(try await client.call(endpoint, request, timeout: .seconds(10)))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// A member ID no real member of the stack has (the database counts from 1), for events a
+    /// test publishes itself: the shared stack's consumers must not end real members' sessions.
+    public static func syntheticMemberId() -> Int64 {
+        Int64.random(in: 1_000_000_000_000...9_000_000_000_000)
+    }
+
+    /// Publishes a domain event to the events stream, as a service would.
+    public func publish<Payload>(_ type: EventType<Payload>, _ data: Payload) async throws {
+        let publisher = EventPublisher(connection: try await TestNATS.shared.connection(), logger: Logger(label: "test-events", level: .error))
+        try await publisher.ensureStream()
+        try await publisher.publish(type, data)
+    }
+}
+
+/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
+public func eventually(timeout: Duration = .seconds(15), _ condition: @Sendable () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(100))
+    }
+    return try await condition()
+}

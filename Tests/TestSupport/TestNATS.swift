@@ -1,0 +1,21 @@
+import HTTPClient
+import Logging
+import NATS
+
+/// The tests' own NATS connection (opened on first use and shared) and HTTP client for the dev IdP.
+actor TestNATS {
+    static let shared = TestNATS()
+    static let http = HTTPClient(logger: Logger(label: "test-dev-idp", level: .error))
+
+    private var opening: Task<NATSConnection, any Error>?
+
+    func connection() async throws -> NATSConnection {
+        if let opening { return try await opening.value }
+        let task = Task {
+            try await NATSConnection.connect(NATSConnection.Configuration(url: TestEnvironment.natsURL, name: "tests"),
+                                             logger: Logger(label: "test-nats", level: .error))
+        }
+        opening = task
+        return try await task.value
+    }
+}
