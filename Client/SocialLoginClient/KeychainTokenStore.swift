@@ -43,7 +43,7 @@ public actor KeychainTokenStore: TokenStore {
         try write(Data(identifier.utf8), Self.deviceAccount)
     }
 
-    private func query(_ account: String) -> [String: Any] {
+    private func itemQuery(_ account: String) -> [String: Any] {
         var query: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword,
             kSecAttrService as String: service,
@@ -54,7 +54,7 @@ public actor KeychainTokenStore: TokenStore {
     }
 
     private func read(_ account: String) throws -> Data? {
-        var query = query(account)
+        var query = itemQuery(account)
         query[kSecReturnData as String] = true
         query[kSecMatchLimit as String] = kSecMatchLimitOne
         var result: CFTypeRef?
@@ -71,16 +71,16 @@ public actor KeychainTokenStore: TokenStore {
             kSecValueData as String: data,
             kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
         ]
-        var status = SecItemUpdate(query(account) as CFDictionary, attributes as CFDictionary)
+        var status = SecItemUpdate(itemQuery(account) as CFDictionary, attributes as CFDictionary)
         if status == errSecItemNotFound {
-            let item = query(account).merging(attributes) { _, new in new }
+            let item = itemQuery(account).merging(attributes) { _, new in new }
             status = SecItemAdd(item as CFDictionary, nil)
         }
         guard status == errSecSuccess else { throw KeychainError(status: status) }
     }
 
     private func delete(_ account: String) throws {
-        let status = SecItemDelete(query(account) as CFDictionary)
+        let status = SecItemDelete(itemQuery(account) as CFDictionary)
         guard status == errSecSuccess || status == errSecItemNotFound else { throw KeychainError(status: status) }
     }
 }
