@@ -32,13 +32,14 @@ func tests(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
 
 let package = Package(
     name: "social-login",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .executable(name: "gateway", targets: ["GatewayApp"]),
         .executable(name: "token-verifier", targets: ["TokenVerifierApp"]),
         .executable(name: "member-service", targets: ["MemberServiceApp"]),
         .executable(name: "token-issuer", targets: ["TokenIssuerApp"]),
         .executable(name: "dev-idp", targets: ["DevIDPApp"]),
+        .library(name: "SocialLoginClient", targets: ["SocialLoginClient"]),
     ],
     targets: [
         systemLibrary("CLibPQ", pkgConfig: "libpq", apt: "libpq-dev"),
@@ -86,5 +87,8 @@ let package = Package(
             tests("IntegrationTests", ["TestSupport", "Contracts", "Messaging", "NATS", "JOSE", "Crypto", "HTTPClient", "Logging", "DevIDP"]),
             tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Crypto", "JOSE", "Logging"]),
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging"]),
+            // The app-side client: Foundation only, so it builds for iOS, macOS and Linux.
+            .target(name: "SocialLoginClient", path: "Client/SocialLoginClient", swiftSettings: swiftSettings),
+            tests("SocialLoginClientTests", ["SocialLoginClient", "TestSupport", "DevIDP", "JOSE", "Crypto", "HTTPServer", "HTTPClient", "Logging"]),
         ]
 )

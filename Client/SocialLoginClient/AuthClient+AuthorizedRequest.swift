@@ -1,0 +1,37 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension AuthClient {
+    /// Sends `request` with `Authorization: Bearer <access token>` and returns whatever the
+    /// server answers. The token is refreshed first when it expires soon; on a 401 the client
+    /// refreshes once (shared with every other request that got a 401 meanwhile) and sends the
+    /// request once more, never more, returning that second answer even if it is a 401 too.
+    ///
+    /// Use it for your own API that accepts this backend's access tokens. Throws
+    /// `ClientError.notSignedIn` without tokens, `TransportError` when no answer came, and the
+    /// refresh's `APIError` when the server ended the session (the user is then signed out).
+    public func authorizedData(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let token = try await session.accessToken(refreshingWithin: configuration.proactiveRefreshMargin)
+        var attempt = request
+        attempt.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let (data, response) = try await Self.send(attempt, over: transport)
+        guard response.statusCode == 401 else { return (data, response) }
+        let fresh = try await session.refreshed(replacing: token)
+        attempt.setValue("Bearer \(fresh.accessToken)", forHTTPHeaderField: "Authorization")
+        return try await Self.send(attempt, over: transport)
+    }
+
+    /// An authorized call to the gateway that answers `{"data": T}`.
+    func authorized<T: Decodable>(_ method: String, _ path: String, body: (any Encodable)? = nil, as type: T.Type) async throws -> T {
+        let (data, response) = try await authorizedData(for: Self.request(configuration, method, path, body: body))
+        return try Self.decode(type, data, response)
+    }
+
+    /// An authorized call to the gateway that answers 204.
+    func authorized(_ method: String, _ path: String, body: (any Encodable)? = nil) async throws {
+        let (data, response) = try await authorizedData(for: Self.request(configuration, method, path, body: body))
+        try Self.expectSuccess(data, response)
+    }
+}

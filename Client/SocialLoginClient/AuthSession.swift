@@ -1,0 +1,153 @@
+import Foundation
+
+/// The signed-in state behind one `AuthClient`: the tokens (read from the store once, then
+/// kept here), the single refresh in flight, and the observers of sign-in and sign-out.
+actor AuthSession {
+    /// Exchanges a refresh token for new tokens (the HTTP call); an `APIError` with status 401
+    /// means the server will never accept that refresh token again.
+    typealias Refresh = @Sendable (_ refreshToken: String) async throws -> LoginPayload
+
+    private let store: any TokenStore
+    private let refresh: Refresh
+    private var tokens: StoredTokens?
+    private var loaded = false
+    private var state: AuthState = .signedOut(.noSession)
+    /// Bumped by every sign-in and sign-out: a refresh that started in an older generation is
+    /// discarded, so a sign-out during a refresh cannot be undone by the refresh's answer.
+    private var generation = 0
+    /// The one refresh in flight; every caller that needs a refresh meanwhile awaits it.
+    private var refreshing: Task<StoredTokens, any Error>?
+    /// The last store write; writes are chained so the store sees them in the order they happened here.
+    private var lastWrite: Task<Void, any Error>?
+    private var observers: [UUID: AsyncStream<AuthState>.Continuation] = [:]
+
+    init(store: any TokenStore, refresh: @escaping Refresh) {
+        self.store = store
+        self.refresh = refresh
+    }
+
+    /// The tokens, read from the store on first use.
+    func current() async throws -> StoredTokens? {
+        if !loaded {
+            let stored = try await store.loadTokens()
+            // A sign-in or sign-out while the store was read is newer than what it held.
+            if !loaded {
+                tokens = stored
+                loaded = true
+                if let stored { state = .signedIn(memberId: stored.memberId) }
+            }
+        }
+        return tokens
+    }
+
+    /// An access token to send: the stored one, or a new one when it expires within `margin`.
+    /// If that proactive refresh fails for a reason other than the server ending the session
+    /// (offline, 503) while the old token is still valid, the old token is used.
+    func accessToken(refreshingWithin margin: Duration) async throws -> String {
+        guard let tokens = try await current() else { throw ClientError.notSignedIn }
+        let remaining = tokens.expiresAt.timeIntervalSinceNow
+        guard remaining <= Double(margin.components.seconds) else { return tokens.accessToken }
+        do {
+            return try await refreshed(replacing: tokens.accessToken).accessToken
+        } catch let error as APIError where error.status == 401 {
+            throw error
+        } catch let error as ClientError {
+            throw error
+        } catch where remaining > 0 {
+            return tokens.accessToken
+        }
+    }
+
+    /// New tokens, refreshing at most once for all concurrent callers.
+    ///
+    /// `failed` is the access token the server just refused: if the stored one differs, another
+    /// caller refreshed meanwhile and its tokens are returned without a new refresh. With nil,
+    /// a refresh happens unless one is in flight.
+    func refreshed(replacing failed: String?) async throws -> StoredTokens {
+        let tokens = try await current()
+        if let refreshing { return try await refreshing.value }
+        guard let tokens else { throw ClientError.notSignedIn }
+        if let failed, tokens.accessToken != failed { return tokens }
+        let generation = generation
+        let task = Task { try await self.performRefresh(tokens, generation: generation) }
+        refreshing = task
+        defer { if refreshing == task { refreshing = nil } }
+        return try await task.value
+    }
+
+    private func performRefresh(_ tokens: StoredTokens, generation: Int) async throws -> StoredTokens {
+        let sentAt = Date()
+        let payload: LoginPayload
+        do {
+            payload = try await refresh(tokens.refreshToken)
+        } catch let error as APIError where error.status == 401 {
+            // The session is over on the server (rotated away, reused, expired, logged out): sign out here too.
+            if generation == self.generation {
+                try? await signOut(error.code == .refreshTokenReused ? .refreshTokenReused : .sessionExpired)
+            }
+            throw error
+        }
+        guard generation == self.generation else {
+            // Signed out or in again while this refresh ran: its tokens belong to a session that is over here.
+            if let current = self.tokens { return current }
+            throw ClientError.notSignedIn
+        }
+        let fresh = payload.tokens(receivedAt: sentAt)
+        self.tokens = fresh
+        try await persist(fresh)
+        return fresh
+    }
+
+    /// Adopts the tokens of a login.
+    func signIn(_ payload: LoginPayload, receivedAt: Date) async throws {
+        let fresh = payload.tokens(receivedAt: receivedAt)
+        generation += 1
+        tokens = fresh
+        loaded = true
+        publish(.signedIn(memberId: fresh.memberId))
+        try await persist(fresh)
+    }
+
+    /// Forgets the tokens and tells the observers why.
+    func signOut(_ reason: SignOutReason) async throws {
+        generation += 1
+        tokens = nil
+        loaded = true
+        publish(.signedOut(reason))
+        try await persist(nil)
+    }
+
+    /// A stream of states: the current one first, then every change.
+    func states() async -> AsyncStream<AuthState> {
+        _ = try? await current()
+        let (stream, continuation) = AsyncStream<AuthState>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        let id = UUID()
+        observers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeObserver(id) }
+        }
+        continuation.yield(state)
+        return stream
+    }
+
+    private func removeObserver(_ id: UUID) {
+        observers[id] = nil
+    }
+
+    private func publish(_ new: AuthState) {
+        guard new != state else { return }
+        state = new
+        for observer in observers.values { observer.yield(new) }
+    }
+
+    private func persist(_ tokens: StoredTokens?) async throws {
+        let previous = lastWrite
+        let store = store
+        let write = Task {
+            _ = await previous?.result
+            if let tokens { try await store.saveTokens(tokens) } else { try await store.clearTokens() }
+        }
+        lastWrite = write
+        try await write.value
+    }
+}

@@ -1,0 +1,26 @@
+/// A call the client refuses before sending anything.
+public struct ClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    private enum Code: Sendable {
+        case notSignedIn
+        case invalidArgument
+    }
+
+    private let code: Code
+    /// What is wrong.
+    public let message: String
+
+    private init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The call needs a signed-in user and there is none (never signed in, signed out, or the session ended).
+    public static let notSignedIn = ClientError(.notSignedIn, "No user is signed in.")
+
+    /// An argument the server would refuse anyway (an empty token, say).
+    public static func invalidArgument(_ message: String) -> ClientError { ClientError(.invalidArgument, message) }
+
+    public static func == (lhs: ClientError, rhs: ClientError) -> Bool { lhs.code == rhs.code }
+
+    public var description: String { message }
+}

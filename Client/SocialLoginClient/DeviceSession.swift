@@ -1,0 +1,15 @@
+import Foundation
+
+/// One of the member's sessions (`GET /api/auth/sessions`): one per device.
+public struct DeviceSession: Decodable, Sendable, Equatable {
+    /// The session's ID, for `AuthClient.endSession(_:)`.
+    public let sessionId: String
+    /// The device it belongs to.
+    public let deviceId: String
+    /// When it started.
+    public let createdAt: Date
+    /// When its refresh token was last used.
+    public let lastUsedAt: Date
+    /// True for the session of the caller.
+    public let current: Bool
+}

@@ -1,0 +1,15 @@
+import Foundation
+
+/// The signed-in member (`GET /api/members/me`).
+public struct Member: Decodable, Sendable, Equatable {
+    /// The member's ID.
+    public let memberId: Int64
+    /// The member's email, if a provider gave one.
+    public let email: String?
+    /// The member's name, if known.
+    public let name: String?
+    /// The provider identities linked to the member.
+    public let identities: [LinkedIdentity]
+    /// When the member was created.
+    public let createdAt: Date
+}

@@ -1,0 +1,23 @@
+/// Why no user is signed in. An open set, like the API's error codes.
+public struct SignOutReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// A stable name for the reason.
+    public let rawValue: String
+
+    /// Wraps a reason.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Nobody has signed in on this store yet (or the tokens were cleared outside the client).
+    public static let noSession = SignOutReason(rawValue: "no-session")
+    /// The app called `logout()` or `logoutAll()`.
+    public static let loggedOut = SignOutReason(rawValue: "logged-out")
+    /// The app called `deleteAccount()`.
+    public static let accountDeleted = SignOutReason(rawValue: "account-deleted")
+    /// The server refused the refresh token (`INVALID_REFRESH_TOKEN`: expired, logged out elsewhere,
+    /// replaced by a newer login on this device): the user must sign in again.
+    public static let sessionExpired = SignOutReason(rawValue: "session-expired")
+    /// The server saw a rotated refresh token used again (`REFRESH_TOKEN_REUSED`) and ended the
+    /// session, since the token may have been stolen: the user must sign in again.
+    public static let refreshTokenReused = SignOutReason(rawValue: "refresh-token-reused")
+
+    public var description: String { rawValue }
+}
