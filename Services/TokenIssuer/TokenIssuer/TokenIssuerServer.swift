@@ -76,7 +76,9 @@ public struct TokenIssuerServer: Service {
             },
         ]
         logger.info("token-issuer ready")
-        try await ServiceGroup(services: services, logger: logger).run()
+        let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.tokenIssuer,
+                                         description: "Access and refresh tokens, sessions, signing keys", services: services, logger: logger)
+        try await ServiceGroup(services: services + [discovery], logger: logger).run()
         await nats.drainAndClose()
     }
 }

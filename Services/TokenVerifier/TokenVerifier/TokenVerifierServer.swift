@@ -38,7 +38,9 @@ public struct TokenVerifierServer: Service {
         }
         logger.info("token-verifier ready")
         let ping = Responder.ping(connection: nats, queueGroup: QueueGroups.tokenVerifier, logger: logger)
-        try await ServiceGroup(services: [ping, responder], logger: logger).run()
+        let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.tokenVerifier,
+                                         description: "Proves provider tokens", services: [ping, responder], logger: logger)
+        try await ServiceGroup(services: [ping, responder, discovery], logger: logger).run()
         await nats.drainAndClose()
     }
 }
