@@ -84,5 +84,6 @@ let package = Package(
             tests("HTTPServerTests", ["HTTPServer", "HTTPClient", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "HTTPServer", "Logging"]),
             tests("IntegrationTests", ["TestSupport", "Contracts", "Messaging", "NATS", "JOSE", "Crypto", "HTTPClient", "Logging"]),
+            tests("DeployTests", ["TestSupport", "JOSE"]),
         ]
 )

@@ -100,34 +100,3 @@ struct GoogleLoginTests {
         #expect(member.identities.map(\.provider) == ["GOOGLE"])
     }
 }
-
-/// Output of a finished child process.
-struct ProcessOutput {
-    let status: Int32
-    let output: String
-    let error: String
-}
-
-/// Runs a program to completion and collects what it printed. The blocking reads and the wait
-/// happen on a thread of their own, never on one of Swift's few cooperative threads.
-func runProcess(_ executable: String, _ arguments: [String]) async throws -> ProcessOutput {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread {
-            continuation.resume(with: Result {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: executable)
-                process.arguments = arguments
-                let out = Pipe()
-                let err = Pipe()
-                process.standardOutput = out
-                process.standardError = err
-                try process.run()
-                let output = out.fileHandleForReading.readDataToEndOfFile()
-                let error = err.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                return ProcessOutput(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
-                                     error: String(decoding: error, as: UTF8.self))
-            })
-        }.start()
-    }
-}
