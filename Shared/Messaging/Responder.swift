@@ -5,7 +5,8 @@ import Runtime
 
 /// Serves one endpoint: subscribes to its subject in the service's queue group, decodes each
 /// request, runs the handler concurrently (up to a bound) and replies with the envelope.
-public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>: Service {
+/// It counts requests, failures and time spent for service discovery (`$SRV.STATS`).
+public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>: Service, ServiceDiscovery.EndpointReporting {
     /// The handler of one request. A thrown `ServiceFailure` (or `ServiceFailureConvertible`)
     /// is the answer; any other error is logged and answered as `INTERNAL`.
     public typealias Handler = @Sendable (Request) async throws -> Reply
@@ -16,6 +17,8 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
     private let maxConcurrent: Int
     private let logger: Logger
     private let handler: Handler
+    /// This endpoint's request and error counts, for ``ServiceDiscovery``.
+    public let counters: ServiceDiscovery.EndpointCounters
 
     /// Creates a responder for `endpoint` in queue group `queue`.
     public init(connection: NATSConnection, endpoint: Endpoint<Request, Reply>, queue: String,
@@ -26,6 +29,7 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
         self.maxConcurrent = maxConcurrent
         self.logger = logger.with(["nats.subject": endpoint.subject])
         self.handler = handler
+        self.counters = ServiceDiscovery.EndpointCounters(subject: endpoint.subject, queueGroup: queue)
     }
 
     public func run() async throws {
@@ -55,6 +59,7 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
             logger.debug("request without reply subject dropped")
             return
         }
+        let started = ContinuousClock.now
         let reply: ServiceReply<Reply>
         do {
             let request = try MessageCoding.decode(Request.self, from: message.payload)
@@ -75,6 +80,7 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
         } catch {
             reply = .failure(.invalidRequest("The message does not match the contract of \(endpoint.subject)."))
         }
+        counters.record(duration: ContinuousClock.now - started, failure: reply.error)
         do {
             try connection.respond(to: message, try MessageCoding.encode(reply))
         } catch {

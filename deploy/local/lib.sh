@@ -5,7 +5,8 @@ PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 
 # Everything the build, the services and the scripts need, from Debian's archive.
 PACKAGES=(pkg-config libssl-dev libpq-dev libnats-dev libmicrohttpd-dev libcurl4-openssl-dev
-          postgresql postgresql-contrib nats-server curl python3 python3-pip wrk)
+          postgresql postgresql-contrib nats-server curl python3 python3-pip wrk
+          python3-yaml docker-compose)
 
 log() { printf '%s\n' "$*" >&2; }
 

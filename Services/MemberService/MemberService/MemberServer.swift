@@ -70,7 +70,9 @@ public struct MemberServer: Service {
             },
         ]
         logger.info("member-service ready")
-        try await ServiceGroup(services: services, logger: logger).run()
+        let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.memberService,
+                                         description: "Members and their linked provider identities", services: services, logger: logger)
+        try await ServiceGroup(services: services + [discovery], logger: logger).run()
         await nats.drainAndClose()
     }
 

@@ -55,8 +55,10 @@ public struct TokenIssuerServer: Service {
             services.append(SessionEventsConsumer(connection: nats, store: store, relay: relay, logger: logger.named("events")))
         }
         logger.info("token-issuer ready")
+        let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.tokenIssuer,
+                                         description: "Access and refresh tokens, sessions, signing keys", services: services, logger: logger)
         onReady()
-        try await ServiceGroup(services: services, logger: logger).run()
+        try await ServiceGroup(services: services + [discovery], logger: logger).run()
         await nats.drainAndClose()
     }
 

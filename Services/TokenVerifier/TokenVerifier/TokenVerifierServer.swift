@@ -71,7 +71,9 @@ public struct TokenVerifierServer: Service {
             logger: logger.named("revocation"))
         logger.info("token-verifier ready")
         let ping = Responder.ping(connection: nats, queueGroup: QueueGroups.tokenVerifier, logger: logger)
-        try await ServiceGroup(services: [ping, verify, notifications, revocations], logger: logger).run()
+        let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.tokenVerifier,
+                                         description: "Proves provider tokens", services: [ping, verify, notifications], logger: logger)
+        try await ServiceGroup(services: [ping, verify, notifications, revocations, discovery], logger: logger).run()
         await nats.drainAndClose()
     }
 }

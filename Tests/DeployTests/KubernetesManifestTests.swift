@@ -1,0 +1,122 @@
+import JOSE
+import Testing
+
+/// deploy/k8s: every manifest parses; each service has a Deployment with probes, resources and
+/// a non-root security context, and a HorizontalPodAutoscaler; references resolve.
+@Suite("Kubernetes manifests")
+struct KubernetesManifestTests {
+    static let services = ["gateway", "token-verifier", "member-service", "token-issuer"]
+
+    private func documents() async throws -> [(file: String, document: JSONValue)] {
+        let files = try DeployFiles.kubernetesFiles()
+        #expect(!files.isEmpty)
+        let parsed = try await DeployFiles.parse(files)
+        return files.flatMap { file in (parsed[file] ?? []).map { (file, $0) } }
+    }
+
+    private func objects(_ kind: String, in documents: [(file: String, document: JSONValue)]) -> [String: JSONValue] {
+        var found: [String: JSONValue] = [:]
+        for (_, document) in documents where document["kind"]?.stringValue == kind {
+            if let name = document.at("metadata.name")?.stringValue { found[name] = document }
+        }
+        return found
+    }
+
+    @Test("every file parses and every document has apiVersion, kind and a name")
+    func parses() async throws {
+        for (file, document) in try await documents() {
+            #expect(document["apiVersion"]?.stringValue != nil, "\(file): no apiVersion")
+            let kind = document["kind"]?.stringValue
+            #expect(kind != nil, "\(file): no kind")
+            if kind != "Kustomization" {
+                #expect(document.at("metadata.name")?.stringValue?.isEmpty == false, "\(file): \(kind ?? "?") without a name")
+            }
+        }
+    }
+
+    @Test("the kustomization lists every other manifest")
+    func kustomizationComplete() async throws {
+        let all = try await documents()
+        let kustomization = try #require(all.first { $0.document["kind"]?.stringValue == "Kustomization" })
+        let listed = Set(kustomization.document["resources"]?.elements.compactMap(\.stringValue) ?? [])
+        let files = Set(all.map(\.file).filter { $0 != kustomization.file }.map { String($0.dropFirst("deploy/k8s/".count)) })
+        #expect(listed == files)
+    }
+
+    @Test("each service has a Deployment with probes, resources and a non-root security context")
+    func deployments() async throws {
+        let deployments = objects("Deployment", in: try await documents())
+        #expect(Set(deployments.keys) == Set(Self.services))
+        for (name, deployment) in deployments {
+            #expect(deployment.at("spec.replicas") == nil, "\(name): replicas fights the HPA")
+            let pod = try #require(deployment.at("spec.template.spec"), "\(name): no pod spec")
+            #expect(pod.at("securityContext.runAsNonRoot") == .bool(true), "\(name): pod may run as root")
+            if case .integer(let user) = pod.at("securityContext.runAsUser") { #expect(user != 0, "\(name): runs as root") }
+            let containers = pod["containers"]?.elements ?? []
+            #expect(!containers.isEmpty)
+            for container in containers {
+                #expect(container["readinessProbe"] != nil, "\(name): no readinessProbe")
+                #expect(container["livenessProbe"] != nil, "\(name): no livenessProbe")
+                #expect(container.at("resources.requests.cpu") != nil, "\(name): no CPU request (the HPA needs it)")
+                #expect(container.at("resources.requests.memory") != nil, "\(name): no memory request")
+                #expect(container.at("resources.limits.memory") != nil, "\(name): no memory limit")
+                #expect(container.at("securityContext.allowPrivilegeEscalation") == .bool(false), "\(name): privilege escalation allowed")
+                #expect(container["command"]?.elements.first?.stringValue == name, "\(name): runs another executable")
+            }
+        }
+        let gateway = try #require(deployments["gateway"]?.at("spec.template.spec")?["containers"]?.elements.first)
+        #expect(gateway.at("readinessProbe.httpGet.path")?.stringValue == "/readyz")
+        #expect(gateway.at("livenessProbe.httpGet.path")?.stringValue == "/healthz")
+    }
+
+    @Test("each Deployment has a HorizontalPodAutoscaler; the gateway has a Service")
+    func autoscalersAndServices() async throws {
+        let all = try await documents()
+        let deployments = objects("Deployment", in: all)
+        let autoscalers = objects("HorizontalPodAutoscaler", in: all).values
+        for name in deployments.keys {
+            let matching = autoscalers.filter {
+                $0.at("spec.scaleTargetRef.kind")?.stringValue == "Deployment" && $0.at("spec.scaleTargetRef.name")?.stringValue == name
+            }
+            #expect(matching.count == 1, "\(name): \(matching.count) autoscalers")
+            if let hpa = matching.first, case .integer(let low) = hpa.at("spec.minReplicas"), case .integer(let high) = hpa.at("spec.maxReplicas") {
+                #expect(low >= 2 && high > low, "\(name): replicas \(low)...\(high)")
+            } else {
+                Issue.record("\(name): autoscaler without min/max replicas")
+            }
+        }
+        let service = try #require(objects("Service", in: all)["gateway"])
+        let labels = deployments["gateway"]?.at("spec.template.metadata.labels")
+        guard case .object(let selector) = service.at("spec.selector"), !selector.isEmpty else {
+            Issue.record("the gateway Service has no selector")
+            return
+        }
+        for (key, value) in selector {
+            #expect(labels?[key] == value, "the gateway Service selects \(key)=\(value), which its pods lack")
+        }
+    }
+
+    @Test("every Secret and ConfigMap a Deployment uses is defined")
+    func referencesResolve() async throws {
+        let all = try await documents()
+        let secrets = Set(objects("Secret", in: all).keys)
+        let configMaps = Set(objects("ConfigMap", in: all).keys)
+        for (name, deployment) in objects("Deployment", in: all) {
+            let pod = deployment.at("spec.template.spec")
+            for container in pod?["containers"]?.elements ?? [] {
+                for source in container["envFrom"]?.elements ?? [] {
+                    if let map = source.at("configMapRef.name")?.stringValue { #expect(configMaps.contains(map), "\(name): \(map)") }
+                    if let secret = source.at("secretRef.name")?.stringValue { #expect(secrets.contains(secret), "\(name): \(secret)") }
+                }
+                for variable in container["env"]?.elements ?? [] {
+                    if let secret = variable.at("valueFrom.secretKeyRef.name")?.stringValue {
+                        #expect(secrets.contains(secret), "\(name): secret \(secret)")
+                    }
+                }
+            }
+            for volume in pod?["volumes"]?.elements ?? [] {
+                if let secret = volume.at("secret.secretName")?.stringValue { #expect(secrets.contains(secret), "\(name): \(secret)") }
+            }
+        }
+    }
+}
