@@ -51,8 +51,10 @@ struct DiscoveryTests {
         #expect(info.type == "io.nats.micro.v1.info_response")
         #expect(info.id == id)
         let subjects = Set(info.endpoints.map(\.subject))
-        #expect(subjects == [Endpoints.memberLogin.subject, Endpoints.memberGet.subject,
-                             Endpoints.ping(QueueGroups.memberService).subject], "\(subjects)")
+        #expect(subjects == [Endpoints.memberLogin.subject, Endpoints.memberGet.subject, Endpoints.memberLinkIdentity.subject,
+                             Endpoints.memberUnlinkIdentity.subject, Endpoints.memberDelete.subject,
+                             Endpoints.memberAppleNotification.subject, Endpoints.ping(QueueGroups.memberService).subject],
+                "\(subjects)")
         #expect(info.endpoints.allSatisfy { $0.queueGroup == QueueGroups.memberService })
         let raw = try MessageCoding.decode([String: JSONValue].self, from: try #require(byID.first).payload)
         guard case .array(let endpoints) = raw["endpoints"], case .object(let first) = endpoints.first else {

@@ -10,7 +10,7 @@ import TestSupport
 /// being built in parallel (issues 4 and 5); these run once they are merged.
 @Suite("Sessions, logout, deletion and identity links")
 struct AccountEndpointsTests {
-    @Test("logout ends this device's session on the server and signs out here", .disabled("needs issue 4/5 merge"))
+    @Test("logout ends this device's session on the server and signs out here")
     func logout() async throws {
         let stack = try await TestStack.shared.running()
         let signedIn = try await SignedInClient.make(stack)
@@ -26,7 +26,7 @@ struct AccountEndpointsTests {
         #expect(refresh.status == 401)
     }
 
-    @Test("logout-all ends the sessions of every device", .disabled("needs issue 4/5 merge"))
+    @Test("logout-all ends the sessions of every device")
     func logoutAll() async throws {
         let stack = try await TestStack.shared.running()
         let signedIn = try await SignedInClient.make(stack, deviceId: "phone-\(UUID().uuidString)")
@@ -40,7 +40,7 @@ struct AccountEndpointsTests {
         #expect(try await tablet.currentMemberId() == nil)
     }
 
-    @Test("sessions lists one per device and marks this one; endSession ends another", .disabled("needs issue 4/5 merge"))
+    @Test("sessions lists one per device and marks this one; endSession ends another")
     func sessions() async throws {
         let stack = try await TestStack.shared.running()
         let phone = "phone-\(UUID().uuidString)"
@@ -59,8 +59,7 @@ struct AccountEndpointsTests {
         await #expect(throws: APIError.self) { try await tablet.refresh() }
     }
 
-    @Test("deleteAccount deletes the member and signs out; the same identity then makes a new member",
-          .disabled("needs issue 4/5 merge"))
+    @Test("deleteAccount deletes the member and signs out; the same identity then makes a new member")
     func deleteAccount() async throws {
         let stack = try await TestStack.shared.running()
         let signedIn = try await SignedInClient.make(stack)
@@ -75,7 +74,7 @@ struct AccountEndpointsTests {
         #expect(again.memberId != signedIn.memberId)
     }
 
-    @Test("link an Apple identity, refuse one in use, unlink it, refuse to unlink the last", .disabled("needs issue 4/5 merge"))
+    @Test("link an Apple identity, refuse one in use, unlink it, refuse to unlink the last")
     func links() async throws {
         let stack = try await TestStack.shared.running()
         let signedIn = try await SignedInClient.make(stack)

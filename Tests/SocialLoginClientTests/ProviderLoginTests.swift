@@ -1,3 +1,4 @@
+import DevIDP
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -98,10 +99,17 @@ struct ProviderLoginTests {
         #expect(try await client.currentMemberId() == nil)
     }
 
-    @Test("Naver: a genuine access token signs in", .disabled("needs Naver verification in token-verifier and dev-idp (merge)"))
+    @Test("Naver: a genuine access token signs in, and the same account again finds the member")
     func naver() async throws {
-        // Once dev-idp answers Naver's profile API, mint a token there and expect a new member, as for Google.
-        Issue.record("not yet runnable")
+        let stack = try await TestStack.shared.running()
+        let account = NaverAccount(id: RunningStack.uniqueSubject("naver"), email: "naver@example.com", name: "Naver User")
+        let client = makeClient(stack.gatewayURL)
+        let first = try await client.login(with: .naver(accessToken: await stack.naverToken(account)))
+        #expect(first.isNewMember == true)
+        #expect(try await client.currentMemberId() == first.memberId)
+        let again = try await makeClient(stack.gatewayURL).login(with: .naver(accessToken: await stack.naverToken(account)))
+        #expect(again.memberId == first.memberId)
+        #expect(again.isNewMember == false)
     }
 
     @Test("the state stream reports signed out, then signed in with the member")
