@@ -101,17 +101,18 @@ extension PostgresServerTests {
         }
 
         @Test func serverRestartIsSurvived() async throws {
-            guard let dataDirectory = ProcessInfo.processInfo.environment["PG_TEST_DATADIR"] else {
-                Issue.record("PG_TEST_DATADIR is not set: the server restart test did not run")
-                return
-            }
-            let server = ClusterControl(dataDirectory: dataDirectory)
-            let options = try server.startOptions()
-            let client = try TestDatabase.client(poolSize: 2)
+            // A cluster of its own: stopping the shared test server would fail every suite that
+            // runs alongside this one.
+            let server = try await ClusterControl.create()
+            defer { server.remove() }
+            try await server.start()
+            var configuration = try PostgresConfiguration(url: server.url)
+            configuration.poolSize = 2
+            let client = PostgresClient(configuration: configuration, logger: TestDatabase.logger)
             // The same SQL before and after the restart: the new connection must prepare it again.
             #expect(try await client.query("SELECT $1::int AS v", [1]).first?.int("v") == 1)
 
-            try await server.run(["stop", "-m", "fast", "-w"])
+            try await server.stop()
             do {
                 let started = ContinuousClock.now
                 let error = await #expect(throws: PostgresError.self) { try await client.query("SELECT 1") }
@@ -120,7 +121,7 @@ extension PostgresServerTests {
                 #expect(again?.isUnavailable == true)
                 #expect(ContinuousClock.now - started < .seconds(3))
             }
-            try await server.run(["start", "-w", "-o", options, "-l", server.logFile])
+            try await server.start()
             // Past the reconnect backoff, the next call opens a fresh connection.
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await client.query("SELECT $1::int AS v", [7]).first?.int("v") == 7)
@@ -132,51 +133,76 @@ extension PostgresServerTests {
             }
             #expect(results == 45)
             await client.close()
+            try await server.stop()
         }
     }
 }
 
-/// Stops and starts the test cluster with `pg_ctl` (as the `postgres` user when running as root).
+/// A throwaway PostgreSQL cluster of a test's own (as the `postgres` user when running as root),
+/// driven with `initdb` and `pg_ctl`.
 struct ClusterControl {
-    let dataDirectory: String
-    let pgCtl = ProcessInfo.processInfo.environment["PG_CTL"] ?? "/usr/lib/postgresql/15/bin/pg_ctl"
+    let directory: String
+    let port: Int
+    private static let binaries = ProcessInfo.processInfo.environment["PG_TEST_BIN"] ?? "/usr/lib/postgresql/15/bin"
 
-    var logFile: String {
-        URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().appendingPathComponent("restart.log").path
+    var dataDirectory: String { directory + "/data" }
+    /// The URL of its `postgres` database (trust authentication, loopback only).
+    var url: String { "postgres://postgres@127.0.0.1:\(port)/postgres" }
+
+    /// Makes a new cluster in a temporary directory, on a free port.
+    static func create() async throws -> ClusterControl {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pg-restart-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if getuid() == 0, let user = getpwnam("postgres") {
+            _ = chown(directory, user.pointee.pw_uid, user.pointee.pw_gid)
+        }
+        let cluster = ClusterControl(directory: directory, port: try SilentListener.freePort())
+        try await cluster.run(["\(binaries)/initdb", "-D", cluster.dataDirectory, "-A", "trust", "-U", "postgres", "--no-sync"])
+        return cluster
     }
 
-    /// The server options the cluster was started with, from `postmaster.opts` (minus `-D`).
-    func startOptions() throws -> String {
-        let text = try String(contentsOfFile: dataDirectory + "/postmaster.opts", encoding: .utf8)
-        var arguments = text.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
-        if let index = arguments.firstIndex(of: "-D") { arguments.removeSubrange(index...index + 1) }
-        return arguments.joined(separator: " ")
+    /// Starts the server and waits until it accepts connections.
+    func start() async throws {
+        try await run(["\(Self.binaries)/pg_ctl", "-s", "-D", dataDirectory, "-w", "-l", directory + "/server.log", "-o",
+                       "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off", "start"])
     }
 
-    /// Runs `pg_ctl -s -D <data> <arguments>` and waits for it on a Dispatch thread, not a cooperative one.
+    /// Stops the server (fast shutdown) and waits until it has.
+    func stop() async throws {
+        try await run(["\(Self.binaries)/pg_ctl", "-s", "-D", dataDirectory, "-m", "fast", "-w", "stop"])
+    }
+
+    /// Stops the server if it runs and deletes the cluster (synchronously: it runs in a `defer`).
+    func remove() {
+        _ = Self.spawnAndWait(command(["\(Self.binaries)/pg_ctl", "-s", "-D", dataDirectory, "-m", "immediate", "-w", "stop"]))
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func command(_ program: [String]) -> [String] {
+        getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + program : program
+    }
+
+    /// Spawns `command` and waits for it; its exit status, or -1 when it could not start.
+    private static func spawnAndWait(_ command: [String]) -> Int32 {
+        let argv = command.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, command[0], nil, nil, argv, environ) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        return status
+    }
+
+    /// Runs a PostgreSQL program and waits for it on a Dispatch thread, not a cooperative one.
     ///
     /// Not `Foundation.Process`: on Linux it reports termination only once every descendant has closed an
     /// inherited descriptor, and the postmaster that `pg_ctl start` leaves running never does.
-    func run(_ arguments: [String]) async throws {
-        let command = getuid() == 0
-            ? ["/usr/sbin/runuser", "-u", "postgres", "--", pgCtl, "-s", "-D", dataDirectory] + arguments
-            : [pgCtl, "-s", "-D", dataDirectory] + arguments
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                let argv = command.map { strdup($0) } + [nil]
-                defer { argv.forEach { free($0) } }
-                var pid: pid_t = 0
-                let spawned = posix_spawn(&pid, command[0], nil, nil, argv, environ)
-                guard spawned == 0 else {
-                    continuation.resume(throwing: POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL))
-                    return
-                }
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-                continuation.resume(returning: status)
-            }
+    func run(_ program: [String]) async throws {
+        let command = command(program)
+        let status: Int32 = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: Self.spawnAndWait(command)) }
         }
-        try #require(status == 0, "pg_ctl \(arguments.first ?? "") exited with status \(status)")
+        try #require(status == 0, "\(URL(fileURLWithPath: program[0]).lastPathComponent) exited with status \(status)")
     }
 }
 
@@ -205,5 +231,12 @@ final class SilentListener: Sendable {
 
     func close() {
         _ = Foundation.close(descriptor)
+    }
+
+    /// A port nothing listens on right now (bound, read and released).
+    static func freePort() throws -> Int {
+        let listener = try SilentListener()
+        defer { listener.close() }
+        return listener.port
     }
 }

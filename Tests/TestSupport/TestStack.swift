@@ -130,6 +130,7 @@ public actor TestStack {
             configuration.tokenIssuer = tokenIssuer
             configuration.tokenAudience = tokenAudience
             configuration.rateLimitRPS = 0
+            configuration.refreshReuseGrace = reuseGrace
             return GatewayServer(configuration: configuration, logger: logger.named("gateway"), onListening: signal)
         }
         let stack = RunningStack(gatewayURL: "http://127.0.0.1:\(gatewayPort)", devIDPURL: "http://127.0.0.1:\(idpPort)",

@@ -59,8 +59,10 @@ extension APIHandler {
                                deviceId: body.deviceId, timezone: body.timezone, locale: body.locale)
     }
 
-    /// Verify (idempotent, retried once), find or create the member (idempotent, retried once),
-    /// then start the device's session (not retried: it has a side effect).
+    /// Verify, find or create the member, start the device's session: each retried once when a
+    /// replica died mid-request. All three are safe to repeat: verifying and finding change
+    /// nothing, and starting the session again only replaces that device's session once more,
+    /// so the app ends up with exactly one live session, whose tokens it receives.
     private func login(_ verify: VerifyRequest, deviceId: String, timezone: String?, locale: String?,
                        name: String? = nil, email: String? = nil) async throws(ServiceFailure) -> HTTPResponse {
         try Field.required(deviceId, "deviceId", maxBytes: Limits.deviceId)
@@ -74,7 +76,8 @@ extension APIHandler {
             MemberLoginRequest(identity: identity, name: name, email: email, timezone: timezone, locale: locale),
             timeout: timeout, retries: 1)
         let tokens = try await services.call(
-            Endpoints.issueTokens, IssueTokensRequest(memberId: member.memberId, deviceId: deviceId, provider: verify.provider), timeout: timeout)
+            Endpoints.issueTokens, IssueTokensRequest(memberId: member.memberId, deviceId: deviceId, provider: verify.provider),
+            timeout: timeout, retries: 1)
         return .data(LoginResponse(accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
                                    expiresIn: tokens.expiresIn, memberId: member.memberId,
                                    isExistingMember: member.isExistingMember))
@@ -84,9 +87,13 @@ extension APIHandler {
         let body = try RequestBody.decode(RefreshBody.self, from: request)
         try Field.required(body.refreshToken, "refreshToken", maxBytes: 512)
         try Field.optional(body.deviceId, "deviceId", maxBytes: Limits.deviceId)
+        // A retried refresh whose first attempt did rotate presents a rotated token: inside the
+        // reuse grace window that yields the same successor, after it the session would end.
+        // So retry only when the window outlasts the wait for the first attempt.
+        let retries = configuration.refreshReuseGrace > configuration.serviceTimeout ? 1 : 0
         let tokens = try await services().call(
             Endpoints.refreshTokens, RefreshTokensRequest(refreshToken: body.refreshToken, deviceId: body.deviceId),
-            timeout: configuration.serviceTimeout)
+            timeout: configuration.serviceTimeout, retries: retries)
         return .data(LoginResponse(accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
                                    expiresIn: tokens.expiresIn, memberId: tokens.memberId, isExistingMember: true))
     }

@@ -14,6 +14,7 @@ extension GatewayConfiguration {
         httpThreads = try environment.int("GATEWAY_THREADS", default: httpThreads, in: 1...64)
         connectionTimeout = try environment.seconds("GATEWAY_CONNECTION_TIMEOUT", default: 30, in: 1...3600)
         connectionsPerAddress = try environment.int("GATEWAY_CONNECTIONS_PER_ADDRESS", default: connectionsPerAddress, in: 0...100_000)
+        refreshReuseGrace = try environment.seconds("REFRESH_REUSE_GRACE", default: 10, in: 0...300)
         rateLimitRPS = try environment.int("RATE_LIMIT_RPS", default: rateLimitRPS, in: 0...1_000_000)
         rateLimitBurst = try environment.int("RATE_LIMIT_BURST", default: rateLimitBurst, in: 1...1_000_000)
     }

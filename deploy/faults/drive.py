@@ -1,0 +1,133 @@
+"""Steady login-and-refresh load while faults happen; prints what each fault cost.
+
+Each worker loops: mint a Google ID token for a new identity at dev-idp, log in through the
+gateway, then refresh the session once. Every answer is recorded with its time. Meanwhile the
+main thread runs the fault timeline. At the end every refresh token handed out during the run
+is refreshed once more: each must still work.
+"""
+import http.client, json, os, subprocess, sys, threading, time, urllib.parse
+
+GATEWAY = urllib.parse.urlparse(os.environ.get("GATEWAY_URL", "http://127.0.0.1:8080"))
+IDP = urllib.parse.urlparse(os.environ.get("DEV_IDP_URL", "http://127.0.0.1:9400"))
+WORKERS = int(os.environ.get("WORKERS", "8"))
+OUTAGE = float(os.environ.get("OUTAGE_SECONDS", "5"))
+SETTLE = float(os.environ.get("SETTLE_SECONDS", "12"))
+FAULT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fault")
+
+lock = threading.Lock()
+records = []          # (start, end, operation, status)
+refresh_tokens = []   # latest refresh token of every session that succeeded
+stop = threading.Event()
+
+
+class Client:
+    """One keep-alive connection, reopened on the next request after a failure. A request whose
+    connection fails is not sent again: it counts as failed (status 0)."""
+
+    def __init__(self, url):
+        self.url, self.conn = url, None
+
+    def request(self, method, path, body=None, headers=None):
+        try:
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection(self.url.hostname, self.url.port, timeout=30)
+            data = json.dumps(body).encode() if body is not None else None
+            self.conn.request(method, path, body=data, headers={"Content-Type": "application/json", **(headers or {})})
+            response = self.conn.getresponse()
+            return response.status, response.read()
+        except (OSError, http.client.HTTPException):
+            self.conn = None
+            return 0, b""
+
+
+def record(start, operation, status):
+    with lock:
+        records.append((start, time.monotonic(), operation, status))
+
+
+def worker(index):
+    gateway, idp = Client(GATEWAY), Client(IDP)
+    n = 0
+    while not stop.is_set():
+        n += 1
+        sub = f"fault-{os.getpid()}-{index}-{n}"
+        status, token = idp.request("POST", "/google/mint?format=raw",
+                                    {"claims": {"sub": sub, "aud": "dev-google-client", "email": f"{sub}@example.com"}})
+        if status != 200:
+            time.sleep(0.05)
+            continue
+        start = time.monotonic()
+        status, body = gateway.request("POST", "/api/auth/google-login", {"idToken": token.decode(), "deviceId": f"d-{sub}"})
+        record(start, "login", status)
+        if status != 200:
+            time.sleep(0.05)
+            continue
+        refresh = json.loads(body)["data"]["refreshToken"]
+        start = time.monotonic()
+        status, body = gateway.request("POST", "/api/auth/refresh", {"refreshToken": refresh})
+        record(start, "refresh", status)
+        if status == 200:
+            refresh = json.loads(body)["data"]["refreshToken"]
+        with lock:
+            refresh_tokens.append(refresh)
+
+
+def fault(*args):
+    return subprocess.run([FAULT, *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def main():
+    before = set(fault("alive").split())
+    threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(WORKERS)]
+    for thread in threads:
+        thread.start()
+    timeline = []   # (name, fault time, back time)
+    time.sleep(SETTLE)
+    for service in ["token-verifier", "member-service", "token-issuer", "gateway"]:
+        at = time.monotonic()
+        victim = fault("kill", service)
+        timeline.append((f"kill {victim}", at, at))
+        time.sleep(SETTLE)
+    for name, down, up in [("restart nats-server", "stop-nats", "start-nats"),
+                           ("restart PostgreSQL", "stop-postgres", "start-postgres")]:
+        at = time.monotonic()
+        fault(down)
+        time.sleep(OUTAGE)
+        fault(up)
+        timeline.append((name, at, time.monotonic()))
+        time.sleep(SETTLE)
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    ends = [t[1] for t in timeline[1:]] + [max(r[1] for r in records)]
+    print(f"\nFault test: {WORKERS} workers logging in and refreshing, {os.cpu_count()} cores, "
+          f"outages of {OUTAGE:.0f} s, {SETTLE:.0f} s between faults\n")
+    print("| fault | requests | failed | failed answers | seconds to full recovery after it was back |")
+    print("|---|---|---|---|---|")
+    for (name, at, back), end in zip(timeline, ends):
+        window = [r for r in records if at <= r[0] < end]
+        failed = [r for r in window if r[3] != 200]
+        statuses = {}
+        for r in failed:
+            statuses[r[3]] = statuses.get(r[3], 0) + 1
+        last_failure = max((r[1] for r in failed), default=None)
+        recovery = "0 (none failed)" if last_failure is None else f"{max(0.0, last_failure - back):.1f}"
+        answers = ", ".join(f"{status or 'connection'}: {count}" for status, count in sorted(statuses.items())) or "-"
+        print(f"| {name} | {len(window)} | {len(failed)} | {answers} | {recovery} |")
+
+    # Every refresh token handed out during the run still works.
+    client, broken = Client(GATEWAY), 0
+    for token in refresh_tokens:
+        status, _ = client.request("POST", "/api/auth/refresh", {"refreshToken": token})
+        broken += status != 200
+    print(f"\nRefresh tokens issued during the run: {len(refresh_tokens)}; refused afterwards: {broken}")
+    after = set(fault("alive").split())
+    killed = {t[0].split(" ", 1)[1] for t in timeline if t[0].startswith("kill ")}
+    exited = sorted(before - after - killed)
+    print(f"Processes that exited besides the killed ones: {', '.join(exited) or 'none'}")
+    return 1 if broken or exited else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
