@@ -13,7 +13,8 @@ struct FailureTests {
             try await client.execute(HTTPClientRequest(url: server.url("/slow?seconds=3"), timeout: .milliseconds(200)))
         }
         #expect(error?.isTimeout == true)
-        #expect(seconds(since: start) < 1.0)
+        // Far sooner than the 3 s the server would take (a bound a loaded machine cannot break).
+        #expect(seconds(since: start) < 2.5)
     }
 
     @Test("A refused connection fails with .connectionFailed")

@@ -88,7 +88,7 @@ struct SessionMemberEventTests {
         #expect(again.filter { $0.data.memberId == memberId }.isEmpty)
     }
 
-    @Test("identity.unlinked ends only the sessions that signed in with that provider")
+    @Test("identity.unlinked by the provider ends only the sessions that signed in with it; the member's own unlink ends none")
     func identityUnlinked() async throws {
         let stack = try await TestStack.shared.running()
         let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
@@ -101,8 +101,16 @@ struct SessionMemberEventTests {
         #expect(apple.filter { $0.data.memberId == memberId }.isEmpty)
         #expect(try await stack.get("/api/members/me", bearer: login.accessToken).status == 200)
 
-        let google = try await stack.events(Events.sessionEnded, timeout: .seconds(10), during: {
+        // The member unlinking Google themselves keeps the session they did it from.
+        let requested = try await stack.events(Events.sessionEnded, timeout: .seconds(2), during: {
             try await stack.publish(Events.identityUnlinked, IdentityUnlinked(memberId: memberId, provider: .google, reason: "requested"))
+        }, until: { _ in false })
+        #expect(requested.filter { $0.data.memberId == memberId }.isEmpty)
+        #expect(try await stack.get("/api/members/me", bearer: login.accessToken).status == 200)
+
+        // The provider ending the Google identity ends the Google session.
+        let google = try await stack.events(Events.sessionEnded, timeout: .seconds(10), during: {
+            try await stack.publish(Events.identityUnlinked, IdentityUnlinked(memberId: memberId, provider: .google, reason: "consent-revoked"))
         }, until: { seen in seen.contains { $0.data.memberId == memberId } })
         #expect(google.filter { $0.data.memberId == memberId }.map(\.data.reason) == ["identity-ended"])
         #expect(try await stack.me(login.accessToken, until: 401).status == 401)

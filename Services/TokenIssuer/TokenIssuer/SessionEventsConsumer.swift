@@ -28,7 +28,12 @@ struct SessionEventsConsumer: Service {
             }
             group.addTask {
                 try await consume(Events.identityUnlinked, durable: Self.identityUnlinkedDurable) { event in
-                    try await store.endSessions(memberId: event.memberId, provider: event.provider, reason: .identityEnded)
+                    // A provider that ended the identity (Apple's consent-revoked, account-delete)
+                    // ends the sessions signed in with it. A member who unlinks an identity
+                    // themselves keeps their sessions: they are still that member, and the
+                    // request usually comes from one of those very sessions.
+                    guard event.reason != "requested" else { return [] }
+                    return try await store.endSessions(memberId: event.memberId, provider: event.provider, reason: .identityEnded)
                 }
             }
             try await group.waitForAll()
