@@ -21,3 +21,22 @@ extension PostgresClient {
         }
     }
 }
+
+extension PostgresClient {
+    /// A service's connection pool on `url`, named `applicationName` in PostgreSQL, with its own
+    /// schema migrated first (waiting for the database while it cannot be reached).
+    public static func migrated(url: String, poolSize: Int, applicationName: String, schema: String,
+                                migrations: [Migration], logger: Logger) async throws -> PostgresClient {
+        var configuration = try PostgresConfiguration(url: url)
+        configuration.poolSize = poolSize
+        configuration.applicationName = applicationName
+        let database = PostgresClient(configuration: configuration, logger: logger.named("postgres"))
+        do {
+            try await database.migrateRetrying(schema: schema, migrations: migrations, logger: logger)
+        } catch {
+            await database.close()
+            throw error
+        }
+        return database
+    }
+}

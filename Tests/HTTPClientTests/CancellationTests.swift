@@ -15,7 +15,7 @@ struct CancellationTests {
         let start = ContinuousClock.now
         task.cancel()
         await #expect(throws: HTTPClientError.cancelled) { try await task.value }
-        #expect(seconds(since: start) < 0.5)
+        #expect(seconds(since: start) < 2.5)  // far sooner than the 5 s answer
         let after = try await client.execute(HTTPClientRequest(url: server.url("/echo")))
         #expect(after.status == 200)
     }

@@ -16,7 +16,7 @@ struct ShutdownTests {
         for task in tasks {
             await #expect(throws: HTTPClientError.cancelled) { try await task.value }
         }
-        #expect(seconds(since: start) < 0.5)
+        #expect(seconds(since: start) < 2.5)  // far sooner than the 5 s answer
     }
 
     @Test("After shutdown, requests fail with .cancelled and shutdown can be called again")

@@ -2,50 +2,24 @@ import Crypto
 import Foundation
 import JOSE
 import Testing
-
-private struct ProviderTokens: Decodable {
-    struct Window: Decodable {
-        let from_inclusive: Int64
-        let until_exclusive: Int64
-        let suggested_now: Int64
-    }
-
-    struct Token: Decodable {
-        let id: String
-        let token: String
-        let alg: String
-        let kid: String
-        let expected_iss: String
-        let expected_aud: String
-        let iat: Int64
-        let exp: Int64
-        let valid_now_window: Window
-        let key_file: String?
-        let key_id_in_file: String?
-        let jwk: JWK?
-    }
-
-    let tokens: [Token]
-}
+import TestVectors
 
 /// Google's legacy v1/certs format: kid → X.509 certificate PEM.
 private typealias LegacyCertificates = [String: String]
 
 @Suite("Real provider-signed tokens (provider-tokens.json)")
 struct ProviderTokenTests {
-    private func load() throws -> [ProviderTokens.Token] {
-        try Vectors.load(ProviderTokens.self, "provider-tokens/provider-tokens.json").tokens
+    private func load() throws -> [ProviderTokenVectors.Token] {
+        try ProviderTokenVectors.load()
     }
 
-    private func keys(for token: ProviderTokens.Token) throws -> VerificationKeySet {
-        if let jwk = token.jwk { return VerificationKeySet(JWKSet(keys: [jwk])) }
-        let file = try #require(token.key_file, "\(token.id): no key")
-        return VerificationKeySet(try Vectors.load(JWKSet.self, "provider-tokens/\(file)"))
+    private func keys(for token: ProviderTokenVectors.Token) throws -> VerificationKeySet {
+        VerificationKeySet(try ProviderTokenVectors.keySet(for: token))
     }
 
     /// The expected issuer and audience, nothing more: with a single audience a token's `azp` (Google
     /// service accounts put their own client ID there) is not checked.
-    private func rules(for token: ProviderTokens.Token, _ claims: JWTClaims) -> ClaimRules {
+    private func rules(for token: ProviderTokenVectors.Token, _ claims: JWTClaims) -> ClaimRules {
         ClaimRules(issuers: [token.expected_iss], audiences: [token.expected_aud])
     }
 
@@ -123,7 +97,7 @@ struct ProviderTokenTests {
     @Test("Google's first token also verifies with the X.509 certificate of the legacy v1/certs format")
     func legacyCertificate() throws {
         let token = try #require(try load().first { $0.id == "google-accounts-id-token-rs256" })
-        let certificates = try Vectors.load(LegacyCertificates.self, "provider-tokens/google-auth-library-java/legacy_federated_keys.json")
+        let certificates = try VectorFiles.load(LegacyCertificates.self, "provider-tokens/google-auth-library-java/legacy_federated_keys.json")
         let pem = try #require(certificates[token.kid])
         let publicKey = try PublicKey.pem(pem)
         #expect(publicKey.kind == .rsa(bits: 2048))
@@ -134,7 +108,7 @@ struct ProviderTokenTests {
     @Test("The IAP ES256 token is refused when only RS256 is allowed, and by the other four P-256 keys")
     func iapKeySelection() throws {
         let token = try #require(try load().first { $0.alg == "ES256" })
-        let set = try Vectors.load(JWKSet.self, "provider-tokens/\(try #require(token.key_file))")
+        let set = try VectorFiles.load(JWKSet.self, "provider-tokens/\(try #require(token.key_file))")
         #expect(set.keys.count == 5)
         let jws = try CompactJWS.parse(token.token)
         #expect(throws: JOSEError.algorithmNotAllowed) { try jws.verify(with: VerificationKeySet(set), allowed: [.RS256]) }

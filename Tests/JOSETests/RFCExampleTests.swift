@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import JOSE
 import Testing
+import TestVectors
 
 private struct RFCExamples: Decodable {
     struct Expected: Decodable {
@@ -42,7 +43,7 @@ private func keySet(_ jwk: JWK?) -> VerificationKeySet {
 @Suite("RFC 7515 / 7520 / 8037 JWS examples (jws-rfc-examples.json)")
 struct RFCExampleTests {
     private func load() throws -> RFCExamples {
-        try Vectors.load(RFCExamples.self, "jws-rfc-examples.json")
+        try VectorFiles.load(RFCExamples.self, "jws-rfc-examples.json")
     }
 
     @Test("RS256, ES256 and EdDSA examples verify; HS256, none, PS384 and ES512 are refused as unsupported")
@@ -171,7 +172,7 @@ struct CookbookTests {
         ("jws/4_4.hmac-sha2_integrity_protection.json", false),
     ])
     func example(path: String, supported: Bool) throws {
-        let example = try Vectors.load(CookbookExample.self, "jose-cookbook/\(path)")
+        let example = try VectorFiles.load(CookbookExample.self, "jose-cookbook/\(path)")
         let jws = try CompactJWS.parse(example.output.compact)
         #expect(jws.payload == Array(example.input.payload.utf8))
         #expect(jws.signature == (try Fixture.b64(example.signing.sig)))
@@ -179,7 +180,7 @@ struct CookbookTests {
         if supported {
             try jws.verify(with: keys, allowed: ours)
             // Both supported examples are deterministic: re-signing reproduces the published signature.
-            let key = try Vectors.load(CookbookPrivateKey.self, "jose-cookbook/\(path)").input.key.privateKey()
+            let key = try VectorFiles.load(CookbookPrivateKey.self, "jose-cookbook/\(path)").input.key.privateKey()
             let algorithm = try #require(JWSAlgorithm(rawValue: example.input.alg))
             #expect(try key.sign(jws.signingInput, algorithm: algorithm.signatureAlgorithm) == jws.signature)
         } else {

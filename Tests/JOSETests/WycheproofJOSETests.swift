@@ -1,6 +1,7 @@
 import Foundation
 import JOSE
 import Testing
+import TestVectors
 
 private struct JWSFile: Decodable {
     struct Group: Decodable {
@@ -48,7 +49,7 @@ private func headerAlgorithm(_ token: String) -> String? {
 @Suite("Wycheproof JSON Web Signature cases through CompactJWS and VerificationKeySet")
 struct WycheproofJWSTests {
     @Test func everyCase() throws {
-        let file = try Vectors.load(WycheproofJOSE<JWSFile.Group>.self, "wycheproof/json_web_signature_test.json")
+        let file = try VectorFiles.load(WycheproofJOSE<JWSFile.Group>.self, "wycheproof/json_web_signature_test.json")
         var ran = 0, acceptedValid = 0
         for group in file.testGroups {
             let keys = VerificationKeySet(JWKSet(keys: group.public.map { [$0] } ?? []))
@@ -78,7 +79,7 @@ struct WycheproofJWSTests {
 @Suite("Wycheproof JSON Web Key cases: key-set hygiene")
 struct WycheproofJWKTests {
     @Test func everyCase() throws {
-        let file = try Vectors.load(WycheproofJOSE<JWSFile.KeySetGroup>.self, "wycheproof/json_web_key_test.json")
+        let file = try VectorFiles.load(WycheproofJOSE<JWSFile.KeySetGroup>.self, "wycheproof/json_web_key_test.json")
         var ran = 0, acceptedValid = 0
         for group in file.testGroups {
             let keys = VerificationKeySet(group.public ?? group.private ?? JWKSet(keys: []))
@@ -101,7 +102,7 @@ struct WycheproofJWKTests {
 
     @Test("The ROCA-weak, 1024-bit and e = 1 RSA keys are refused when the set is built")
     func weakRSAKeysRefused() throws {
-        let file = try Vectors.load(WycheproofJOSE<JWSFile.KeySetGroup>.self, "wycheproof/json_web_key_test.json")
+        let file = try VectorFiles.load(WycheproofJOSE<JWSFile.KeySetGroup>.self, "wycheproof/json_web_key_test.json")
         for name in ["jws_rsa_roca_key", "keysize_too_small", "exponentOne"] {
             let group = try #require(file.testGroups.first { $0.comment == name })
             let set = try #require(group.public)

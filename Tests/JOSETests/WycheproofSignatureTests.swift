@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import JOSE
 import Testing
+import TestVectors
 
 /// Wycheproof file layout for the signature-verification schemas used here.
 private struct WycheproofFile<Group: Decodable>: Decodable {
@@ -71,7 +72,7 @@ struct WycheproofRSATests {
         ("rsa_signature_4096_sha256_test.json", 258),
     ])
     func everyCase(file: String, expected: Int) throws {
-        let vectors = try Vectors.load(WycheproofFile<RSAGroup>.self, "wycheproof/\(file)")
+        let vectors = try VectorFiles.load(WycheproofFile<RSAGroup>.self, "wycheproof/\(file)")
         var ran = 0
         for group in vectors.testGroups {
             let key = try PublicKey.rsa(modulus: Fixture.b64(group.keyJwk.n), exponent: Fixture.b64(group.keyJwk.e))
@@ -83,7 +84,7 @@ struct WycheproofRSATests {
 
     @Test("An RSA key refuses the ECDSA and Ed25519 algorithms")
     func refusesOtherAlgorithms() throws {
-        let vectors = try Vectors.load(WycheproofFile<RSAGroup>.self, "wycheproof/rsa_signature_2048_sha256_test.json")
+        let vectors = try VectorFiles.load(WycheproofFile<RSAGroup>.self, "wycheproof/rsa_signature_2048_sha256_test.json")
         let group = try #require(vectors.testGroups.first)
         let key = try PublicKey.rsa(modulus: Fixture.b64(group.keyJwk.n), exponent: Fixture.b64(group.keyJwk.e))
         let valid = try #require(group.tests.first { $0.result == "valid" })
@@ -99,7 +100,7 @@ struct WycheproofRSATests {
 struct WycheproofECDSATests {
     @Test func everyCase() throws {
         let file = "ecdsa_secp256r1_sha256_p1363_test.json"
-        let vectors = try Vectors.load(WycheproofFile<JWKGroup>.self, "wycheproof/\(file)")
+        let vectors = try VectorFiles.load(WycheproofFile<JWKGroup>.self, "wycheproof/\(file)")
         var ran = 0
         for group in vectors.testGroups {
             let (x, y) = try group.p256Coordinates()
@@ -116,7 +117,7 @@ struct WycheproofECDSATests {
 struct WycheproofEd25519Tests {
     @Test func everyCase() throws {
         let file = "ed25519_test.json"
-        let vectors = try Vectors.load(WycheproofFile<JWKGroup>.self, "wycheproof/\(file)")
+        let vectors = try VectorFiles.load(WycheproofFile<JWKGroup>.self, "wycheproof/\(file)")
         var ran = 0
         for group in vectors.testGroups {
             let key = try PublicKey.ed25519(group.publicKeyJwk.map { try Fixture.b64($0.x) } ?? Fixture.hex(try #require(group.publicKey.pk)))

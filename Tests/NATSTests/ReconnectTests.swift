@@ -70,7 +70,7 @@ struct ReconnectTests {
         await #expect(throws: NATSError.notConnected) {
             _ = try await requester.request("reconnect.echo", [2], timeout: .seconds(5))
         }
-        #expect((ContinuousClock.now - started).seconds < 0.5)
+        #expect((ContinuousClock.now - started).seconds < 2.5)  // far sooner than the 5 s timeout
 
         server = try await ScratchServer.start()
         #expect(try await eventually(within: .seconds(10)) { requester.isConnected && responder.isConnected })

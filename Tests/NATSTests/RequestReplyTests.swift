@@ -57,7 +57,7 @@ struct NoRespondersTests {
         await #expect(throws: NATSError.noResponders) {
             _ = try await connection.request(TestNATS.unique("nobody"), [], timeout: .seconds(5))
         }
-        #expect((ContinuousClock.now - started).seconds < 1)
+        #expect((ContinuousClock.now - started).seconds < 2.5)  // far sooner than the timeout
         await connection.drainAndClose()
     }
 }
@@ -74,7 +74,7 @@ struct TimeoutTests {
             _ = try await connection.request(subject, [], timeout: .milliseconds(300))
         }
         let elapsed = (ContinuousClock.now - started).seconds
-        #expect(elapsed >= 0.29 && elapsed < 1.5)
+        #expect(elapsed >= 0.29 && elapsed < 4)  // the 300 ms timeout, not a hang
         subscription.unsubscribe()
         await connection.drainAndClose()
     }
@@ -116,7 +116,7 @@ struct CancellationTests {
         let started = ContinuousClock.now
         task.cancel()
         await #expect(throws: CancellationError.self) { _ = try await task.value }
-        #expect((ContinuousClock.now - started).seconds < 1)
+        #expect((ContinuousClock.now - started).seconds < 2.5)  // far sooner than the timeout
         subscription.unsubscribe()
         await connection.drainAndClose()
     }

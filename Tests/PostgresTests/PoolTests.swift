@@ -46,7 +46,7 @@ extension PostgresServerTests {
                     let started = ContinuousClock.now
                     waiter.cancel()
                     await #expect(throws: CancellationError.self) { try await waiter.value }
-                    #expect(ContinuousClock.now - started < .seconds(2))
+                    #expect(ContinuousClock.now - started < .seconds(10))  // far sooner than the 30 s pool timeout
                 }
                 #expect(try await client.query("SELECT 3 AS v").first?.int("v") == 3)
             }

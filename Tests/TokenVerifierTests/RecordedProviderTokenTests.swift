@@ -2,47 +2,20 @@ import Contracts
 import Foundation
 import JOSE
 import Testing
+import TestVectors
 @testable import TokenVerifier
 
 /// The real provider-signed tokens of `shared/vectors/provider-tokens` through the verifier's own
 /// OIDC path (key source fixed to the recorded keys, clock pinned).
 @Suite("Recorded provider tokens through the OIDC verifier")
 struct RecordedProviderTokenTests {
-    private struct Vectors: Decodable {
-        struct Window: Decodable {
-            let from_inclusive: Int64
-            let until_exclusive: Int64
-            let suggested_now: Int64
-        }
-
-        struct Token: Decodable {
-            let id: String
-            let token: String
-            let expected_iss: String
-            let expected_aud: String
-            let iat: Int64
-            let exp: Int64
-            let valid_now_window: Window
-            let key_file: String?
-            let jwk: JWK?
-        }
-
-        let tokens: [Token]
+    private static func tokens() throws -> [ProviderTokenVectors.Token] {
+        try ProviderTokenVectors.load()
     }
 
-    private static func tokens() throws -> [Vectors.Token] {
-        try JSONDecoder().decode(Vectors.self, from: VectorFiles.data("provider-tokens/provider-tokens.json")).tokens
-    }
-
-    private func verifier(for token: Vectors.Token, nonceMode: NonceMode = .sha256Hex,
+    private func verifier(for token: ProviderTokenVectors.Token, nonceMode: NonceMode = .sha256Hex,
                           allowsNonceWithoutRequest: Bool = true) throws -> OIDCVerifier {
-        let set: VerificationKeySet
-        if let jwk = token.jwk {
-            set = VerificationKeySet(JWKSet(keys: [jwk]))
-        } else {
-            let file = try #require(token.key_file)
-            set = VerificationKeySet(try JSONDecoder().decode(JWKSet.self, from: VectorFiles.data("provider-tokens/\(file)")))
-        }
+        let set = VerificationKeySet(try ProviderTokenVectors.keySet(for: token))
         let provider: Provider = token.id.contains("apple") ? .apple : token.id.contains("kakao") ? .kakao : .google
         let configuration = OIDCProviderConfiguration(provider: provider, clientIDs: [token.expected_aud], issuers: [token.expected_iss],
                                                       jwksURL: "http://unused.invalid/jwks", algorithms: [.RS256, .ES256],

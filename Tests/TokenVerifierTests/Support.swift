@@ -45,16 +45,3 @@ struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
-
-/// Locates `shared/vectors` beside (or above) the package root, as the JOSE tests do.
-enum VectorFiles {
-    static func data(_ relativePath: String) throws -> Data {
-        var candidate = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        while candidate.path != "/" {
-            candidate = candidate.deletingLastPathComponent()
-            let file = candidate.appendingPathComponent("shared/vectors").appendingPathComponent(relativePath)
-            if let data = FileManager.default.contents(atPath: file.path) { return data }
-        }
-        throw TestFailure("shared/vectors/\(relativePath) not found above the package root")
-    }
-}

@@ -18,12 +18,10 @@ public struct MemberServer: Service {
     }
 
     public func run() async throws {
-        var databaseConfiguration = try PostgresConfiguration(url: configuration.databaseURL)
-        databaseConfiguration.poolSize = configuration.databasePoolSize
-        databaseConfiguration.applicationName = "member-service"
-        let database = PostgresClient(configuration: databaseConfiguration, logger: logger.named("postgres"))
+        let database = try await PostgresClient.migrated(
+            url: configuration.databaseURL, poolSize: configuration.databasePoolSize, applicationName: "member-service",
+            schema: MemberMigrations.schema, migrations: MemberMigrations.all, logger: logger)
         defer { Task { await database.close() } }
-        try await database.migrateRetrying(schema: MemberMigrations.schema, migrations: MemberMigrations.all, logger: logger)
 
         let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, name: "member-service", logger: logger)
         let wakeup = Wakeup()

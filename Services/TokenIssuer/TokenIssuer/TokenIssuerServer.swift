@@ -26,12 +26,10 @@ public struct TokenIssuerServer: Service {
     }
 
     public func run() async throws {
-        var databaseConfiguration = try PostgresConfiguration(url: configuration.databaseURL)
-        databaseConfiguration.poolSize = configuration.databasePoolSize
-        databaseConfiguration.applicationName = "token-issuer"
-        let database = PostgresClient(configuration: databaseConfiguration, logger: logger.named("postgres"))
+        let database = try await PostgresClient.migrated(
+            url: configuration.databaseURL, poolSize: configuration.databasePoolSize, applicationName: "token-issuer",
+            schema: IssuerMigrations.schema, migrations: IssuerMigrations.all, logger: logger)
         defer { Task { await database.close() } }
-        try await database.migrateRetrying(schema: IssuerMigrations.schema, migrations: IssuerMigrations.all, logger: logger)
 
         let keys = SigningKeys(database: database, keyFile: configuration.signingKeyFile,
                                accessTokenTTL: configuration.accessTokenTTL, logger: logger)
