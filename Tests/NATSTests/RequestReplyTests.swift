@@ -39,7 +39,7 @@ struct QueueGroupTests {
         try await TestNATS.respond(on: second, subject: subject) { _ in Array("2".utf8) }
         var counts: [String: Int] = [:]
         for _ in 0..<100 {
-            let reply = try await requester.request(subject, [], timeout: .seconds(2))
+            let reply = try await requester.request(subject, [], timeout: .seconds(10))
             counts[String(decoding: reply.payload, as: UTF8.self), default: 0] += 1
         }
         #expect(counts["1", default: 0] > 0)
