@@ -18,6 +18,10 @@ function init(args)
 end
 
 function request()
+  if #tokens == 0 then
+    wrk.thread:stop()
+    return wrk.format("GET", "/healthz")
+  end
   index = index + 1
   if index > #tokens then
     if not cycle then wrk.thread:stop() end

@@ -144,7 +144,7 @@ final class APIHandler: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw ServiceFailure(.unauthorized, "Send the access token as Authorization: Bearer <token>.")
         }
-        return try await accessTokens.verify(String(parts[1]).trimmingCharacters(in: .whitespaces),
+        return try await accessTokens.verify(String(parts[1]).trimmingASCIISpaces(),
                                              client: client, timeout: configuration.serviceTimeout)
     }
 }

@@ -11,7 +11,7 @@ enum RequestBody {
             throw ServiceFailure(.payloadTooLarge, "The request body is larger than 64 KiB.")
         }
         let contentType = request.header("content-type")?.split(separator: ";").first?
-            .trimmingCharacters(in: .whitespaces).lowercased()
+            .trimmingASCIISpaces().lowercased()
         guard contentType == "application/json" else {
             throw ServiceFailure(.unsupportedMediaType, "Send the body as JSON with Content-Type: application/json.")
         }
@@ -62,7 +62,7 @@ enum RequestBody {
 enum Field {
     /// A required string: not blank, at most `maxBytes` UTF-8 bytes.
     static func required(_ value: String, _ name: String, maxBytes: Int) throws(ServiceFailure) {
-        if value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+        if value.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
             throw ServiceFailure.invalidRequest("\(name) must not be empty.")
         }
         if value.utf8.count > maxBytes {

@@ -31,19 +31,23 @@ struct MemberStore: Sendable {
 
     /// The member's profile with its identities, or nil when there is no such member.
     func profile(memberId: Int64) async throws -> MemberProfile? {
-        let members = try await database.query(
-            "SELECT id, email, name, created_at FROM member.members WHERE id = $1", [.int(memberId)])
-        guard let member = members.first else { return nil }
-        let identities = try await database.query(
-            "SELECT provider, email, linked_at FROM member.identities WHERE member_id = $1 ORDER BY linked_at, provider",
-            [.int(memberId)])
+        // One round trip: the member's columns repeat on each of its identity rows.
+        let rows = try await database.query("""
+            SELECT m.id, m.email, m.name, m.created_at, i.provider, i.email AS identity_email, i.linked_at
+              FROM member.members m
+              LEFT JOIN member.identities i ON i.member_id = m.id
+             WHERE m.id = $1
+             ORDER BY i.linked_at, i.provider
+            """, [.int(memberId)])
+        guard let member = rows.first else { return nil }
         return MemberProfile(
             memberId: try member.int("id"),
             email: try member.optionalString("email"),
             name: try member.optionalString("name"),
-            identities: try identities.compactMap { row in
-                guard let provider = Provider(rawValue: try row.string("provider")) else { return nil }
-                return LinkedIdentity(provider: provider, email: try row.optionalString("email"), linkedAt: try row.date("linked_at"))
+            identities: try rows.compactMap { row in
+                guard !row.isNull("provider"), let provider = Provider(rawValue: try row.string("provider")) else { return nil }
+                return LinkedIdentity(provider: provider, email: try row.optionalString("identity_email"),
+                                      linkedAt: try row.date("linked_at"))
             },
             createdAt: try member.date("created_at"))
     }
