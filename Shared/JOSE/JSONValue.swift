@@ -17,21 +17,25 @@ public enum JSONValue: Sendable, Hashable, Codable {
 
     /// Decodes whatever JSON value is next.
     public init(from decoder: any Decoder) throws {
+        // The commonest kinds first: each failed attempt builds a DecodingError, which is what
+        // made claims decoding costly. JSONDecoder never converts between these kinds (a string
+        // is never a number or a boolean), so the order changes only the cost, never the result;
+        // Int64 stays before Double so that whole numbers are integers.
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
         } else if let value = try? container.decode(Int64.self) {
             self = .integer(value)
         } else if let value = try? container.decode(Double.self) {
             self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode([String: JSONValue].self) {
+            self = .object(value)
         } else {
-            self = .object(try container.decode([String: JSONValue].self))
+            self = .array(try container.decode([JSONValue].self))
         }
     }
 
