@@ -55,8 +55,13 @@ struct VerifierRevocationTests {
         try await stack.publish(Events.memberDeleted, MemberDeleted(memberId: repeatedMember, grants: [naver.grant], reason: "requested"))
         #expect(await eventually { await stack.idp.naverDeleteAttempts(naver.token) == 1 })
         try await stack.publish(Events.memberDeleted, MemberDeleted(memberId: repeatedMember, grants: [naver.grant], reason: "requested"))
-        #expect(await eventually { await stack.idp.naverDeleteAttempts(naver.token) == 2 })
+        #expect(await eventually { await stack.idp.naverDeleteAttempts(naver.token) >= 2 })
+        // Naver answers "no such token" now; that counts as done, so the attempts stop growing
+        // (a retry would come after 2 s). On a loaded machine a timed-out first call may have
+        // been tried once more, so the count is compared with itself, not with a fixed number.
         try await Task.sleep(for: .seconds(3))
-        #expect(await stack.idp.naverDeleteAttempts(naver.token) == 2, "the already-deleted token was not retried")
+        let settled = await stack.idp.naverDeleteAttempts(naver.token)
+        try await Task.sleep(for: .seconds(5))
+        #expect(await stack.idp.naverDeleteAttempts(naver.token) == settled, "the already-deleted token was retried")
     }
 }

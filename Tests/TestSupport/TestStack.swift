@@ -45,7 +45,7 @@ public actor TestStack {
     /// The stack's refresh reuse grace window.
     public static let reuseGrace: Duration = .seconds(2)
     /// How long the stack's next signing key is published before it signs.
-    public static let signingKeyPublishLead: Duration = .seconds(2)
+    public static let signingKeyPublishLead: Duration = .seconds(6)
 
     private var starting: Task<RunningStack, any Error>?
 

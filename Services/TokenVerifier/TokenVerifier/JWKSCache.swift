@@ -64,7 +64,14 @@ actor JWKSCache: VerificationKeySource {
             }
             lastUnknownKeyFetch = now
             logger.info("unknown key id, refetching key set")
-            return (try? await fetch()) ?? keys
+            // A download already under way may have started before the key was published; if
+            // joining it did not bring the key, download once more (still one budget spent).
+            let joined = inFlight != nil
+            let fetched = (try? await fetch()) ?? keys
+            if joined, fetched.key(for: kid) == nil {
+                return (try? await fetch()) ?? fetched
+            }
+            return fetched
         }
         return keys
     }
