@@ -2,6 +2,7 @@ import Contracts
 import Logging
 import Metrics
 import NATS
+import Runtime
 
 /// Calls other services over NATS with typed endpoints, turning transport failures into the
 /// service failures the gateway maps to HTTP (no responders → 503, timeout → 504).
@@ -40,8 +41,7 @@ public struct ServiceClient: Sendable {
                 let message = try await connection.request(endpoint.subject, payload, timeout: timeout)
                 if let metrics {
                     let elapsed = ContinuousClock.now - started
-                    metrics.observe("nats_request_duration_seconds", ["subject": endpoint.subject],
-                                    Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                    metrics.observe("nats_request_duration_seconds", ["subject": endpoint.subject], elapsed.timeInterval)
                 }
                 let reply: ServiceReply<Reply>
                 do {

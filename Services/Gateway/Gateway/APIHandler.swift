@@ -5,6 +5,7 @@ import Logging
 import Messaging
 import Metrics
 import Synchronization
+import Runtime
 
 /// Answers every HTTP request of the API (SPEC section 2): routes it, validates it, fans it
 /// out over NATS and maps the services' answers to HTTP.
@@ -75,8 +76,7 @@ final class APIHandler: Sendable {
         let label = route?.pattern ?? "unmatched"
         metrics.increment("http_requests_total", ["route": label, "method": request.method, "status": String(response.status)])
         let elapsed = ContinuousClock.now - started
-        metrics.observe("http_request_duration_seconds", ["route": label],
-                        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        metrics.observe("http_request_duration_seconds", ["route": label], elapsed.timeInterval)
         if response.status >= 500 {
             logger.warning("request failed", ["request.id": requestID, "http.path": label, "http.status": String(response.status)])
         }

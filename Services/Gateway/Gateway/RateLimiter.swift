@@ -1,3 +1,4 @@
+import Runtime
 import Synchronization
 
 /// A token bucket per client address: `rate` requests a second on average, bursts up to
@@ -24,9 +25,7 @@ final class RateLimiter: Sendable {
     func acquire(_ address: String, now: ContinuousClock.Instant = .now) -> Int? {
         buckets.withLock { buckets in
             var bucket = buckets[address] ?? Bucket(tokens: burst, updated: now)
-            let elapsed = now - bucket.updated
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            bucket.tokens = min(burst, bucket.tokens + seconds * rate)
+            bucket.tokens = min(burst, bucket.tokens + (now - bucket.updated).timeInterval * rate)
             bucket.updated = now
             guard bucket.tokens >= 1 else {
                 buckets[address] = bucket

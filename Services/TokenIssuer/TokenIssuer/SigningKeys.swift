@@ -4,6 +4,7 @@ import Foundation
 import JOSE
 import Logging
 import Postgres
+import Runtime
 
 /// The issuer's signing keys: the one that signs now, and every key whose tokens may still
 /// be live (published in the JWKS). Every replica reads the same keys from the database (or
@@ -160,10 +161,3 @@ actor SigningKeys {
     }
 }
 
-extension Duration {
-    /// The duration in seconds, as Foundation counts time.
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-}
