@@ -90,9 +90,7 @@ extension RunningStack {
     /// Sends a request to the dev IdP (its control endpoints: `/apple/control`, `/stats`, ...).
     public func devIDP(_ method: String, _ path: String, json: (any Encodable & Sendable)? = nil) async throws -> APIResponse {
         let body = try json.map { Array(try JSONEncoder().encode($0)) }
-        let response = try await TestNATS.http.execute(HTTPClientRequest(
-            url: devIDPURL + path, method: method, headers: body == nil ? [] : [("Content-Type", "application/json")],
-            body: body, timeout: .seconds(30)))
-        return APIResponse(status: response.status, headers: response.headers, body: response.body)
+        return try await Self.send(method, devIDPURL + path,
+                                   headers: body == nil ? [] : [("Content-Type", "application/json")], body: body)
     }
 }

@@ -1,11 +1,9 @@
-import HTTPClient
 import Logging
 import NATS
 
-/// The tests' own NATS connection (opened on first use and shared) and HTTP client for the dev IdP.
+/// The tests' own NATS connection, opened on first use and shared.
 actor TestNATS {
     static let shared = TestNATS()
-    static let http = HTTPClient(logger: Logger(label: "test-dev-idp", level: .error))
 
     private var opening: Task<NATSConnection, any Error>?
 
