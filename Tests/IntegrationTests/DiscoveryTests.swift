@@ -86,7 +86,7 @@ struct DiscoveryTests {
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         #expect(formatter.date(from: after.response.started) != nil, "started is not RFC 3339: \(after.response.started)")
 
-        let raw = try await nats.request("$SRV.STATS.\(QueueGroups.memberService)", [], timeout: .seconds(2))
+        let raw = try await nats.request("$SRV.STATS.\(QueueGroups.memberService)", [], timeout: .seconds(10))
         let text = String(decoding: raw.payload, as: UTF8.self)
         for key in ["num_requests", "num_errors", "last_error", "processing_time", "average_processing_time", "queue_group"] {
             #expect(text.contains("\"\(key)\""), "missing \(key): \(text)")
@@ -123,7 +123,7 @@ struct DiscoveryTests {
                                window: Duration = .milliseconds(300)) async throws -> [NATSMessage] {
         let inbox = "_INBOX.discovery-test.\(UUID().uuidString.lowercased())"
         let subscription = try nats.subscribe(inbox)
-        try await nats.flush(timeout: .seconds(2))
+        try await nats.flush(timeout: .seconds(10))
         try nats.publish(subject, replyTo: inbox, [])
         let stopper = Task {
             try? await Task.sleep(for: window)
@@ -137,7 +137,7 @@ struct DiscoveryTests {
 
     private static func stats(_ nats: NATSConnection, _ service: String,
                               endpoint: String) async throws -> (response: ServiceDiscovery.StatsResponse, endpoint: ServiceDiscovery.EndpointStats) {
-        let message = try await nats.request("$SRV.STATS.\(service)", [], timeout: .seconds(2))
+        let message = try await nats.request("$SRV.STATS.\(service)", [], timeout: .seconds(10))
         let response = try MessageCoding.decode(ServiceDiscovery.StatsResponse.self, from: message.payload)
         #expect(response.name == service)
         let stats = try #require(response.endpoints.first { $0.name == endpoint }, "no endpoint \(endpoint) in \(response)")

@@ -29,7 +29,7 @@ struct MemberConcurrencyTests {
             "SELECT count(DISTINCT member_id)::text FROM member.identities WHERE provider = 'GOOGLE' AND provider_user_id = $1", [sub])
         #expect(members == 1)
         let memberId = try #require(logins.first?.memberId)
-        let created = try await stack.events(Events.memberCreated, timeout: .seconds(3)) { $0.memberId == memberId }
+        let created = try await stack.events(Events.memberCreated, timeout: .seconds(10)) { $0.memberId == memberId }
         #expect(created.count == 1)
         #expect(created.first?.data.provider == .google)
     }

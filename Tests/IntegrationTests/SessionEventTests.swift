@@ -34,7 +34,7 @@ struct SessionEventTests {
         }, until: { seen in seen.contains { $0.data.memberId == memberId } })
         #expect(events.filter { $0.data.memberId == memberId }.map(\.data.reason) == ["replaced"])
         // The replaced session's access token is refused too.
-        #expect(try await stack.me(first.accessToken, until: 401, timeout: .seconds(2)).status == 401)
+        #expect(try await stack.me(first.accessToken, until: 401, timeout: .seconds(10)).status == 401)
     }
 
     @Test("a reuse after the grace window publishes refresh-token.reused and session.ended (reuse)")
@@ -54,7 +54,7 @@ struct SessionEventTests {
         }, until: { seen in seen.contains { $0.data.memberId == memberId } })
         #expect(reused.filter { $0.data.memberId == memberId }.count == 1)
         #expect(ended.filter { $0.data.memberId == memberId }.map(\.data.reason) == ["reuse"])
-        #expect(try await stack.me(login.accessToken, until: 401, timeout: .seconds(2)).status == 401)
+        #expect(try await stack.me(login.accessToken, until: 401, timeout: .seconds(10)).status == 401)
     }
 }
 

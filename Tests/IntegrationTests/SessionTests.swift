@@ -10,7 +10,7 @@ extension RunningStack {
     }
 
     /// Calls `/api/members/me` until it answers `status` or `timeout` passes; returns the last answer.
-    func me(_ token: String, until status: Int, timeout: Duration = .seconds(5)) async throws -> APIResponse {
+    func me(_ token: String, until status: Int, timeout: Duration = .seconds(10)) async throws -> APIResponse {
         let deadline = ContinuousClock.now + timeout
         while true {
             let response = try await get("/api/members/me", bearer: token)
@@ -41,7 +41,7 @@ struct LogoutTests {
         #expect(response.status == 204, "body: \(response.text)")
         #expect(response.body.isEmpty)
 
-        let refused = try await stack.me(phone.accessToken, until: 401, timeout: .seconds(2))
+        let refused = try await stack.me(phone.accessToken, until: 401, timeout: .seconds(10))
         #expect(refused.status == 401)
         #expect(refused.failure?.code == .unauthorized)
         #expect(try await stack.refresh(phone.refreshToken).failure?.code == .invalidRefreshToken)
@@ -81,7 +81,7 @@ struct LogoutAllTests {
         #expect(response.status == 204, "body: \(response.text)")
 
         for login in logins {
-            #expect(try await stack.me(login.accessToken, until: 401, timeout: .seconds(2)).status == 401)
+            #expect(try await stack.me(login.accessToken, until: 401, timeout: .seconds(10)).status == 401)
             #expect(try await stack.refresh(login.refreshToken).failure?.code == .invalidRefreshToken)
         }
         #expect(try await stack.get("/api/members/me", bearer: stranger.accessToken).status == 200)
@@ -156,7 +156,7 @@ struct SessionListTests {
 
         let deleted = try await stack.send("DELETE", "/api/auth/sessions/\(tabletSession.sessionId)", bearer: phone.accessToken)
         #expect(deleted.status == 204, "body: \(deleted.text)")
-        #expect(try await stack.me(tablet.accessToken, until: 401, timeout: .seconds(2)).status == 401)
+        #expect(try await stack.me(tablet.accessToken, until: 401, timeout: .seconds(10)).status == 401)
         #expect(try await stack.refresh(tablet.refreshToken).failure?.code == .invalidRefreshToken)
         let remaining = try await stack.get("/api/auth/sessions", bearer: phone.accessToken).data([SessionResponse].self)
         #expect(remaining.map(\.deviceId) == ["phone"])

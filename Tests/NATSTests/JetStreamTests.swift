@@ -133,7 +133,7 @@ struct RedeliveryTests {
                                                            ackWait: .seconds(1))
             let first = try await nextMessage(consumer)
             #expect(first.deliveryCount == 1)
-            let second = try await nextMessage(consumer, within: .seconds(5))
+            let second = try await nextMessage(consumer, within: .seconds(15))
             #expect(second.deliveryCount == 2)
             #expect(second.streamSequence == first.streamSequence)
             #expect((ContinuousClock.now - started).seconds >= 1.0)
@@ -148,7 +148,7 @@ struct RedeliveryTests {
             let consumer = try connection.jetStream.consume(stream: stream, durable: "nak", filterSubject: nil,
                                                            ackWait: .seconds(30))
             try await nextMessage(consumer).nak()
-            let again = try await nextMessage(consumer, within: .seconds(3))
+            let again = try await nextMessage(consumer, within: .seconds(15))
             #expect(again.deliveryCount == 2)
             try await again.term()
             #expect(try await messageIfAny(consumer, within: .milliseconds(1500)) == nil)

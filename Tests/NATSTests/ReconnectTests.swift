@@ -61,22 +61,23 @@ struct ReconnectTests {
         let responder = try await TestNATS.connect("responder", url: ScratchServer.url, reconnectWait: .milliseconds(100))
         let requester = try await TestNATS.connect("requester", url: ScratchServer.url, reconnectWait: .milliseconds(100))
         try await TestNATS.respond(on: responder, subject: "reconnect.echo")
-        let before = try await requester.request("reconnect.echo", [1], timeout: .seconds(2))
+        // Generous timeouts where an answer is expected: the suites run in parallel on a 2-core machine.
+        let before = try await requester.request("reconnect.echo", [1], timeout: .seconds(10))
         #expect(before.payload == [1])
 
         server.stop()
         #expect(try await eventually(within: .seconds(5)) { !requester.isConnected })
         let started = ContinuousClock.now
         await #expect(throws: NATSError.notConnected) {
-            _ = try await requester.request("reconnect.echo", [2], timeout: .seconds(5))
+            _ = try await requester.request("reconnect.echo", [2], timeout: .seconds(10))
         }
-        #expect((ContinuousClock.now - started).seconds < 2.5)  // far sooner than the 5 s timeout
+        #expect((ContinuousClock.now - started).seconds < 5)  // far sooner than the 10 s timeout
 
         server = try await ScratchServer.start()
         #expect(try await eventually(within: .seconds(10)) { requester.isConnected && responder.isConnected })
         // The responder's subscription is re-sent on reconnect; allow it a moment to reach the server.
-        let answered = try await eventually(within: .seconds(5)) {
-            (try? await requester.request("reconnect.echo", [3], timeout: .milliseconds(500)))?.payload == [3]
+        let answered = try await eventually(within: .seconds(15)) {
+            (try? await requester.request("reconnect.echo", [3], timeout: .seconds(2)))?.payload == [3]
         }
         #expect(answered)
         await requester.drainAndClose()

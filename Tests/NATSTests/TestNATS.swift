@@ -32,7 +32,7 @@ enum TestNATS {
                 try? connection.respond(to: message, answer(message))
             }
         }
-        try await connection.flush(timeout: .seconds(2))
+        try await connection.flush(timeout: .seconds(10))
         return subscription
     }
 }

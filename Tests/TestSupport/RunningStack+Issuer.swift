@@ -30,7 +30,7 @@ extension RunningStack {
                                 during action: () async throws -> Void,
                                 until done: @escaping @Sendable ([EventEnvelope<Payload>]) -> Bool) async throws -> [EventEnvelope<Payload>] {
         let subscription = try await Self.nats().subscribe(type.subject)
-        try await Self.nats().flush(timeout: .seconds(5))
+        try await Self.nats().flush(timeout: .seconds(10))
         defer { subscription.unsubscribe() }
         try await action()
         let collector = Task {
