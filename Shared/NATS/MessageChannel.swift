@@ -13,7 +13,7 @@ private enum Poll<Element> {
 /// The producer is a cnats delivery thread or a fetch thread owned by this module, never a cooperative
 /// thread, so it may block: when `capacity` messages wait unread, `send` blocks until a consumer takes
 /// one, and the library's own pending limits then bound what queues up behind it.
-final class MessageChannel<Element: Sendable>: Sendable {
+final class MessageChannel<Element: Sendable>: Sendable, FinishableChannel {
     private struct State {
         var buffer: [Element] = []
         var head = 0
@@ -135,4 +135,10 @@ final class MessageChannel<Element: Sendable>: Sendable {
             waiter?.resume(returning: nil)
         }
     }
+}
+
+/// A channel that can be finished without knowing its element type (from a C callback).
+protocol FinishableChannel: AnyObject {
+    /// Ends iteration once the buffered messages are read (then throws `failure`, if any).
+    func finish(failure: NATSError?)
 }

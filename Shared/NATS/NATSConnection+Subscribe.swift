@@ -5,36 +5,49 @@ extension NATSConnection {
     public func subscribe(_ subject: String, queue: String? = nil) throws -> NATSSubscription {
         try Subject.validate(subject, wildcards: true)
         if let queue { try Subject.validateName(queue, kind: "queue group", dots: true) }
-        let channel = MessageChannel<NATSMessage>(capacity: configuration.subscriptionBufferSize)
-        // One +1 reference for the subscription; its completion callback (after the last message) releases it.
-        let pointer = Unmanaged.passRetained(channel).toOpaque()
         let onMessage: natsMsgHandler = { _, _, message, closure in
             let received = NATSMessage(copying: message!)
             natsMsg_Destroy(message)
             Unmanaged<MessageChannel<NATSMessage>>.fromOpaque(closure!).takeUnretainedValue().send(received)
         }
-        var subscription: OpaquePointer?
-        let status = if let queue {
-            natsConnection_QueueSubscribe(&subscription, handle.connection, subject, queue, onMessage, pointer)
-        } else {
-            natsConnection_Subscribe(&subscription, handle.connection, subject, onMessage, pointer)
+        let subscription: NATSSubscription = try makeSubscription(subject: subject, queue: queue, onMessage: onMessage) { closure in
+            var subscription: OpaquePointer?
+            let status = if let queue {
+                natsConnection_QueueSubscribe(&subscription, handle.connection, subject, queue, onMessage, closure)
+            } else {
+                natsConnection_Subscribe(&subscription, handle.connection, subject, onMessage, closure)
+            }
+            guard status == NATS_OK, let subscription else { throw NATSError(status: status, operation: "subscribe to '\(subject)'") }
+            return subscription
         }
-        guard status == NATS_OK, let subscription else {
-            Unmanaged<MessageChannel<NATSMessage>>.fromOpaque(pointer).release()
-            throw NATSError(status: status, operation: "subscribe to '\(subject)'")
+        logger.debug("NATS subscribed", ["nats.subject": subject, "nats.queue": queue ?? ""])
+        return subscription
+    }
+
+    /// Creates a subscription whose cnats callback `onMessage` sends to a `MessageChannel<Message>`, the
+    /// callback's closure pointer: `create` makes the cnats subscription with that callback and pointer.
+    func makeSubscription<Message: Sendable>(subject: String, queue: String?, onMessage: natsMsgHandler,
+                                             create: (UnsafeMutableRawPointer) throws -> OpaquePointer) throws -> Subscription<Message> {
+        let channel = MessageChannel<Message>(capacity: configuration.subscriptionBufferSize)
+        // One +1 reference for the subscription; its completion callback (after the last message) releases it.
+        let pointer = Unmanaged.passRetained(channel).toOpaque()
+        let subscription: OpaquePointer
+        do {
+            subscription = try create(pointer)
+        } catch {
+            Unmanaged<MessageChannel<Message>>.fromOpaque(pointer).release()
+            throw error
         }
         let subscriptionHandle = SubscriptionHandle(subscription)
+        // A C callback cannot name `Message`: it reaches the channel as an `AnyObject` that can finish.
         let completion = natsSubscription_SetOnCompleteCB(subscription, { closure in
-            let channel = Unmanaged<MessageChannel<NATSMessage>>.fromOpaque(closure!).takeRetainedValue()
-            channel.finish()
+            (Unmanaged<AnyObject>.fromOpaque(closure!).takeRetainedValue() as? any FinishableChannel)?.finish(failure: nil)
         }, pointer)
         // NATS_INVALID_SUBSCRIPTION: closed already (connection closing); the channel then stays alive, a few bytes.
         try check(completion, "set completion callback for '\(subject)'")
         try check(natsSubscription_SetPendingLimits(subscription, Int32(clamping: configuration.pendingMessageLimit),
                                                     Int32(clamping: configuration.pendingByteLimit)),
                   "set pending limits for '\(subject)'")
-        logger.debug("NATS subscribed", ["nats.subject": subject, "nats.queue": queue ?? ""])
-        return NATSSubscription(subject: subject, queue: queue, connection: self, handle: subscriptionHandle,
-                                channel: channel)
+        return Subscription(subject: subject, queue: queue, connection: self, handle: subscriptionHandle, channel: channel)
     }
 }

@@ -1,13 +1,17 @@
 import Logging
 
+/// The messages of one core NATS subscription.
+public typealias NATSSubscription = Subscription<NATSMessage>
+
 /// The messages of one subscription, as an `AsyncSequence`; iteration ends after ``unsubscribe()`` or when
-/// the connection closes.
+/// the connection closes. `Message` is ``NATSMessage`` for core subscriptions and ``JetStreamMessage``
+/// for a stream followed with ``JetStream/follow(stream:subject:since:)``.
 ///
 /// At most `Configuration.subscriptionBufferSize` messages wait unread here; beyond that the library
 /// queues up to its pending limits and then drops (and logs a slow-consumer error).
-public final class NATSSubscription: AsyncSequence, Sendable {
+public final class Subscription<Message: Sendable>: AsyncSequence, Sendable {
     /// Each element is one received message.
-    public typealias Element = NATSMessage
+    public typealias Element = Message
     /// Iteration never throws.
     public typealias Failure = Never
 
@@ -17,10 +21,10 @@ public final class NATSSubscription: AsyncSequence, Sendable {
     public let queue: String?
     private let connection: NATSConnection
     private let handle: SubscriptionHandle
-    private let channel: MessageChannel<NATSMessage>
+    private let channel: MessageChannel<Message>
 
     init(subject: String, queue: String?, connection: NATSConnection, handle: SubscriptionHandle,
-         channel: MessageChannel<NATSMessage>) {
+         channel: MessageChannel<Message>) {
         self.subject = subject
         self.queue = queue
         self.connection = connection
@@ -44,10 +48,10 @@ public final class NATSSubscription: AsyncSequence, Sendable {
 
     /// Iterates over the received messages.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let subscription: NATSSubscription
+        let subscription: Subscription<Message>
 
         /// The next message, or nil after unsubscribe, connection close or task cancellation.
-        public mutating func next() async -> NATSMessage? {
+        public mutating func next() async -> Message? {
             // The channel only throws when finished with a failure, which subscriptions never use.
             try? await subscription.channel.next()
         }

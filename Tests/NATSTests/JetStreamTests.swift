@@ -1,3 +1,4 @@
+import Foundation
 import NATS
 import Testing
 
@@ -175,5 +176,75 @@ struct DeduplicationTests {
             try await b.ack()
             consumer.stop()
         }
+    }
+}
+
+/// Up to `count` messages of `messages`: fewer when the rest do not come within `timeout`.
+private func read(_ count: Int, from messages: Subscription<StreamMessage>, within timeout: Duration = .seconds(10)) async -> [StreamMessage] {
+    let reader = Task {
+        var read: [StreamMessage] = []
+        for await message in messages {
+            read.append(message)
+            if read.count == count { break }
+        }
+        return read
+    }
+    let timer = Task {
+        try? await Task.sleep(for: timeout)
+        reader.cancel()
+    }
+    let read = await reader.value
+    timer.cancel()
+    return read
+}
+
+@Suite("Following a stream from a point in time")
+struct FollowTests {
+    @Test func storedMessagesSinceTheStartThenNewOnesInEveryFollower() async throws {
+        try await withStream { connection, stream, subject in
+            _ = try await connection.jetStream.publish("\(subject).a", Array("before".utf8))
+            // Following starts at the whole second before `since`.
+            try await Task.sleep(for: .milliseconds(1100))
+            let since = Date()
+            try await Task.sleep(for: .milliseconds(200))
+            _ = try await connection.jetStream.publish("\(subject).a", Array("first".utf8))
+            _ = try await connection.jetStream.publish("\(subject).b", Array("other subject".utf8))
+            let last = try await connection.jetStream.publish("\(subject).a", Array("second".utf8))
+
+            let one = try await connection.jetStream.follow(stream: stream, subject: "\(subject).a", since: since)
+            let two = try await connection.jetStream.follow(stream: stream, subject: "\(subject).a", since: since)
+            #expect(one.caughtUpAt == last && two.caughtUpAt == last)
+            let live = try await connection.jetStream.publish("\(subject).a", Array("live".utf8))
+            for follower in [one, two] {
+                let read = await read(3, from: follower.messages)
+                #expect(read.map { String(decoding: $0.payload, as: UTF8.self) } == ["first", "second", "live"])
+                #expect(read.last?.streamSequence == live)
+                #expect(read.allSatisfy { $0.subject == "\(subject).a" })
+                follower.messages.unsubscribe()
+            }
+        }
+    }
+
+    @Test func nothingStoredSinceTheStartIsCaughtUpAtOnce() async throws {
+        try await withStream { connection, stream, subject in
+            _ = try await connection.jetStream.publish("\(subject).a", Array("old".utf8))
+            try await Task.sleep(for: .milliseconds(1100))
+            let follower = try await connection.jetStream.follow(stream: stream, subject: "\(subject).a", since: Date())
+            #expect(follower.caughtUpAt == 0)
+            let quiet = try await connection.jetStream.follow(stream: stream, subject: "\(subject).none", since: .distantPast)
+            #expect(quiet.caughtUpAt == 0)
+            _ = try await connection.jetStream.publish("\(subject).a", Array("new".utf8))
+            #expect(await read(1, from: follower.messages).map { String(decoding: $0.payload, as: UTF8.self) } == ["new"])
+            follower.messages.unsubscribe()
+            quiet.messages.unsubscribe()
+        }
+    }
+
+    @Test func aMissingStreamIsJetStreamError10059() async throws {
+        let connection = try await TestNATS.connect()
+        await #expect(throws: NATSError.jetStream(10059)) {
+            _ = try await connection.jetStream.follow(stream: TestNATS.unique("missing"), subject: "nothing.here", since: Date())
+        }
+        await connection.drainAndClose()
     }
 }
