@@ -23,7 +23,7 @@ struct GatewayLimitsTests {
         }
         defer { Task { await gateway.stop() } }
         _ = stack
-        try await waitForNATS(gateway)
+        try await gateway.waitUntilConnected()
         var statuses: [Int] = []
         for _ in 0..<5 {
             let response = try await RunningStack.send("POST", gateway.url + "/api/auth/refresh",
@@ -49,7 +49,7 @@ struct GatewayLimitsTests {
         defer { nats.stop() }
         let gateway = try await StandaloneGateway.start(natsURL: nats.url) { $0.rateLimitRPS = 0 }
         defer { Task { await gateway.stop() } }
-        try await waitForNATS(gateway)
+        try await gateway.waitUntilConnected()
 
         let response = try await RunningStack.send("POST", gateway.url + "/api/auth/google-login",
                                                    headers: [("Content-Type", "application/json")], body: Self.loginBody)
@@ -75,7 +75,7 @@ struct GatewayLimitsTests {
             $0.serviceTimeout = .seconds(1)
         }
         defer { Task { await gateway.stop() } }
-        try await waitForNATS(gateway)
+        try await gateway.waitUntilConnected()
 
         let started = ContinuousClock.now
         let response = try await RunningStack.send("POST", gateway.url + "/api/auth/google-login",
@@ -113,15 +113,5 @@ struct GatewayLimitsTests {
                      "/api/members/me/identities/{provider}", "/api/auth/apple/notifications", "/.well-known/jwks.json"] {
             #expect(response.text.contains("  \(path):"), "missing \(path)")
         }
-    }
-
-    /// Waits until the gateway has connected to its NATS (readyz stops saying "disconnected").
-    private func waitForNATS(_ gateway: StandaloneGateway) async throws {
-        for _ in 0..<100 {
-            let ready = try await RunningStack.send("GET", gateway.url + "/readyz")
-            if !ready.text.contains("disconnected") { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        Issue.record("the gateway did not connect to NATS")
     }
 }

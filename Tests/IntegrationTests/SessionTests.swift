@@ -64,6 +64,37 @@ struct LogoutTests {
 }
 
 /// POST /api/auth/logout-all ends every session of the member, on every device.
+/// A gateway knows of sessions that ended before it started: it reads the stored `session.ended` events.
+@Suite("Ended sessions and gateways that start later")
+struct LateGatewayTests {
+    @Test("a gateway started after a logout refuses that session's access token and accepts the others")
+    func gatewayStartedAfterLogout() async throws {
+        let stack = try await TestStack.shared.running()
+        let sub = RunningStack.uniqueSubject()
+        let phone = try await stack.googleLogin(sub: sub, deviceId: "phone").data(LoginResponse.self)
+        let tablet = try await stack.googleLogin(sub: sub, deviceId: "tablet").data(LoginResponse.self)
+        let ended = try await stack.events(Events.sessionEnded, timeout: .seconds(10), during: {
+            let logout = try await stack.send("POST", "/api/auth/logout", bearer: phone.accessToken)
+            #expect(logout.status == 204)
+        }, until: { seen in seen.contains { $0.data.memberId == phone.memberId } })
+        #expect(ended.filter { $0.data.memberId == phone.memberId }.count == 1)
+        // The event reached subscribers; give the stream the moment it may take to store it too.
+        try await Task.sleep(for: .milliseconds(200))
+
+        let gateway = try await StandaloneGateway.start(natsURL: TestEnvironment.natsURL)
+        defer { Task { await gateway.stop() } }
+        try await gateway.waitUntilConnected()
+        // Its first request with a token: the gateway never saw the logout happen, only the stored event.
+        let refused = try await RunningStack.send("GET", gateway.url + "/api/members/me",
+                                                  headers: [("Authorization", "Bearer \(phone.accessToken)")])
+        #expect(refused.status == 401, "body: \(refused.text)")
+        #expect(refused.failure?.code == .unauthorized)
+        let accepted = try await RunningStack.send("GET", gateway.url + "/api/members/me",
+                                                   headers: [("Authorization", "Bearer \(tablet.accessToken)")])
+        #expect(accepted.status == 200, "body: \(accepted.text)")
+    }
+}
+
 @Suite("Logout everywhere")
 struct LogoutAllTests {
     @Test("logout-all ends the sessions of every device, and only this member's")

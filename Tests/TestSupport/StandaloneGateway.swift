@@ -38,6 +38,16 @@ public final class StandaloneGateway: Sendable {
         throw TestStackError("the standalone gateway did not start")
     }
 
+    /// Waits until it has connected to its NATS (`/readyz` stops saying "disconnected"); throws after 5 s.
+    public func waitUntilConnected() async throws {
+        for _ in 0..<100 {
+            let ready = try await RunningStack.send("GET", url + "/readyz")
+            if !ready.text.contains("disconnected") { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestStackError("the gateway at \(url) did not connect to NATS")
+    }
+
     /// Stops it.
     public func stop() async {
         task.cancel()

@@ -10,9 +10,11 @@ import Synchronization
 /// and remembers tokens it has verified until they expire, so a client that sends the same
 /// token on every request costs one signature check, not one per request.
 ///
-/// Tokens of ended sessions are refused: every `session.ended` event (a plain subscription, no
-/// queue group, so every gateway replica sees every event) puts the session on a list kept until
-/// the session's last token expired, and both the signature check and the cache consult it.
+/// Tokens of ended sessions are refused: every `session.ended` event puts the session on a list kept
+/// until the session's last token expired, and both the signature check and the cache consult it. Each
+/// gateway replica follows the events in the `AUTH_EVENTS` stream from the longest access-token lifetime
+/// back, so a gateway that starts (or reconnects) late still knows every session that ended while its
+/// tokens could be valid; until it has read that far, requests with a token wait for it.
 final class AccessTokenVerifier: Sendable {
     private struct Keys: Sendable {
         let set: VerificationKeySet
@@ -27,10 +29,17 @@ final class AccessTokenVerifier: Sendable {
     private let verified = Mutex<[String: AccessTokenClaims]>([:])
     /// Ended session IDs and when to forget them (seconds since 1970).
     private let endedSessions = Mutex<[String: Int64]>([:])
-    /// The `session.ended` subscription, made on the first request that has a NATS connection.
-    private let endedSubscription = Mutex<NATSSubscription?>(nil)
-    /// How long an ended session is remembered when its event does not say (the largest ACCESS_TOKEN_TTL).
+    /// Whether the stored `session.ended` events have been read, and who waits for that.
+    private let catchUp = Mutex(CatchUp())
+    /// How long an ended session is remembered when its event does not say, and how far back a gateway
+    /// reads the events when it starts: the largest ACCESS_TOKEN_TTL.
     private static let endedFallbackRetention: Int64 = 86_400
+
+    private struct CatchUp {
+        var done = false
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter: UInt64 = 0
+    }
     private let logger: Logger
 
     init(issuer: String, audience: String, leeway: Duration, maxCached: Int = 100_000, logger: Logger) {
@@ -43,8 +52,8 @@ final class AccessTokenVerifier: Sendable {
 
     /// The claims of a valid access token, or `UNAUTHORIZED`.
     func verify(_ token: String, client: ServiceClient?, timeout: Duration) async throws(ServiceFailure) -> AccessTokenClaims {
+        try await waitForEndedSessions(client: client, timeout: timeout)
         let now = Int64(Date().timeIntervalSince1970)
-        if let client { watchEndedSessions(client.connection) }
         if let claims = verified.withLock({ $0[token] }) {
             guard claims.exp > now else { throw Self.unauthorized("The access token has expired.") }
             try checkSessionLive(claims)
@@ -95,30 +104,100 @@ final class AccessTokenVerifier: Sendable {
         }
     }
 
-    /// Subscribes to `session.ended` once a connection is there. cnats re-subscribes after a reconnect;
-    /// events missed while disconnected are bounded by the access-token lifetime.
-    private func watchEndedSessions(_ connection: NATSConnection) {
-        let subscription: NATSSubscription? = endedSubscription.withLock { current in
-            guard current == nil else { return nil }
+    /// Follows `session.ended` in the event stream for as long as the calling task runs, from the longest
+    /// access-token lifetime back; cnats keeps the ordered consumer going across reconnects. While the
+    /// stream cannot be followed (JetStream down, or no stream yet: then no session has ended) it retries.
+    func followEndedSessions(_ connection: NATSConnection) async {
+        let lookback = TimeInterval(Self.endedFallbackRetention + leeway)
+        var failures = 0
+        while !Task.isCancelled {
+            let follower: StreamFollower
             do {
-                current = try connection.subscribe(Events.sessionEnded.subject)
+                follower = try await connection.jetStream.follow(stream: Events.stream, subject: Events.sessionEnded.subject,
+                                                                 since: Date(timeIntervalSinceNow: -lookback))
             } catch {
-                logger.warning("session.ended subscription failed; retrying on the next request", ["error": String(describing: error)])
-            }
-            return current
-        }
-        guard let subscription else { return }
-        Task { [weak self] in
-            for await message in subscription {
-                guard let self else { return }
-                do {
-                    let event = try MessageCoding.decode(EventEnvelope<SessionEnded>.self, from: message.payload)
-                    sessionsEnded([event.data.sessionId], tokensExpireAt: event.data.tokensExpireAt)
-                } catch {
-                    logger.warning("unreadable session.ended event ignored")
+                // 10059: no stream yet; 10076: a server without JetStream. Either way no event is stored to read.
+                if let error = error as? NATSError, error == .jetStream(10059) || error == .jetStream(10076) {
+                    finishCatchUp()
                 }
+                if failures == 0 {
+                    logger.warning("cannot follow session.ended yet; retrying", ["error": String(describing: error)])
+                }
+                failures += 1
+                try? await Task.sleep(for: .seconds(1))
+                continue
             }
+            logger.info("following session.ended", ["events.caught_up_at": String(follower.caughtUpAt)])
+            if follower.caughtUpAt == 0 { finishCatchUp() }
+            await withTaskCancellationHandler {
+                for await message in follower.messages {
+                    do {
+                        let event = try MessageCoding.decode(EventEnvelope<SessionEnded>.self, from: message.payload)
+                        sessionsEnded([event.data.sessionId], tokensExpireAt: event.data.tokensExpireAt)
+                    } catch {
+                        logger.warning("unreadable session.ended event ignored", ["events.sequence": String(message.streamSequence)])
+                    }
+                    if message.streamSequence >= follower.caughtUpAt { finishCatchUp() }
+                }
+            } onCancel: {
+                follower.messages.unsubscribe()
+            }
+            // The subscription ended (connection closed): follow again unless the task is done.
+            failures = 0
         }
+    }
+
+    /// Returns once the stored `session.ended` events have been read, or throws 503 when that takes longer
+    /// than `timeout` (a gateway that has just started and cannot read the stream).
+    private func waitForEndedSessions(client: ServiceClient?, timeout: Duration) async throws(ServiceFailure) {
+        if catchUp.withLock({ $0.done }) { return }
+        guard client != nil else { throw ServiceFailure.unavailable }  // Not connected to NATS yet.
+        let done = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.caughtUp() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !done {
+            throw ServiceFailure(.serviceUnavailable, "The gateway is still reading which sessions have ended; retry shortly.")
+        }
+    }
+
+    /// Waits until the catch-up is done (true), or until the task is cancelled (false).
+    private func caughtUp() async -> Bool {
+        let id = catchUp.withLock { state -> UInt64 in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = catchUp.withLock { state -> Bool in
+                    if state.done || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            catchUp.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+        }
+        return catchUp.withLock { $0.done }
+    }
+
+    private func finishCatchUp() {
+        let waiters = catchUp.withLock { state -> [CheckedContinuation<Void, Never>]? in
+            guard !state.done else { return nil }
+            state.done = true
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
+        }
+        guard let waiters else { return }
+        logger.info("ended sessions read; tokens are checked against them")
+        for waiter in waiters { waiter.resume() }
     }
 
     /// The issuer's public keys as last fetched, for `/.well-known/jwks.json`.

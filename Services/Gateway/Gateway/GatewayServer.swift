@@ -46,7 +46,10 @@ public struct GatewayServer: Service {
             let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, name: "gateway", logger: logger)
             handler.client = ServiceClient(connection: nats, logger: logger, metrics: metrics)
             logger.info("gateway connected to NATS")
+            let following = Task { await handler.accessTokens.followEndedSessions(nats) }
             await Task.sleepUntilCancelled()
+            following.cancel()
+            await following.value
             handler.client = nil
             await nats.drainAndClose()
         }
