@@ -22,7 +22,7 @@ final class APIHandler: Sendable {
         self.logger = logger
         self.metrics = metrics
         self.accessTokens = AccessTokenVerifier(issuer: configuration.tokenIssuer, audience: configuration.tokenAudience,
-                                                leeway: configuration.clockSkew, logger: logger)
+                                                leeway: configuration.clockSkew, logger: logger, metrics: metrics)
         self.rateLimiter = configuration.rateLimitRPS > 0
             ? RateLimiter(rate: configuration.rateLimitRPS, burst: configuration.rateLimitBurst) : nil
         metrics.describeCounter("http_requests_total", "HTTP requests answered, by route, method and status.")

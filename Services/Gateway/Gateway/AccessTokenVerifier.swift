@@ -3,6 +3,7 @@ import Foundation
 import JOSE
 import Logging
 import Messaging
+import Metrics
 import NATS
 import Synchronization
 
@@ -41,13 +42,17 @@ final class AccessTokenVerifier: Sendable {
         var nextWaiter: UInt64 = 0
     }
     private let logger: Logger
+    private let metrics: MetricsRegistry
 
-    init(issuer: String, audience: String, leeway: Duration, maxCached: Int = 100_000, logger: Logger) {
+    init(issuer: String, audience: String, leeway: Duration, maxCached: Int = 100_000, logger: Logger, metrics: MetricsRegistry) {
         self.issuer = issuer
         self.audience = audience
         self.leeway = leeway.components.seconds
         self.maxCached = maxCached
         self.logger = logger
+        self.metrics = metrics
+        metrics.describeCounter("access_token_signature_checks_total",
+                                "Access-token signatures checked; tokens remembered as verified or as issued cost none.")
     }
 
     /// The claims of a valid access token, or `UNAUTHORIZED`.
@@ -67,6 +72,7 @@ final class AccessTokenVerifier: Sendable {
         }
         let set = try await keySet(for: jws.header.kid, client: client, timeout: timeout)
         let claims: AccessTokenClaims
+        metrics.increment("access_token_signature_checks_total")
         do {
             try jws.verify(with: set, allowed: [.ES256, .EdDSA])
             claims = try JSONDecoder().decode(AccessTokenClaims.self, from: Data(jws.payload))
@@ -81,6 +87,17 @@ final class AccessTokenVerifier: Sendable {
         try checkSessionLive(claims)
         remember(token, claims, now: now)
         return claims
+    }
+
+    /// Remembers an access token that the issuer has just handed out over NATS (a login or a refresh) as
+    /// verified. It came through the same channel as the issuer's keys, so checking its signature would
+    /// prove nothing more; the app's next requests with it, usually to this replica on the same connection,
+    /// then cost no signature check.
+    func rememberIssued(_ token: String) {
+        guard let jws = try? CompactJWS.parse(token, maxLength: 4096),
+              let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: Data(jws.payload)),
+              claims.iss == issuer, claims.aud == audience else { return }
+        remember(token, claims, now: Int64(Date().timeIntervalSince1970))
     }
 
     /// Refuses the tokens of `sessionIds` from now on (until `expireAt`, or the fallback retention):
