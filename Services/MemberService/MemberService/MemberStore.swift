@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import Postgres
+import Runtime
 
 /// Members and their linked identities in the `member` schema. Every change writes its events to
 /// the outbox in the same transaction and wakes the relay after commit.

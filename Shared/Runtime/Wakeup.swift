@@ -2,7 +2,7 @@ import Synchronization
 
 /// A level-triggered wake-up call between tasks: `signal()` wakes the task waiting in `wait(upTo:)`,
 /// or the next one to wait when none is; several signals before a wait count as one.
-final class Wakeup: Sendable {
+public final class Wakeup: Sendable {
     private struct State {
         var pending = false
         var waiter: CheckedContinuation<Void, Never>?
@@ -10,8 +10,11 @@ final class Wakeup: Sendable {
 
     private let state = Mutex(State())
 
+    /// Creates a wake-up call with no signal pending.
+    public init() {}
+
     /// Wakes the waiting task, or the next call of `wait(upTo:)`.
-    func signal() {
+    public func signal() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard let waiter = state.waiter else {
                 state.pending = true
@@ -24,10 +27,12 @@ final class Wakeup: Sendable {
     }
 
     /// Returns at the first signal, after `timeout`, or when the task is cancelled.
-    func wait(upTo timeout: Duration) async {
+    public func wait(upTo timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                // Only a timer that ran out signals: one cancelled because a signal came first must not
+                // leave a signal pending, or every later wait would return at once.
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
                 self.signal()
             }
             await withTaskCancellationHandler {
@@ -47,7 +52,7 @@ final class Wakeup: Sendable {
             }
             group.cancelAll()
         }
-        // The timer's (or cancellation's) signal may land after the wake-up it raced: harmless, at
-        // worst one extra round of work.
+        // A timer that ran out just as a signal came may leave that signal pending: harmless, at worst
+        // one extra round of work, and it does not repeat (the next wait's timer is cancelled, not run out).
     }
 }
