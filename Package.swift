@@ -81,6 +81,7 @@ let package = Package(
             tests("ConfigurationTests", ["Runtime", "Contracts", "JOSE", "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"]),
             .target(name: "TestVectors", dependencies: ["JOSE"], path: "Tests/TestVectors", swiftSettings: swiftSettings),
             tests("JOSETests", ["JOSE", "Crypto", "TestVectors"]),
+            tests("ContractsTests", ["Contracts", "JOSE"]),
             tests("NATSTests", ["NATS", "Logging"]),
             tests("PostgresTests", ["Postgres", "Logging"]),
             tests("HTTPServerTests", ["HTTPServer", "HTTPClient", "Logging"]),

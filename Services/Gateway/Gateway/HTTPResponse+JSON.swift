@@ -21,14 +21,11 @@ extension HTTPResponse {
 
     /// `value` as a JSON body.
     static func json<T: Encodable>(_ value: T, status: Int, headers: [(String, String)] = []) -> HTTPResponse {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        guard let body = try? encoder.encode(value) else {
+        guard let body = try? MessageCoding.encode(value) else {
             return HTTPResponse(status: 500, headers: [("Content-Type", "application/json")],
                                 body: Array(#"{"error":{"code":"INTERNAL","message":"An internal error occurred."}}"#.utf8))
         }
-        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: Array(body))
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
     }
 
     /// 204 with no body.
