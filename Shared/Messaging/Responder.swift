@@ -35,22 +35,30 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
     public func run() async throws {
         let subscription = try connection.subscribe(endpoint.subject, queue: queue)
         logger.info("serving")
+        // Cancelling run() drains the subscription rather than cancelling the serving loop: the requests
+        // this replica has already received are answered before it stops, not left to time out.
+        let serving = Task { await serve(subscription) }
         await withTaskCancellationHandler {
-            await withTaskGroup(of: Void.self) { group in
-                // Finished tasks are reaped only at the bound, which keeps at most
-                // `maxConcurrent` requests (running or done) in the group.
-                var inFlight = 0
-                for await message in subscription {
-                    if inFlight >= maxConcurrent {
-                        await group.next()
-                        inFlight -= 1
-                    }
-                    group.addTask { await handle(message) }
-                    inFlight += 1
-                }
-            }
+            await serving.value
         } onCancel: {
-            subscription.unsubscribe()
+            subscription.drain()
+        }
+    }
+
+    /// Runs a handler for each request until the subscription ends, then waits for those still running.
+    private func serve(_ subscription: NATSSubscription) async {
+        await withTaskGroup(of: Void.self) { group in
+            // Finished tasks are reaped only at the bound, which keeps at most
+            // `maxConcurrent` requests (running or done) in the group.
+            var inFlight = 0
+            for await message in subscription {
+                if inFlight >= maxConcurrent {
+                    await group.next()
+                    inFlight -= 1
+                }
+                group.addTask { await handle(message) }
+                inFlight += 1
+            }
         }
     }
 

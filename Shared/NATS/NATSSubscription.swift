@@ -46,6 +46,17 @@ public final class Subscription<Message: Sendable>: AsyncSequence, Sendable {
         channel.finish()
     }
 
+    /// Stops the subscription gracefully: the server sends no more, and iteration ends after the messages
+    /// already received (at the latest after `timeout`). Where draining is not possible (the connection
+    /// is closed or reconnecting) it unsubscribes. Idempotent.
+    public func drain(timeout: Duration = .seconds(5)) {
+        do {
+            try handle.drain(timeout: timeout)
+        } catch {
+            unsubscribe()
+        }
+    }
+
     /// Iterates over the received messages.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let subscription: Subscription<Message>

@@ -19,6 +19,16 @@ final class SubscriptionHandle: @unchecked Sendable {
         try check(status, "unsubscribe")
     }
 
+    /// Removes interest at the server but lets the messages already received reach the callback; the
+    /// completion callback runs once they have, or after `timeout`. Throws when the subscription cannot
+    /// drain (closed already, or the connection is reconnecting).
+    func drain(timeout: Duration) throws {
+        guard natsSubscription_IsValid(subscription) else {
+            throw NATSError(code: .connectionClosed, detail: "the subscription is closed")
+        }
+        try check(natsSubscription_DrainTimeout(subscription, max(1, timeout.milliseconds)), "drain")
+    }
+
     deinit {
         // Destroy removes interest too; nobody is left to report a failure to.
         natsSubscription_Destroy(subscription)
