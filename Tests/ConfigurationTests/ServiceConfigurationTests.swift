@@ -19,6 +19,9 @@ struct ServiceConfigurationTests {
         #expect(gateway.host == "0.0.0.0" && gateway.port == 8080)
         #expect(gateway.natsURL == "nats://127.0.0.1:4222")
         #expect(gateway.tokenIssuer == "http://localhost:8080" && gateway.tokenAudience == "api")
+        #expect(gateway.trustedProxies.isEmpty)
+        let behindProxies = try GatewayConfiguration(environment: EnvironmentReader(["TRUSTED_PROXIES": "10.0.0.0/8, fd00::/8,192.0.2.7"]))
+        #expect(behindProxies.trustedProxies.map(\.description) == ["10.0.0.0/8", "fd00::/8", "192.0.2.7/32"])
         let issuer = try TokenIssuerConfiguration(environment: empty)
         #expect(issuer.databaseURL == "postgres://auth:auth@127.0.0.1:5432/auth")
         #expect(issuer.accessTokenTTL == .seconds(900))
@@ -55,6 +58,7 @@ struct ServiceConfigurationTests {
         ("GATEWAY_PORT", "eighty"), ("NATS_URL", "localhost"), ("CLOCK_SKEW", "-1"),
         ("ACCESS_TOKEN_TTL", "0"), ("DATABASE_URL", "mysql://x/y"), ("GOOGLE_ALGORITHMS", "HS256"),
         ("SIGNING_KEY_FILE", "/nonexistent/key.pem"), ("REFRESH_REUSE_GRACE", "ten"),
+        ("TRUSTED_PROXIES", "10.0.0.0/8, proxy.internal"), ("TRUSTED_PROXIES", "10.0.0.0/33"),
     ])
     func badValues(_ variable: String, _ value: String) throws {
         var values = [variable: value]

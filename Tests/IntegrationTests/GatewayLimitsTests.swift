@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import Logging
 import Messaging
+import HTTPServer
 import NATS
 import Testing
 import TestSupport
@@ -41,6 +42,41 @@ struct GatewayLimitsTests {
         #expect(try await RunningStack.send("GET", gateway.url + "/healthz").status == 200)
         let metrics = try await RunningStack.send("GET", gateway.url + "/metrics").text
         #expect(metrics.contains("http_rate_limited_total 2"), "\(metrics)")
+    }
+
+    @Test("behind a trusted proxy the rate limit counts the client X-Forwarded-For names; otherwise the header is ignored")
+    func forwardedFor() async throws {
+        let stack = try await TestStack.shared.running()
+        _ = stack
+        let behindProxy = try await StandaloneGateway.start(natsURL: TestEnvironment.natsURL) {
+            $0.rateLimitRPS = 1
+            $0.rateLimitBurst = 1
+            $0.trustedProxies = [AddressRange("127.0.0.0/8")!, AddressRange("10.0.0.0/8")!]
+        }
+        let direct = try await StandaloneGateway.start(natsURL: TestEnvironment.natsURL) {
+            $0.rateLimitRPS = 1
+            $0.rateLimitBurst = 1
+        }
+        defer { Task { await behindProxy.stop(); await direct.stop() } }
+        try await behindProxy.waitUntilConnected()
+        try await direct.waitUntilConnected()
+        func refresh(_ gateway: StandaloneGateway, forwardedFor: String) async throws -> Int {
+            try await RunningStack.send("POST", gateway.url + "/api/auth/refresh",
+                                        headers: [("Content-Type", "application/json"), ("X-Forwarded-For", forwardedFor)],
+                                        body: Array(#"{"refreshToken":"nope"}"#.utf8)).status
+        }
+        // Each client has its own bucket (one request a second): the rightmost untrusted hop is the
+        // client. Each pair is sent back to back, so the bucket has no time to refill between them.
+        #expect(try await refresh(behindProxy, forwardedFor: "198.51.100.1") == 401)
+        #expect(try await refresh(behindProxy, forwardedFor: "198.51.100.1") == 429)
+        #expect(try await refresh(behindProxy, forwardedFor: "198.51.100.2") == 401)
+        // A client cannot pick a fresh bucket by claiming an address left of the proxy's entry.
+        #expect(try await refresh(behindProxy, forwardedFor: "203.0.113.77, 198.51.100.2") == 429)
+        #expect(try await refresh(behindProxy, forwardedFor: "1.1.1.1, 198.51.100.3, 10.0.0.5") == 401)
+        #expect(try await refresh(behindProxy, forwardedFor: "198.51.100.3") == 429)
+        // Without trusted proxies the header means nothing: one bucket for the one peer.
+        #expect(try await refresh(direct, forwardedFor: "198.51.100.1") == 401)
+        #expect(try await refresh(direct, forwardedFor: "198.51.100.9") == 429)
     }
 
     @Test("a service with no responders gets 503 SERVICE_UNAVAILABLE with Retry-After, and /readyz says so")

@@ -86,7 +86,7 @@ final class APIHandler: Sendable {
     /// The per-address limit on `/api/auth/*`: nil when allowed, else seconds to wait.
     private func rateLimit(_ request: HTTPRequest) -> Int? {
         guard let rateLimiter, request.path.hasPrefix("/api/auth/") else { return nil }
-        guard let retryAfter = rateLimiter.acquire(request.remoteAddress) else { return nil }
+        guard let retryAfter = rateLimiter.acquire(ClientAddress.of(request, trusting: configuration.trustedProxies)) else { return nil }
         metrics.increment("http_rate_limited_total")
         return retryAfter
     }

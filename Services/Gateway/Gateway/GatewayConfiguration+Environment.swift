@@ -1,3 +1,4 @@
+import HTTPServer
 import Runtime
 
 extension GatewayConfiguration {
@@ -17,5 +18,12 @@ extension GatewayConfiguration {
         refreshReuseGrace = try environment.seconds("REFRESH_REUSE_GRACE", default: 10, in: 0...300)
         rateLimitRPS = try environment.int("RATE_LIMIT_RPS", default: rateLimitRPS, in: 0...1_000_000)
         rateLimitBurst = try environment.int("RATE_LIMIT_BURST", default: rateLimitBurst, in: 1...1_000_000)
+        trustedProxies = try (environment.list("TRUSTED_PROXIES") ?? []).map { entry throws(ConfigurationError) in
+            guard let range = AddressRange(entry) else {
+                throw ConfigurationError(variable: "TRUSTED_PROXIES",
+                                         problem: "'\(entry)' is not an IP address or CIDR block (like 10.0.0.0/8 or fd00::/8)")
+            }
+            return range
+        }
     }
 }

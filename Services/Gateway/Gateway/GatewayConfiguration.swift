@@ -1,3 +1,5 @@
+import HTTPServer
+
 /// The gateway's settings.
 public struct GatewayConfiguration: Sendable {
     /// Address to listen on (`GATEWAY_HOST`). Default `0.0.0.0`.
@@ -29,6 +31,9 @@ public struct GatewayConfiguration: Sendable {
     public var rateLimitRPS: Int = 10
     /// Burst allowance per client address (`RATE_LIMIT_BURST`). Default 20.
     public var rateLimitBurst: Int = 20
+    /// Proxies whose `X-Forwarded-For` names the client (`TRUSTED_PROXIES`, comma-separated CIDR
+    /// blocks such as `10.0.0.0/8`). Default none: the client is the connection's peer.
+    public var trustedProxies: [AddressRange] = []
 
     /// The defaults.
     public init() {}

@@ -1,0 +1,25 @@
+import HTTPServer
+
+/// The address a request comes from, for the per-client rate limit.
+enum ClientAddress {
+    /// The connection's peer, or, when that peer is a trusted proxy, the nearest address in
+    /// `X-Forwarded-For` that is not one: each proxy appends the address it received the request
+    /// from, so entries to the left of the first untrusted one are whatever the client claimed.
+    /// An entry that is not an address ends the walk at the hop before it.
+    static func of(_ request: HTTPRequest, trusting proxies: [AddressRange]) -> String {
+        let peer = request.remoteAddress
+        guard !proxies.isEmpty, isTrusted(peer, proxies), let header = request.header("x-forwarded-for") else { return peer }
+        var nearest = peer
+        for hop in header.split(separator: ",").reversed() {
+            let address = hop.trimmingASCIISpaces()
+            guard AddressRange.isAddress(address) else { return nearest }
+            guard isTrusted(address, proxies) else { return address }
+            nearest = address
+        }
+        return nearest
+    }
+
+    private static func isTrusted(_ address: String, _ proxies: [AddressRange]) -> Bool {
+        proxies.contains { $0.contains(address) }
+    }
+}
