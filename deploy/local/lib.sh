@@ -86,10 +86,13 @@ start_nats() {
   wait_port 127.0.0.1 "$port" 30 || { log "nats-server did not start; see $dir/nats.log"; return 1; }
 }
 
-# stop_nats DIR
+# stop_nats DIR: stops it and waits (up to 10 s) until it has exited, so its port is free again.
 stop_nats() {
-  local dir=$1
-  [ -f "$dir/nats.pid" ] && kill "$(cat "$dir/nats.pid")" 2>/dev/null
+  local dir=$1 pid
+  [ -f "$dir/nats.pid" ] || return 0
+  pid=$(cat "$dir/nats.pid")
+  kill "$pid" 2>/dev/null
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   rm -f "$dir/nats.pid"
   return 0
 }
