@@ -91,22 +91,6 @@ private struct NodeDecoder: Decoder {
     }
 }
 
-/// A key for positions in arrays and for `super`, in coding paths.
-private struct IndexKey: CodingKey {
-    let stringValue: String
-    let intValue: Int?
-
-    init(stringValue: String) {
-        self.stringValue = stringValue
-        self.intValue = nil
-    }
-
-    init(intValue: Int) {
-        self.stringValue = "Index \(intValue)"
-        self.intValue = intValue
-    }
-}
-
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let members: [(key: String, value: JSONNode)]
     let codingPath: [any CodingKey]
@@ -166,7 +150,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder() throws -> any Decoder {
-        NodeDecoder(node: find("super") ?? .null, codingPath: codingPath + [IndexKey(stringValue: "super")])
+        NodeDecoder(node: find("super") ?? .null, codingPath: codingPath + [JSONCodingKey(stringValue: "super")])
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
@@ -187,7 +171,7 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     var count: Int? { items.count }
     var isAtEnd: Bool { currentIndex >= items.count }
 
-    private var path: [any CodingKey] { codingPath + [IndexKey(intValue: currentIndex)] }
+    private var path: [any CodingKey] { codingPath + [JSONCodingKey(intValue: currentIndex)] }
 
     private func current(_ type: Any.Type) throws -> JSONNode {
         guard !isAtEnd else {

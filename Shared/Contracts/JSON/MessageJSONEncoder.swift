@@ -161,22 +161,6 @@ final class NodeEncoder: Encoder {
     }
 }
 
-/// A key for positions in arrays and for `super`, in coding paths.
-private struct EncodingKey: CodingKey {
-    let stringValue: String
-    let intValue: Int?
-
-    init(stringValue: String) {
-        self.stringValue = stringValue
-        self.intValue = nil
-    }
-
-    init(intValue: Int) {
-        self.stringValue = "Index \(intValue)"
-        self.intValue = intValue
-    }
-}
-
 private struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let box: ObjectBox
     let codingPath: [any CodingKey]
@@ -200,7 +184,7 @@ private struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func superEncoder() -> any Encoder {
-        let encoder = NodeEncoder(codingPath: codingPath + [EncodingKey(stringValue: "super")])
+        let encoder = NodeEncoder(codingPath: codingPath + [JSONCodingKey(stringValue: "super")])
         box.set("super", .encoder(encoder))
         return encoder
     }
@@ -218,7 +202,7 @@ private struct UnkeyedEncoding: UnkeyedEncodingContainer {
 
     var count: Int { box.items.count }
 
-    private var path: [any CodingKey] { codingPath + [EncodingKey(intValue: count)] }
+    private var path: [any CodingKey] { codingPath + [JSONCodingKey(intValue: count)] }
 
     mutating func encodeNil() throws { box.items.append(.null) }
 
