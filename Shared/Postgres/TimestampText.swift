@@ -1,4 +1,5 @@
 import Foundation
+import Runtime
 
 /// PostgreSQL's ISO timestamp text (`2024-05-01 12:34:56.123456+00`), written and read with microsecond precision.
 ///
@@ -13,7 +14,7 @@ enum TimestampText {
             + unixEpochFromReference * 1_000_000
         let (seconds, fraction) = floorDivide(micros, 1_000_000)
         let (days, secondOfDay) = floorDivide(seconds, 86_400)
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = CivilDate.civil(fromDays: days)
         var text = ""
         text.reserveCapacity(29)
         append(year, width: 4, to: &text)
@@ -41,7 +42,7 @@ enum TimestampText {
               let day = number(&utf8, digits: 2),
               (1...12).contains(month), (1...31).contains(day)
         else { return nil }
-        var seconds = days(fromYear: year, month: month, day: day) * 86_400
+        var seconds = CivilDate.days(fromYear: year, month: month, day: day) * 86_400
         var micros: Int64 = 0
         if skip(&utf8, " ") || skip(&utf8, "T") {
             guard let hour = number(&utf8, digits: 2), skip(&utf8, ":"),
@@ -105,29 +106,5 @@ enum TimestampText {
     private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
         let remainder = value % divisor
         return remainder < 0 ? (value / divisor - 1, remainder + divisor) : (value / divisor, remainder)
-    }
-
-    // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-    private static func days(fromYear year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let shiftedMonth = (month + 9) % 12
-        let dayOfYear = (153 * shiftedMonth + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    // The inverse of `days(fromYear:month:day:)` (Howard Hinnant's civil_from_days).
-    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
