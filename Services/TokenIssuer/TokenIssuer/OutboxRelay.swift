@@ -21,8 +21,7 @@ struct OutboxRelay: Service {
     private let accessTokenTTL: Duration
     private let pollInterval: Duration
     private let logger: Logger
-    private let wakeups: AsyncStream<Void>
-    private let wake: AsyncStream<Void>.Continuation
+    private let wakeup = Wakeup()
 
     init(database: PostgresClient, publisher: EventPublisher, accessTokenTTL: Duration,
          pollInterval: Duration = .seconds(1), logger: Logger) {
@@ -31,35 +30,22 @@ struct OutboxRelay: Service {
         self.accessTokenTTL = accessTokenTTL
         self.pollInterval = pollInterval
         self.logger = logger
-        (wakeups, wake) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Publishes soon: call after a commit that may have written events.
     func poke() {
-        wake.yield()
+        wakeup.signal()
     }
 
     func run() async throws {
-        let wake = self.wake
-        let interval = pollInterval
-        // The poll catches rows committed by replicas that died before publishing them.
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                wake.yield()
+        while !Task.isCancelled {
+            do {
+                while try await publishBatch() == Self.batchSize, !Task.isCancelled {}
+            } catch {
+                logger.warning("session events not published yet; retrying", ["error": String(describing: error)])
             }
-        }
-        await withTaskCancellationHandler {
-            for await _ in wakeups {
-                do {
-                    while try await publishBatch() == Self.batchSize, !Task.isCancelled {}
-                } catch {
-                    logger.warning("session events not published yet; retrying", ["error": String(describing: error)])
-                }
-            }
-        } onCancel: {
-            ticker.cancel()
-            wake.finish()
+            // The poll catches rows committed by replicas that died before publishing them.
+            await wakeup.wait(upTo: pollInterval)
         }
     }
 
