@@ -75,7 +75,7 @@ final class AccessTokenVerifier: Sendable {
         metrics.increment("access_token_signature_checks_total")
         do {
             try jws.verify(with: set, allowed: [.ES256, .EdDSA])
-            claims = try JSONDecoder().decode(AccessTokenClaims.self, from: Data(jws.payload))
+            claims = try MessageCoding.decode(AccessTokenClaims.self, from: jws.payload)
         } catch {
             throw Self.unauthorized("The access token is not valid.")
         }
@@ -95,7 +95,7 @@ final class AccessTokenVerifier: Sendable {
     /// then cost no signature check.
     func rememberIssued(_ token: String) {
         guard let jws = try? CompactJWS.parse(token, maxLength: 4096),
-              let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: Data(jws.payload)),
+              let claims = try? MessageCoding.decode(AccessTokenClaims.self, from: jws.payload),
               claims.iss == issuer, claims.aud == audience else { return }
         remember(token, claims, now: Int64(Date().timeIntervalSince1970))
     }
