@@ -1,7 +1,9 @@
 # Shared by deploy/local/up, down and test: Debian packages, a throwaway PostgreSQL cluster
 # and a nats-server with JetStream. Source it; it defines functions only.
 
-PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+# PostgreSQL's server programs (initdb, pg_ctl): PG_BIN when set, otherwise the newest
+# /usr/lib/postgresql/<version>/bin that has both (find_pg_bin, run after the packages are in).
+PG_BIN=${PG_BIN:-}
 
 # Everything the build, the services and the scripts need, from Debian's archive.
 PACKAGES=(pkg-config libssl-dev libpq-dev libnats-dev libmicrohttpd-dev libcurl4-openssl-dev
@@ -23,7 +25,32 @@ ensure_packages() {
     as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
   # Debian's postgresql package may start its own cluster on 5432; ours are throwaway ones.
+  find_pg_bin || return 1
   command -v swift >/dev/null || { log "swift is not on PATH (Swift 6.x toolchain needed)"; return 1; }
+}
+
+# Sets PG_BIN to the folder with PostgreSQL's initdb and pg_ctl: PG_BIN if the caller set it,
+# otherwise the newest installed /usr/lib/postgresql/<version>/bin that has both. Fails, saying
+# why, when there is none.
+find_pg_bin() {
+  if [ -n "$PG_BIN" ]; then
+    [ -x "$PG_BIN/initdb" ] && [ -x "$PG_BIN/pg_ctl" ] && return 0
+    log "PG_BIN=$PG_BIN has no initdb and pg_ctl"
+    return 1
+  fi
+  local dir version best="" best_version=-1
+  for dir in /usr/lib/postgresql/*/bin; do
+    version=${dir#/usr/lib/postgresql/}
+    version=${version%/bin}
+    [[ "$version" =~ ^[0-9]+$ ]] && [ -x "$dir/initdb" ] && [ -x "$dir/pg_ctl" ] || continue
+    if ((version > best_version)); then best=$dir best_version=$version; fi
+  done
+  if [ -z "$best" ]; then
+    log "no PostgreSQL server found: no /usr/lib/postgresql/<version>/bin has initdb and pg_ctl."
+    log "install Debian's postgresql package (apt-get install postgresql), or set PG_BIN to the folder that has them"
+    return 1
+  fi
+  PG_BIN=$best
 }
 
 # Installs PyJWT (a third-party JWT library the tests check our tokens with), if missing.
@@ -54,6 +81,7 @@ port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # 127.0.0.1:PORT, with role and database `auth` (password `auth`, may create databases).
 start_postgres() {
   local dir=$1 port=$2 extra=${3:-}
+  find_pg_bin || return 1
   mkdir -p "$dir"
   [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
   if [ ! -f "$dir/data/PG_VERSION" ]; then
@@ -73,6 +101,7 @@ start_postgres() {
 # stop_postgres DIR
 stop_postgres() {
   local dir=$1
+  find_pg_bin || return 1
   [ -f "$dir/data/postmaster.pid" ] && as_postgres "$PG_BIN/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1
   return 0
 }
