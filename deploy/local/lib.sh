@@ -7,7 +7,7 @@ PG_BIN=${PG_BIN:-}
 
 # Everything the build, the services and the scripts need, from Debian's archive.
 PACKAGES=(pkg-config libssl-dev libpq-dev libnats-dev libmicrohttpd-dev libcurl4-openssl-dev
-          postgresql postgresql-contrib nats-server curl python3 python3-pip wrk
+          postgresql postgresql-contrib nats-server curl python3 python3-venv wrk
           python3-yaml docker-compose)
 
 log() { printf '%s\n' "$*" >&2; }
@@ -53,12 +53,46 @@ find_pg_bin() {
   PG_BIN=$best
 }
 
-# Installs PyJWT (a third-party JWT library the tests check our tokens with), if missing.
+# The scripts' Python packages from PyPI live in a virtual environment of their own, made from
+# Debian's python3 (Debian 12 refuses pip beside its own packages: PEP 668). Kept with the other
+# local state, so removing deploy/local/.run removes it too.
+PYTHON_VENV="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/.run/venv"
+
+# python_venv PACKAGE...: makes PYTHON_VENV if missing (python3-venv from Debian if that is
+# missing) and installs into it those of the PyPI packages given that it lacks: each argument is
+# "REQUIREMENT|MODULES", the pip requirement and the modules whose import tells that it is there
+# (e.g. "pyjwt[crypto]|jwt, cryptography").
+python_venv() {
+  local spec missing=() module
+  mkdir -p "$(dirname "$PYTHON_VENV")"
+  (
+    # One maker at a time: deploy/local/test and property-test may start together.
+    flock 9
+    [ -x "$PYTHON_VENV/bin/python" ] && exit 0
+    log "making a Python virtual environment in $PYTHON_VENV"
+    rm -rf "$PYTHON_VENV"
+    /usr/bin/python3 -m venv "$PYTHON_VENV" >/dev/null 2>&1 && exit 0
+    # Debian's python3 makes virtual environments only with python3-venv (pip's wheel).
+    log "installing python3-venv from Debian"
+    export DEBIAN_FRONTEND=noninteractive
+    as_root apt-get update -qq
+    as_root apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+    rm -rf "$PYTHON_VENV"
+    /usr/bin/python3 -m venv "$PYTHON_VENV"
+  ) 9>"$(dirname "$PYTHON_VENV")/venv.lock" || { log "could not make $PYTHON_VENV"; return 1; }
+  for spec in "$@"; do
+    module=${spec#*|}
+    "$PYTHON_VENV/bin/python" -c "import $module" 2>/dev/null || missing+=("${spec%%|*}")
+  done
+  ((${#missing[@]})) || return 0
+  log "installing from PyPI into $PYTHON_VENV: ${missing[*]}"
+  "$PYTHON_VENV/bin/python" -m pip install -q --disable-pip-version-check "${missing[@]}"
+}
+
+# PyJWT (a third-party JWT library the tests check our tokens with) in PYTHON_VENV; the test
+# command puts PYTHON_VENV/bin first on PATH, so the tests' `python3` has it.
 ensure_python_packages() {
-  python3 -c 'import jwt, cryptography' 2>/dev/null && return 0
-  log "installing PyJWT from PyPI"
-  python3 -m pip install -q --disable-pip-version-check "pyjwt[crypto]" 2>/dev/null \
-    || python3 -m pip install -q --disable-pip-version-check --break-system-packages "pyjwt[crypto]"
+  python_venv "pyjwt[crypto]|jwt, cryptography"
 }
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
