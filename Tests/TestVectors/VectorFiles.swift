@@ -3,10 +3,8 @@ import Foundation
 import JOSE
 import Testing
 
-/// Locates and reads the third-party test vectors in `shared/vectors`.
-///
-/// The package root's parent normally holds `shared/` (the main checkout and CI); a git worktree sits one or
-/// more levels deeper, so the ancestors of the package root are searched in order, nearest first.
+/// Locates and reads the third-party test vectors in `Tests/Vectors` (their origins and licences are in
+/// `Tests/Vectors/README.md`).
 public enum VectorFiles {
     /// The root of this package.
     public static let packageRoot = URL(fileURLWithPath: #filePath)
@@ -14,22 +12,14 @@ public enum VectorFiles {
         .deletingLastPathComponent()  // Tests
         .deletingLastPathComponent()  // package root
 
-    /// The vectors directory, or a test failure naming every place that was searched.
+    /// The vectors directory, or a test failure naming where it was expected.
     public static func directory() throws -> URL {
-        var searched: [String] = []
-        var candidate = packageRoot.deletingLastPathComponent()
-        while true {
-            let vectors = candidate.appendingPathComponent("shared/vectors")
-            searched.append(vectors.path)
-            if FileManager.default.fileExists(atPath: vectors.appendingPathComponent("README.md").path) {
-                return vectors
-            }
-            let parent = candidate.deletingLastPathComponent()
-            if parent.path == candidate.path { break }
-            candidate = parent
+        let vectors = packageRoot.appendingPathComponent("Tests/Vectors")
+        guard FileManager.default.fileExists(atPath: vectors.appendingPathComponent("README.md").path) else {
+            Issue.record("Test vectors not found at \(vectors.path)")
+            throw VectorsMissing()
         }
-        Issue.record("Test vectors not found: expected shared/vectors beside the package root. Searched: \(searched.joined(separator: ", "))")
-        throw VectorsMissing()
+        return vectors
     }
 
     /// The vectors directory is not where it should be.

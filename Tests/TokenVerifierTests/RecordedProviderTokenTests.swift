@@ -5,7 +5,7 @@ import Testing
 import TestVectors
 @testable import TokenVerifier
 
-/// The real provider-signed tokens of `shared/vectors/provider-tokens` through the verifier's own
+/// The real provider-signed tokens of `Tests/Vectors/provider-tokens` through the verifier's own
 /// OIDC path (key source fixed to the recorded keys, clock pinned).
 @Suite("Recorded provider tokens through the OIDC verifier")
 struct RecordedProviderTokenTests {
