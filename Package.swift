@@ -78,7 +78,7 @@ let package = Package(
                                    "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"],
                     path: "Tests/TestSupport", swiftSettings: swiftSettings),
             tests("RuntimeTests", ["Runtime", "Logging"]),
-            tests("ConfigurationTests", ["Runtime", "Contracts", "JOSE", "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"]),
+            tests("ConfigurationTests", ["Runtime", "Contracts", "Crypto", "JOSE", "Logging", "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"]),
             .target(name: "TestVectors", dependencies: ["JOSE"], path: "Tests/TestVectors", swiftSettings: swiftSettings),
             tests("JOSETests", ["JOSE", "Crypto", "TestVectors"]),
             tests("ContractsTests", ["Contracts", "JOSE"]),
@@ -86,7 +86,7 @@ let package = Package(
             tests("PostgresTests", ["Postgres", "Logging"]),
             tests("HTTPServerTests", ["HTTPServer", "HTTPClient", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "HTTPServer", "Logging"]),
-            tests("IntegrationTests", ["TestSupport", "Contracts", "Messaging", "NATS", "JOSE", "Crypto", "HTTPClient", "HTTPServer", "Logging", "DevIDP"]),
+            tests("IntegrationTests", ["TestSupport", "Contracts", "Messaging", "NATS", "JOSE", "Crypto", "Postgres", "HTTPClient", "HTTPServer", "Logging", "DevIDP"]),
             tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Crypto", "JOSE", "Logging"]),
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging", "TestVectors"]),
             // The app-side client: Foundation only, so it builds for iOS, macOS and Linux.

@@ -1,17 +1,37 @@
 import Foundation
+import Synchronization
 
 /// Reads typed values from environment variables; every failure names the variable.
 public struct EnvironmentReader: Sendable {
     /// The variables read, usually the process environment.
     public let values: [String: String]
+    private let log: ReadLog?
 
-    /// Reads from `values` (the process environment by default).
-    public init(_ values: [String: String] = ProcessInfo.processInfo.environment) {
+    /// Reads from `values` (the process environment by default); with `log`, notes every name asked for.
+    public init(_ values: [String: String] = ProcessInfo.processInfo.environment, log: ReadLog? = nil) {
         self.values = values
+        self.log = log
+    }
+
+    /// The names of the variables a reader was asked for, set or not: what a configuration reads,
+    /// which the tests hold against the configuration reference (`docs/configuration.md`).
+    public final class ReadLog: Sendable {
+        private let names = Mutex<Set<String>>([])
+
+        /// An empty log.
+        public init() {}
+
+        /// Every name asked for so far.
+        public var variables: Set<String> { names.withLock { $0 } }
+
+        fileprivate func record(_ name: String) {
+            names.withLock { _ = $0.insert(name) }
+        }
     }
 
     /// The trimmed value of `name`, or nil when unset or empty.
     public func optional(_ name: String) -> String? {
+        log?.record(name)
         guard let raw = values[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
         return raw
     }

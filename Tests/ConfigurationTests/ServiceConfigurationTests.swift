@@ -1,3 +1,5 @@
+import Crypto
+import Foundation
 import Contracts
 import DevIDP
 import Gateway
@@ -8,11 +10,11 @@ import Testing
 import TokenIssuer
 import TokenVerifier
 
-/// Every service reads SPEC section 5's variables with its defaults, and a bad value stops it
-/// at start with an error naming the variable.
+/// Every service reads its variables (docs/configuration.md) with their defaults, and a bad value
+/// stops it at start with an error naming the variable.
 @Suite("Service configuration from the environment")
 struct ServiceConfigurationTests {
-    @Test("defaults match SPEC section 5")
+    @Test("defaults match the configuration reference")
     func defaults() throws {
         let empty = EnvironmentReader([:])
         let gateway = try GatewayConfiguration(environment: empty)
@@ -27,7 +29,8 @@ struct ServiceConfigurationTests {
         #expect(issuer.accessTokenTTL == .seconds(900))
         #expect(issuer.refreshTokenTTL == .seconds(2_592_000))
         #expect(issuer.refreshReuseGrace == .seconds(10))
-        #expect(issuer.signingKeyFile == nil)
+        #expect(issuer.signingKeyFiles == nil)
+        #expect(issuer.outboxPollInterval == .seconds(1))
         let verifier = try TokenVerifierConfiguration(environment: empty)
         #expect(verifier.providers.isEmpty, "no provider is enabled without client IDs")
         #expect(verifier.clockSkew == .seconds(60))
@@ -35,7 +38,7 @@ struct ServiceConfigurationTests {
         _ = try DevIDPConfiguration(environment: empty)
     }
 
-    @Test("a provider is enabled by its client IDs, with SPEC defaults for the rest")
+    @Test("a provider is enabled by its client IDs, with the documented defaults for the rest")
     func providers() throws {
         let verifier = try TokenVerifierConfiguration(environment: EnvironmentReader([
             "GOOGLE_CLIENT_IDS": "ios.apps.googleusercontent.com, web.apps.googleusercontent.com",
@@ -59,6 +62,7 @@ struct ServiceConfigurationTests {
         ("ACCESS_TOKEN_TTL", "0"), ("DATABASE_URL", "mysql://x/y"), ("GOOGLE_ALGORITHMS", "HS256"),
         ("SIGNING_KEY_FILE", "/nonexistent/key.pem"), ("REFRESH_REUSE_GRACE", "ten"),
         ("TRUSTED_PROXIES", "10.0.0.0/8, proxy.internal"), ("TRUSTED_PROXIES", "10.0.0.0/33"),
+        ("PROVIDER_TOKEN_KEY", "c2hvcnQ="), ("PROVIDER_TOKEN_KEY", "not base64 at all!"), ("OUTBOX_POLL_INTERVAL", "0"),
     ])
     func badValues(_ variable: String, _ value: String) throws {
         var values = [variable: value]
@@ -74,5 +78,30 @@ struct ServiceConfigurationTests {
         attempt { _ = try MemberServiceConfiguration(environment: environment) }
         #expect(!failures.isEmpty, "no service refused \(variable)=\(value)")
         #expect(failures.allSatisfy { $0.variable == variable }, "\(failures)")
+    }
+
+    @Test("PROVIDER_TOKEN_KEY takes base64 or base64url, padded or not")
+    func providerTokenKeyEncodings() throws {
+        let key: [UInt8] = (0..<32).map { UInt8(255 - $0 * 3) }  // bytes whose encodings hold + / - _
+        let base64 = Data(key).base64EncodedString()
+        let base64URL = Base64URL.encode(key)
+        #expect(base64.contains("+") || base64.contains("/"))
+        for encoded in [base64, base64URL, base64URL + "="] {
+            let verifier = try TokenVerifierConfiguration(environment: EnvironmentReader(["PROVIDER_TOKEN_KEY": encoded]))
+            #expect(verifier.providerTokenKey == key, "\(encoded)")
+        }
+    }
+
+    @Test("SIGNING_KEY_FILE takes files and directories; SIGNING_KEY_ROTATION with it is refused, naming it")
+    func signingKeyFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signing-keys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("a.pem")
+        try Data(try PrivateKey.generateP256().pemRepresentation.utf8).write(to: file)
+        let issuer = try TokenIssuerConfiguration(environment: EnvironmentReader(["SIGNING_KEY_FILE": "\(directory.path), \(file.path)"]))
+        #expect(issuer.signingKeyFiles == [directory.path, file.path])
+        #expect { try TokenIssuerConfiguration(environment: EnvironmentReader(["SIGNING_KEY_FILE": file.path, "SIGNING_KEY_ROTATION": "86400"])) }
+            throws: { ($0 as? ConfigurationError)?.variable == "SIGNING_KEY_ROTATION" }
     }
 }

@@ -12,18 +12,19 @@ extension TokenVerifierConfiguration {
         clockSkew = try environment.seconds("CLOCK_SKEW", default: 60, in: 0...600)
         providerTimeout = try environment.seconds("PROVIDER_TIMEOUT", default: 3, in: 1...60)
 
-        let oidc: [(Provider, String, issuers: [String], jwks: String, nonce: NonceMode)] = [
-            (.google, "GOOGLE", ["https://accounts.google.com", "accounts.google.com"],
+        // Google names its issuer variable in the plural (it has two issuers); Apple and Kakao have one,
+        // though each variable takes a comma-separated list.
+        let oidc: [(Provider, String, issuerVariable: String, issuers: [String], jwks: String, nonce: NonceMode)] = [
+            (.google, "GOOGLE", "GOOGLE_ISSUERS", ["https://accounts.google.com", "accounts.google.com"],
              "https://www.googleapis.com/oauth2/v3/certs", .sha256Hex),
-            (.apple, "APPLE", ["https://appleid.apple.com"], "https://appleid.apple.com/auth/keys", .sha256Hex),
-            (.kakao, "KAKAO", ["https://kauth.kakao.com"], "https://kauth.kakao.com/.well-known/jwks.json", .raw),
+            (.apple, "APPLE", "APPLE_ISSUER", ["https://appleid.apple.com"], "https://appleid.apple.com/auth/keys", .sha256Hex),
+            (.kakao, "KAKAO", "KAKAO_ISSUER", ["https://kauth.kakao.com"], "https://kauth.kakao.com/.well-known/jwks.json", .raw),
         ]
-        for (provider, prefix, defaultIssuers, defaultJWKS, defaultNonce) in oidc {
+        for (provider, prefix, issuerVariable, defaultIssuers, defaultJWKS, defaultNonce) in oidc {
             guard let clientIDs = environment.list("\(prefix)_CLIENT_IDS") else { continue }
-            // Google names its variable GOOGLE_ISSUERS (two issuers); Apple and Kakao have one.
-            let issuers = environment.list("\(prefix)_ISSUERS") ?? environment.list("\(prefix)_ISSUER") ?? defaultIssuers
+            let issuers = environment.list(issuerVariable) ?? defaultIssuers
             for issuer in issuers where issuer.contains(" ") {
-                throw ConfigurationError(variable: "\(prefix)_ISSUERS", problem: "'\(issuer)' contains a space")
+                throw ConfigurationError(variable: issuerVariable, problem: "'\(issuer)' contains a space")
             }
             let algorithmNames = environment.list("\(prefix)_ALGORITHMS") ?? ["RS256"]
             var algorithms: Set<JWSAlgorithm> = []
@@ -52,8 +53,12 @@ extension TokenVerifierConfiguration {
         try readNaver(environment)
         try readApple(environment)
         if let encoded = environment.optional("PROVIDER_TOKEN_KEY") {
-            guard let key = Base64URL.decode(encoded), key.count == AESGCM.keyLength else {
-                throw ConfigurationError(variable: "PROVIDER_TOKEN_KEY", problem: "must be the base64url (no padding) of 32 random bytes")
+            // Base64 (`openssl rand -base64 32`) or base64url, padded or not: one alphabet, then decode.
+            var urlAlphabet = String(encoded.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
+            while urlAlphabet.hasSuffix("=") { urlAlphabet.removeLast() }
+            guard let key = Base64URL.decode(urlAlphabet), key.count == AESGCM.keyLength else {
+                throw ConfigurationError(variable: "PROVIDER_TOKEN_KEY",
+                                         problem: "must be the base64 or base64url of 32 random bytes (openssl rand -base64 32)")
             }
             providerTokenKey = key
         }

@@ -11,7 +11,7 @@ public struct TokenVerifierConfiguration: Sendable {
     /// Apple's code exchange and revocation, enabled when `APPLE_TEAM_ID`, `APPLE_KEY_ID` and
     /// `APPLE_PRIVATE_KEY_FILE` are set.
     public var appleCredentials: AppleCredentials?
-    /// The AES-256 key that seals provider credentials (`PROVIDER_TOKEN_KEY`, base64url of 32 bytes).
+    /// The AES-256 key that seals provider credentials (`PROVIDER_TOKEN_KEY`, base64 or base64url of 32 bytes).
     /// Unset: no credential is kept, so no grant can be revoked on account deletion.
     public var providerTokenKey: [UInt8]?
     /// Leeway for `exp`, `nbf` and `iat` (`CLOCK_SKEW`). Default 60 s.
