@@ -12,8 +12,9 @@ public final class TestNATSServer: Sendable {
         self.process = process
     }
 
-    /// Starts nats-server on a free port and waits until it accepts connections.
-    public static func start() async throws -> TestNATSServer {
+    /// Starts nats-server on a free port (with `jetStream`, with JetStream storing in a temporary
+    /// directory) and waits until it accepts connections.
+    public static func start(jetStream: Bool = false) async throws -> TestNATSServer {
         let port = try freePort()
         let process = Process()
         let candidates = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"]
@@ -22,6 +23,10 @@ public final class TestNATSServer: Sendable {
         }
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["-a", "127.0.0.1", "-p", String(port)]
+        if jetStream {
+            let store = FileManager.default.temporaryDirectory.appendingPathComponent("test-nats-\(UUID().uuidString.prefix(8))")
+            process.arguments! += ["-js", "-sd", store.path]
+        }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

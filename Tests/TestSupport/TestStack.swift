@@ -162,7 +162,7 @@ public actor TestStack {
     }
 
     /// A new, empty database on the test server, so the run starts from nothing.
-    private static func freshDatabase() async throws -> String {
+    public static func freshDatabase() async throws -> String {
         let admin = PostgresClient(configuration: try PostgresConfiguration(url: TestEnvironment.databaseURL),
                                    logger: Logger(label: "test-admin", level: .error))
         let name = "auth_test_\(UUID().uuidString.prefix(8).lowercased())"

@@ -41,4 +41,30 @@ struct SigningKeySelectionTests {
         let (_, next) = try keys()
         #expect(SigningKeys.active(in: [next], at: rotatedAt.addingTimeInterval(-1)) == nil)
     }
+
+    /// `key` as a replica sees it that does not hold its private key (its key file has not reached it).
+    private func withoutPrivateKey(_ key: SigningKeys.Key) -> SigningKeys.Key {
+        SigningKeys.Key(kid: key.kid, publicKey: key.publicKey, publicJWK: key.publicJWK, signer: nil,
+                        activatesAt: key.activatesAt, retiredAt: key.retiredAt)
+    }
+
+    @Test("a replica that lacks the next key's file signs on with the key it holds, and publishes both")
+    func nextKeyFileMissing() throws {
+        let (old, next) = try keys()
+        let now = rotatedAt.addingTimeInterval(1)
+        let seen = [old, withoutPrivateKey(next)]
+        #expect(SigningKeys.active(in: seen, at: now)?.kid == next.kid)
+        #expect(SigningKeys.signing(in: seen, at: now)?.kid == old.kid)
+        #expect(SigningKeys.published(seen, at: now, accessTokenTTL: ttl).map(\.kid) == [old.kid, next.kid])
+    }
+
+    @Test("when the file of the key that signs is gone, the next key signs before its time rather than none")
+    func activeKeyFileRemoved() throws {
+        let (old, next) = try keys()
+        let now = rotatedAt.addingTimeInterval(-1)
+        let seen = [withoutPrivateKey(old), next]
+        #expect(SigningKeys.active(in: seen, at: now)?.kid == old.kid)
+        #expect(SigningKeys.signing(in: seen, at: now)?.kid == next.kid)
+        #expect(SigningKeys.signing(in: [withoutPrivateKey(old)], at: now) == nil)
+    }
 }

@@ -66,9 +66,9 @@ struct IssuerHandlers: Sendable {
 
     func rotateKeys(_ request: RotateSigningKeysRequest) async throws -> SigningKeyRotation {
         guard await !keys.fromFile else {
-            throw ServiceFailure.invalidRequest("The signing key comes from SIGNING_KEY_FILE; rotate it by replacing the file.")
+            throw ServiceFailure.invalidRequest("The signing keys come from SIGNING_KEY_FILE; rotate them by adding a key file.")
         }
-        guard let rotation = try await keys.rotate(publishLead: configuration.signingKeyPublishLead) else { throw ServiceFailure.internal }
+        guard let rotation = try await keys.rotate() else { throw ServiceFailure.internal }
         return rotation
     }
 

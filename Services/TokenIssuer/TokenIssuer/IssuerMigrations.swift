@@ -190,5 +190,12 @@ enum IssuerMigrations {
             END;
             $$;
             """),
+        Migration(version: 3, name: "signing keys from files", sql: """
+            -- Keys from SIGNING_KEY_FILE are recorded with their public half only: the private key stays in the file.
+            ALTER TABLE issuer.signing_keys ALTER COLUMN private_key_pem DROP NOT NULL;
+            ALTER TABLE issuer.signing_keys ADD COLUMN public_key_pem TEXT;
+            ALTER TABLE issuer.signing_keys ADD CONSTRAINT signing_keys_some_key
+                CHECK (private_key_pem IS NOT NULL OR public_key_pem IS NOT NULL);
+            """),
     ]
 }

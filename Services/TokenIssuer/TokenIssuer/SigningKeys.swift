@@ -6,37 +6,51 @@ import Logging
 import Postgres
 import Runtime
 
-/// The issuer's signing keys: the one that signs now, and every key whose tokens may still
-/// be live (published in the JWKS). Every replica reads the same keys from the database (or
-/// the same `SIGNING_KEY_FILE`) and reloads them regularly, so all replicas sign alike.
+/// The issuer's signing keys: the one that signs now, and every key whose tokens may still be live
+/// (published in the JWKS).
+///
+/// `issuer.signing_keys` holds the schedule every replica follows: when each key starts signing and when
+/// it retired. The private keys come from that table (generated there when `SIGNING_KEY_FILE` is unset)
+/// or from the key files; a key first seen in a file is recorded there (public half only) and signs from
+/// `publishLead` later. Every replica reloads regularly, so all publish and sign alike.
 actor SigningKeys {
     /// A key as the issuer uses it.
     struct Key: Sendable {
         let kid: String
-        let signer: JWTSigner
+        let publicKey: PublicKey
         let publicJWK: JWK
+        /// Nil when this replica does not hold the private key (a key file that has not reached it yet).
+        let signer: JWTSigner?
         let activatesAt: Date
         let retiredAt: Date?
     }
 
     private let database: PostgresClient
-    private let keyFile: String?
+    private let keyFiles: [String]?
     private let accessTokenTTL: Duration
+    private let publishLead: Duration
     private let logger: Logger
     private var keys: [Key] = []
+    private var fallbackWarned: String?
 
-    init(database: PostgresClient, keyFile: String?, accessTokenTTL: Duration, logger: Logger) {
+    init(database: PostgresClient, keyFiles: [String]?, accessTokenTTL: Duration, publishLead: Duration, logger: Logger) {
         self.database = database
-        self.keyFile = keyFile
+        self.keyFiles = keyFiles
         self.accessTokenTTL = accessTokenTTL
+        self.publishLead = publishLead
         self.logger = logger
     }
 
-    /// The key that signs new tokens: the newest one whose time has come and that has not retired.
-    /// Every replica computes it from the same rows, so all sign with the same key.
-    func active() throws -> Key {
-        guard let key = Self.active(in: keys, at: Date()) else { throw IssuerError.noSigningKey }
-        return key
+    /// The signer of new tokens: the key of `signing(in:at:)`.
+    func signer() throws -> JWTSigner {
+        let now = Date()
+        guard let key = Self.signing(in: keys, at: now), let signer = key.signer else { throw IssuerError.noSigningKey }
+        if Self.active(in: keys, at: now)?.kid != key.kid, fallbackWarned != key.kid {
+            fallbackWarned = key.kid
+            logger.warning("this replica lacks the private key of the key that should sign now; signing with the newest key it holds",
+                           ["key.kid": key.kid])
+        }
+        return signer
     }
 
     /// The public keys to publish: the next key (before it signs), the active one, and retired ones
@@ -45,9 +59,17 @@ actor SigningKeys {
         JWKSet(keys: Self.published(keys, at: Date(), accessTokenTTL: accessTokenTTL).map(\.publicJWK))
     }
 
-    /// The active key of `keys` at `now`.
+    /// The key of `keys` whose time to sign has come at `now`: the newest that activated and has not retired.
     static func active(in keys: [Key], at now: Date) -> Key? {
         keys.filter { $0.activatesAt <= now && ($0.retiredAt ?? .distantFuture) > now }.max { $0.activatesAt < $1.activatesAt }
+    }
+
+    /// The key this replica signs with at `now`: the active key when it holds its private key; otherwise,
+    /// rather than fail every login, the newest key it holds (a key file removed before its successor
+    /// activated, or the next key's file not yet arrived here).
+    static func signing(in keys: [Key], at now: Date) -> Key? {
+        let held = keys.filter { $0.signer != nil }
+        return active(in: held, at: now) ?? held.max { $0.activatesAt < $1.activatesAt }
     }
 
     /// The keys of `keys` to publish at `now`: a retired key stays until its last token expired.
@@ -56,18 +78,19 @@ actor SigningKeys {
         return keys.filter { ($0.retiredAt ?? .distantFuture) > cutoff }
     }
 
-    /// Whether the keys come from `SIGNING_KEY_FILE` (then they rotate by replacing the file).
-    var fromFile: Bool { keyFile != nil }
+    /// Whether the keys come from `SIGNING_KEY_FILE` (then they rotate when a key file is added).
+    var fromFile: Bool { keyFiles != nil }
 
-    /// Starts a rotation: a new key, published at once, that signs from `now + publishLead`, when the
-    /// key it replaces retires. With `olderThan`, only when the newest key began signing that long ago
-    /// (the automatic rotation by age); without, at once (forced). While a rotation is pending, it is
-    /// the answer and no other starts. Returns nil when nothing was due. An advisory lock lets one
-    /// replica at a time decide.
-    func rotate(olderThan age: Duration? = nil, publishLead: Duration) async throws -> SigningKeyRotation? {
-        guard keyFile == nil else { return nil }
+    /// Starts a rotation of database keys: a new key, published at once, that signs from `now + publishLead`,
+    /// when the key it replaces retires. With `olderThan`, only when the newest key began signing that long
+    /// ago (the automatic rotation by age); without, at once (forced). While a rotation is pending, it is
+    /// the answer and no other starts. Returns nil when nothing was due. An advisory lock lets one replica
+    /// at a time decide.
+    func rotate(olderThan age: Duration? = nil) async throws -> SigningKeyRotation? {
+        guard keyFiles == nil else { return nil }
+        let publishLead = publishLead
         let rotation = try await database.withTransaction { connection -> SigningKeyRotation? in
-            _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtext('issuer.signing_keys'))", [])
+            try await Self.lock(connection)
             let pending = try await connection.query(
                 "SELECT kid, activates_at FROM issuer.signing_keys WHERE activates_at > now() AND retired_at IS NULL ORDER BY activates_at DESC LIMIT 1", [])
             if let row = pending.first {
@@ -82,82 +105,147 @@ actor SigningKeys {
                     [.int(Int64(age.components.seconds))])
                 guard try due.first?.bool("due") == true else { return nil }
             }
-            let key = try PrivateKey.generateP256()
-            let kid = try JWK(publicKey: key.publicKey, kid: "", alg: .ES256).thumbprint()
-            // A whole second (rounded up, so the lead is never shorter): messages carry seconds only.
-            let inserted = try await connection.query(
-                """
-                INSERT INTO issuer.signing_keys (kid, algorithm, private_key_pem, activates_at)
-                     VALUES ($1, 'ES256', $2, date_trunc('second', now() + make_interval(secs => $3)) + interval '1 second')
-                RETURNING activates_at
-                """,
-                [.text(kid), .text(key.pemRepresentation), .int(Int64(publishLead.components.seconds))])
-            guard let activatesAt = try inserted.first?.date("activates_at") else { throw IssuerError.noSigningKey }
-            _ = try await connection.query(
-                "UPDATE issuer.signing_keys SET retired_at = $2 WHERE kid <> $1 AND (retired_at IS NULL OR retired_at > $2)",
-                [.text(kid), .timestamp(activatesAt)])
-            return SigningKeyRotation(kid: kid, activatesAt: activatesAt)
+            let privateKey = try PrivateKey.generateP256()
+            let key = try Self.key(privateKey: privateKey, activatesAt: .distantPast, retiredAt: nil)
+            let activatesAt = try await Self.record(key, privatePEM: privateKey.pemRepresentation, publishLead: publishLead, connection)
+            return SigningKeyRotation(kid: key.kid, activatesAt: activatesAt)
         }
         if let rotation {
             logger.notice("signing key rotation scheduled", ["key.kid": rotation.kid, "key.activates_at": String(describing: rotation.activatesAt)])
-            try await load()
+            _ = try await load()
         }
         return rotation
     }
 
-    /// Deletes keys retired so long ago that no token of theirs can be live (kept a day longer, for the record).
+    /// Deletes database keys retired so long ago that no token of theirs can be live (kept a day longer,
+    /// for the record). Rows of file keys stay: they remember that a key file still lying around retired.
     func deleteExpired() async throws {
-        guard keyFile == nil else { return }
         _ = try await database.query(
-            "DELETE FROM issuer.signing_keys WHERE retired_at < now() - make_interval(secs => $1)",
+            "DELETE FROM issuer.signing_keys WHERE private_key_pem IS NOT NULL AND retired_at < now() - make_interval(secs => $1)",
             [.int(Int64(accessTokenTTL.components.seconds) + 86_400)])
     }
 
-    /// Loads the keys; in database mode, creates the first key when there is none. Several
-    /// replicas may start at once: an advisory lock lets exactly one of them create it.
-    func load() async throws {
-        if let keyFile {
-            let pem = try String(contentsOfFile: keyFile, encoding: .utf8)
-            keys = [try Self.key(pem: pem, activatesAt: .distantPast, retiredAt: nil)]
-            return
+    /// Loads the keys. Without key files, creates the first key when none can sign; with them, records
+    /// each key seen for the first time. Returns whether it recorded a key, so the other replicas can be
+    /// told to reload. Several replicas may start at once: an advisory lock lets one of them record a key.
+    @discardableResult
+    func load() async throws -> Bool {
+        let fileKeys = try keyFiles.map { try Self.readKeyFiles($0) } ?? []
+        let select = "SELECT kid, private_key_pem, public_key_pem, activates_at, retired_at FROM issuer.signing_keys"
+        var rows = try await database.query(select, [])
+        var recorded: [Key] = []
+        let generate = keyFiles == nil
+        if Self.needsRecording(rows, fileKeys, generate: generate) {
+            let publishLead = publishLead
+            (rows, recorded) = try await database.withTransaction { connection in
+                try await Self.lock(connection)
+                let current = try await connection.query(select, [])
+                guard Self.needsRecording(current, fileKeys, generate: generate) else { return (current, []) }
+                var new: [Key] = []
+                if generate {
+                    let privateKey = try PrivateKey.generateP256()
+                    let key = try Self.key(privateKey: privateKey, activatesAt: .distantPast, retiredAt: nil)
+                    _ = try await Self.record(key, privatePEM: privateKey.pemRepresentation, publishLead: publishLead, connection)
+                    new.append(key)
+                } else {
+                    let known = Set(try current.map { try $0.string("kid") })
+                    // In the files' order, so that of several new keys the last one named signs.
+                    for key in fileKeys where !known.contains(key.kid) {
+                        _ = try await Self.record(key, privatePEM: nil, publishLead: publishLead, connection)
+                        new.append(key)
+                    }
+                }
+                return (try await connection.query(select, []), new)
+            }
         }
-        let rows = try await database.withTransaction { connection in
-            _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtext('issuer.signing_keys'))", [])
-            let existing = try await connection.query(
-                "SELECT kid, private_key_pem, activates_at, retired_at FROM issuer.signing_keys", [])
-            // Rotation always leaves the newest key unretired, so this holds once a first key exists.
-            if existing.contains(where: { $0.isNull("retired_at") }) { return existing }
-            let key = try PrivateKey.generateP256()
-            let kid = try JWK(publicKey: key.publicKey, kid: "", alg: .ES256).thumbprint()
-            _ = try await connection.query(
-                "INSERT INTO issuer.signing_keys (kid, algorithm, private_key_pem) VALUES ($1, 'ES256', $2)",
-                [.text(kid), .text(key.pemRepresentation)])
-            return try await connection.query(
-                "SELECT kid, private_key_pem, activates_at, retired_at FROM issuer.signing_keys", [])
-        }
+        let held = Dictionary(fileKeys.map { ($0.kid, $0) }, uniquingKeysWith: { first, _ in first })
         var loaded: [Key] = []
         for row in rows {
-            let retiredAt = row.isNull("retired_at") ? nil : try row.date("retired_at")
-            loaded.append(try Self.key(pem: try row.string("private_key_pem"), activatesAt: try row.date("activates_at"), retiredAt: retiredAt))
+            loaded.append(try Self.key(row: row, held: held))
+        }
+        for key in recorded {
+            let schedule = loaded.first { $0.kid == key.kid }.map { String(describing: $0.activatesAt) } ?? "?"
+            logger.notice("signing key recorded", ["key.kid": key.kid, "key.activates_at": schedule])
         }
         if loaded.map(\.kid) != keys.map(\.kid) {
             logger.info("signing keys loaded", ["keys.count": String(loaded.count)])
         }
         keys = loaded
+        return !recorded.isEmpty
     }
 
+    /// Whether a key must be recorded: a key file not in the table yet, or, when keys are generated, no key
+    /// in the table that can sign (none yet, or only keys of files that are no longer configured).
+    private static func needsRecording(_ rows: PostgresRows, _ fileKeys: [Key], generate: Bool) -> Bool {
+        if generate {
+            return !rows.contains { $0.isNull("retired_at") && !$0.isNull("private_key_pem") }
+        }
+        let known = Set(rows.compactMap { try? $0.string("kid") })
+        return fileKeys.contains { !known.contains($0.kid) }
+    }
+
+    /// Inserts `key`: it signs at once when no key signs yet, else from `publishLead` later (a whole second,
+    /// rounded up, since messages carry seconds only); every other key retires when it starts. Returns when
+    /// it starts signing.
+    private static func record(_ key: Key, privatePEM: String?, publishLead: Duration, _ connection: PostgresConnection) async throws -> Date {
+        let inserted = try await connection.query(
+            """
+            INSERT INTO issuer.signing_keys (kid, algorithm, private_key_pem, public_key_pem, activates_at)
+                 VALUES ($1, $2, $3, $4,
+                         CASE WHEN EXISTS (SELECT 1 FROM issuer.signing_keys
+                                            WHERE activates_at <= now() AND (retired_at IS NULL OR retired_at > now()))
+                              THEN date_trunc('second', now() + make_interval(secs => $5)) + interval '1 second'
+                              ELSE now() END)
+            RETURNING activates_at
+            """,
+            [.text(key.kid), .text(key.publicJWK.alg ?? ""), privatePEM.map { .text($0) } ?? .null,
+             .text(key.publicKey.pemRepresentation), .int(Int64(publishLead.components.seconds))])
+        guard let activatesAt = try inserted.first?.date("activates_at") else { throw IssuerError.noSigningKey }
+        _ = try await connection.query(
+            "UPDATE issuer.signing_keys SET retired_at = $2 WHERE kid <> $1 AND (retired_at IS NULL OR retired_at > $2)",
+            [.text(key.kid), .timestamp(activatesAt)])
+        return activatesAt
+    }
+
+    private static func lock(_ connection: PostgresConnection) async throws {
+        _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtext('issuer.signing_keys'))", [])
+    }
+
+    /// A key from a table row: its private key from the row (database keys) or from `held` (key files).
+    private static func key(row: PostgresRow, held: [String: Key]) throws -> Key {
+        let kid = try row.string("kid")
+        let activatesAt = try row.date("activates_at")
+        let retiredAt = try row.optionalDate("retired_at")
+        if let pem = try row.optionalString("private_key_pem") {
+            return try key(pem: pem, activatesAt: activatesAt, retiredAt: retiredAt)
+        }
+        if let file = held[kid] {
+            return Key(kid: kid, publicKey: file.publicKey, publicJWK: file.publicJWK, signer: file.signer,
+                       activatesAt: activatesAt, retiredAt: retiredAt)
+        }
+        let publicKey = try PublicKey.pem(try row.string("public_key_pem"))
+        return Key(kid: kid, publicKey: publicKey, publicJWK: JWK(publicKey: publicKey, kid: kid, alg: try algorithm(for: publicKey.kind)),
+                   signer: nil, activatesAt: activatesAt, retiredAt: retiredAt)
+    }
+
+    /// A key from its private key in PEM.
     static func key(pem: String, activatesAt: Date, retiredAt: Date?) throws -> Key {
-        let privateKey = try PrivateKey(pem: pem)
-        let algorithm: JWSAlgorithm
-        switch privateKey.kind {
-        case .p256: algorithm = .ES256
-        case .ed25519: algorithm = .EdDSA
+        try key(privateKey: try PrivateKey(pem: pem), activatesAt: activatesAt, retiredAt: retiredAt)
+    }
+
+    /// A key from its private key; its `kid` is its JWK thumbprint, the same on every replica.
+    static func key(privateKey: PrivateKey, activatesAt: Date, retiredAt: Date?) throws -> Key {
+        let algorithm = try algorithm(for: privateKey.kind)
+        let kid = try JWK(publicKey: privateKey.publicKey, kid: "", alg: algorithm).thumbprint()
+        return Key(kid: kid, publicKey: privateKey.publicKey, publicJWK: JWK(publicKey: privateKey.publicKey, kid: kid, alg: algorithm),
+                   signer: JWTSigner(key: privateKey, kid: kid, algorithm: algorithm), activatesAt: activatesAt, retiredAt: retiredAt)
+    }
+
+    private static func algorithm(for kind: KeyKind) throws -> JWSAlgorithm {
+        switch kind {
+        case .p256: .ES256
+        case .ed25519: .EdDSA
         default: throw IssuerError.unsupportedSigningKey
         }
-        let kid = try JWK(publicKey: privateKey.publicKey, kid: "", alg: algorithm).thumbprint()
-        return Key(kid: kid, signer: JWTSigner(key: privateKey, kid: kid, algorithm: algorithm),
-                   publicJWK: JWK(publicKey: privateKey.publicKey, kid: kid, alg: algorithm),
-                   activatesAt: activatesAt, retiredAt: retiredAt)
     }
 }
-

@@ -18,9 +18,16 @@ extension TokenIssuerConfiguration {
         if signingKeyRotation > .zero, signingKeyRotation <= signingKeyPublishLead {
             throw ConfigurationError(variable: "SIGNING_KEY_ROTATION", problem: "must be longer than SIGNING_KEY_PUBLISH_LEAD")
         }
-        signingKeyFile = environment.optional("SIGNING_KEY_FILE")
-        if let file = signingKeyFile, !FileManager.default.isReadableFile(atPath: file) {
-            throw ConfigurationError(variable: "SIGNING_KEY_FILE", problem: "'\(file)' is not a readable file")
+        outboxPollInterval = try environment.seconds("OUTBOX_POLL_INTERVAL", default: 1, in: 1...60)
+        if let paths = environment.list("SIGNING_KEY_FILE") {
+            if environment.optional("SIGNING_KEY_ROTATION") != nil {
+                throw ConfigurationError(variable: "SIGNING_KEY_ROTATION",
+                                         problem: "does not apply with SIGNING_KEY_FILE: keys from files rotate when a new key file is added")
+            }
+            for path in paths where !FileManager.default.isReadableFile(atPath: path) {
+                throw ConfigurationError(variable: "SIGNING_KEY_FILE", problem: "'\(path)' is not a readable file or directory")
+            }
+            signingKeyFiles = paths
         }
     }
 }

@@ -16,14 +16,21 @@ public struct TokenIssuerConfiguration: Sendable {
     public var refreshTokenTTL: Duration = .seconds(2_592_000)
     /// How long a rotated refresh token still yields the same successor (`REFRESH_REUSE_GRACE`). Default 10 s.
     public var refreshReuseGrace: Duration = .seconds(10)
-    /// A PEM private key (P-256 or Ed25519) to sign with (`SIGNING_KEY_FILE`); nil: a key is generated and kept in the database.
-    public var signingKeyFile: String?
+    /// PEM private keys (P-256 or Ed25519) to sign with (`SIGNING_KEY_FILE`: files, or directories of `*.pem`
+    /// files); nil: keys are generated and kept in the database. A key first seen in a file is published at
+    /// once and signs from `signingKeyPublishLead` later, replacing the key before it.
+    public var signingKeyFiles: [String]?
     /// How long a signing key signs before the next one takes over (`SIGNING_KEY_ROTATION`); zero:
-    /// only forced rotations (`auth.issuer.rotate-keys`). Default 30 days. Keys from `SIGNING_KEY_FILE` do not rotate.
+    /// only forced rotations (`auth.issuer.rotate-keys`). Default 30 days. Keys from files rotate when a
+    /// new file is added instead.
     public var signingKeyRotation: Duration = .seconds(2_592_000)
     /// How long the next key is published in the JWKS before it signs (`SIGNING_KEY_PUBLISH_LEAD`): at least
     /// as long as anyone caches the JWKS (the gateway's `/.well-known/jwks.json` says `max-age=300`). Default 600 s.
     public var signingKeyPublishLead: Duration = .seconds(600)
+    /// How often every replica reloads the signing keys (and reads the key files). Default 30 s.
+    public var signingKeyReloadInterval: Duration = .seconds(30)
+    /// How often the event outbox is read for rows no commit signalled (`OUTBOX_POLL_INTERVAL`). Default 1 s.
+    public var outboxPollInterval: Duration = .seconds(1)
     /// How often expired sessions and refresh tokens are deleted. Default 60 s.
     public var cleanupInterval: Duration = .seconds(60)
     /// Whether this replica consumes `member.deleted` and `identity.unlinked` to end sessions. Default true;

@@ -31,9 +31,10 @@ public struct TokenIssuerServer: Service {
             schema: IssuerMigrations.schema, migrations: IssuerMigrations.all, logger: logger)
         defer { Task { await database.close() } }
 
-        let keys = SigningKeys(database: database, keyFile: configuration.signingKeyFile,
-                               accessTokenTTL: configuration.accessTokenTTL, logger: logger)
-        try await keys.load()
+        let keys = SigningKeys(database: database, keyFiles: configuration.signingKeyFiles,
+                               accessTokenTTL: configuration.accessTokenTTL, publishLead: configuration.signingKeyPublishLead,
+                               logger: logger)
+        let recordedKey = try await keys.load()
         let store = SessionStore(database: database, refreshTokenTTL: configuration.refreshTokenTTL,
                                  reuseGrace: configuration.refreshReuseGrace)
         let secret = try await store.successorSecret()
@@ -41,8 +42,9 @@ public struct TokenIssuerServer: Service {
         let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, name: "token-issuer", logger: logger)
         let publisher = EventPublisher(connection: nats, logger: logger)
         try await publisher.ensureStream()
+        if recordedKey { try? nats.publish(SigningKeyNotices.changed, []) }
         let relay = OutboxRelay(database: database, publisher: publisher, accessTokenTTL: configuration.accessTokenTTL,
-                                logger: logger.named("outbox"))
+                                pollInterval: configuration.outboxPollInterval, logger: logger.named("outbox"))
         let handlers = IssuerHandlers(store: store, tokens: AccessTokens(keys: keys, configuration: configuration), keys: keys,
                                       relay: relay, successorSecret: secret, configuration: configuration, logger: logger)
         var services: [any Service] = [relay] + Self.responders(nats, handlers, logger: logger) + [
@@ -81,8 +83,9 @@ public struct TokenIssuerServer: Service {
         ]
     }
 
-    /// Keeps every replica's keys current: reloads on a notice from the replica that rotated and
-    /// every 30 s, and starts the rotation by age when it is due.
+    /// Keeps every replica's keys current: reloads on a notice from the replica that rotated or recorded a
+    /// new key file, and every `signingKeyReloadInterval` (which also picks up new key files), and starts
+    /// the rotation by age of database keys when it is due.
     private static func keyMaintenance(_ nats: NATSConnection, _ keys: SigningKeys, configuration: TokenIssuerConfiguration,
                                        logger: Logger) -> any Service {
         ClosureService {
@@ -97,16 +100,18 @@ public struct TokenIssuerServer: Service {
                 listener.cancel()
             }
             // A rotation between the first load and the subscription would otherwise go unseen for 30 s.
-            do { try await keys.load() } catch { logger.warning("signing keys reload failed", ["error": String(describing: error)]) }
+            do {
+                if try await keys.load() { try? nats.publish(SigningKeyNotices.changed, []) }
+            } catch {
+                logger.warning("signing keys reload failed", ["error": String(describing: error)])
+            }
             while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(30))
+                try await Task.sleep(for: configuration.signingKeyReloadInterval)
                 do {
-                    if configuration.signingKeyRotation > .zero,
-                       try await keys.rotate(olderThan: configuration.signingKeyRotation,
-                                             publishLead: configuration.signingKeyPublishLead) != nil {
+                    if configuration.signingKeyRotation > .zero, try await keys.rotate(olderThan: configuration.signingKeyRotation) != nil {
                         try? nats.publish(SigningKeyNotices.changed, [])
-                    } else {
-                        try await keys.load()
+                    } else if try await keys.load() {
+                        try? nats.publish(SigningKeyNotices.changed, [])
                     }
                 } catch {
                     logger.warning("signing keys reload failed", ["error": String(describing: error)])
@@ -140,13 +145,13 @@ struct AccessTokens: Sendable {
     let configuration: TokenIssuerConfiguration
 
     func pair(memberId: Int64, sessionId: String, refreshToken: RefreshToken) async throws -> TokenPair {
-        let key = try await keys.active()
+        let signer = try await keys.signer()
         let now = Int64(Date().timeIntervalSince1970)
         let ttl = configuration.accessTokenTTL.components.seconds
         let claims = AccessTokenClaims(iss: configuration.issuer, aud: configuration.audience, sub: String(memberId),
                                        sid: sessionId, iat: now, exp: now + ttl,
                                        jti: Base64URL.encode(SecureRandom.bytes(16)))
-        return TokenPair(accessToken: try key.signer.sign(claims), refreshToken: refreshToken.value,
+        return TokenPair(accessToken: try signer.sign(claims), refreshToken: refreshToken.value,
                          expiresIn: Int(ttl), memberId: memberId, sessionId: sessionId)
     }
 }

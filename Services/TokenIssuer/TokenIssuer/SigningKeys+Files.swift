@@ -1,0 +1,45 @@
+import Crypto
+import Foundation
+import Runtime
+
+extension SigningKeys {
+    /// The keys in `paths` (`SIGNING_KEY_FILE`), in order: each path a PEM file, or a directory whose
+    /// `*.pem` files are taken in name order (a mounted Kubernetes Secret is such a directory; its
+    /// hidden `..data` entries are skipped). A file that is not a P-256 or Ed25519 private key in PEM
+    /// fails the load, naming the file.
+    static func readKeyFiles(_ paths: [String]) throws(ConfigurationError) -> [Key] {
+        var files: [String] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw ConfigurationError(variable: "SIGNING_KEY_FILE", problem: "'\(path)' does not exist")
+            }
+            guard isDirectory.boolValue else {
+                files.append(path)
+                continue
+            }
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: path)
+            } catch {
+                throw ConfigurationError(variable: "SIGNING_KEY_FILE", problem: "the directory '\(path)' cannot be read")
+            }
+            files += names.filter { !$0.hasPrefix(".") && $0.hasSuffix(".pem") }.sorted().map { "\(path)/\($0)" }
+        }
+        var keys: [Key] = []
+        for file in files {
+            do {
+                let pem = try String(contentsOfFile: file, encoding: .utf8)
+                let key = try key(pem: pem, activatesAt: .distantPast, retiredAt: nil)
+                if !keys.contains(where: { $0.kid == key.kid }) { keys.append(key) }
+            } catch {
+                throw ConfigurationError(variable: "SIGNING_KEY_FILE",
+                                         problem: "'\(file)' is not a readable P-256 or Ed25519 private key in PEM")
+            }
+        }
+        guard !keys.isEmpty else {
+            throw ConfigurationError(variable: "SIGNING_KEY_FILE", problem: "no key file found in \(paths.joined(separator: ", "))")
+        }
+        return keys
+    }
+}
