@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Find-or-create under concurrency (SPEC section 4): concurrent first logins of one identity make
+/// Find-or-create under concurrency (docs/api.md, "Logins"): concurrent first logins of one identity make
 /// exactly one member, and every caller gets its ID.
 @Suite("Concurrent first logins")
 struct MemberConcurrencyTests {

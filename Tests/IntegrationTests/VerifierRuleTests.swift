@@ -6,7 +6,7 @@ import JOSE
 import Testing
 import TestSupport
 
-/// Every verification rule of SPEC section 3, through the gateway: the exact status and code.
+/// Every verification rule of docs/providers.md, through the gateway: the exact status and code.
 @Suite("Verifier rules through the gateway")
 struct VerifierRuleTests {
     private func login(_ stack: RunningStack, _ token: String, provider: String = "google", nonce: String? = nil) async throws -> APIResponse {

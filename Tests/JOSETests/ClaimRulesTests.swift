@@ -41,7 +41,7 @@ struct ClaimRulesTests {
     @Test func authorizedParty() {
         #expect(throws: JOSEError.wrongAuthorizedParty) { try check(claims { $0.aud = ["web", "other"] }) }
         #expect(throws: JOSEError.wrongAuthorizedParty) { try check(claims { $0.aud = ["web", "other"]; $0.azp = "other" }) }
-        // With a single audience, azp names the presenting client and is not checked (SPEC section 3).
+        // With a single audience, azp names the presenting client and is not checked (docs/providers.md).
         #expect(throws: Never.self) { try check(claims { $0.azp = "android" }) }
     }
 

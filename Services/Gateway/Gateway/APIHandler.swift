@@ -7,7 +7,7 @@ import Metrics
 import Synchronization
 import Runtime
 
-/// Answers every HTTP request of the API (SPEC section 2): routes it, validates it, fans it
+/// Answers every HTTP request of the API (docs/api.md): routes it, validates it, fans it
 /// out over NATS and maps the services' answers to HTTP.
 final class APIHandler: Sendable {
     let configuration: GatewayConfiguration

@@ -2,7 +2,7 @@ import HTTPServer
 import Runtime
 
 extension GatewayConfiguration {
-    /// Reads the gateway's variables (SPEC section 5); throws naming the variable at fault.
+    /// Reads the gateway's variables (docs/configuration.md); throws naming the variable at fault.
     public init(environment: EnvironmentReader) throws(ConfigurationError) {
         self.init()
         host = environment.string("GATEWAY_HOST", default: host)

@@ -1,7 +1,7 @@
 import Contracts
 
 extension ServiceFailure {
-    /// The HTTP status of this failure (SPEC section 2). Only the gateway maps codes to statuses.
+    /// The HTTP status of this failure (docs/api.md, "Error codes"). Only the gateway maps codes to statuses.
     var httpStatus: Int {
         switch code {
         case .invalidRequest: 400

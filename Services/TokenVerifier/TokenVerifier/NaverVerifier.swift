@@ -3,7 +3,7 @@ import Foundation
 import HTTPClient
 import Logging
 
-/// Proves a Naver access token by asking Naver's profile API who it belongs to (SPEC section 3):
+/// Proves a Naver access token by asking Naver's profile API who it belongs to (docs/providers.md):
 /// `resultcode` must be `"00"` and only `id` is required. Naver refusing the token is
 /// `INVALID_PROVIDER_TOKEN`; Naver down, answering 5xx or too slowly is `PROVIDER_UNAVAILABLE`.
 struct NaverVerifier: ProviderTokenVerifier {

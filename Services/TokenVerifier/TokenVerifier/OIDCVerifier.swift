@@ -3,9 +3,9 @@ import Foundation
 import JOSE
 
 /// Proves one OpenID Connect provider's ID tokens: signature against the provider's keys,
-/// then the claims and the nonce (SPEC section 3).
+/// then the claims and the nonce (docs/providers.md, "How ID tokens are checked").
 struct OIDCVerifier: ProviderTokenVerifier {
-    /// The largest token accepted (SPEC section 3).
+    /// The largest token accepted (docs/providers.md).
     static let maxTokenLength = 8192
 
     let configuration: OIDCProviderConfiguration

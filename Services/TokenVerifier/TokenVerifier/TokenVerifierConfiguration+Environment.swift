@@ -4,7 +4,7 @@ import JOSE
 import Runtime
 
 extension TokenVerifierConfiguration {
-    /// Reads the verifier's variables (SPEC section 5): a provider is enabled when its client
+    /// Reads the verifier's variables (docs/configuration.md): a provider is enabled when its client
     /// IDs are set. Throws naming the variable at fault.
     public init(environment: EnvironmentReader) throws(ConfigurationError) {
         self.init()
