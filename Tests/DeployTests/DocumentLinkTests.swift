@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// The documents a user reads (README.md, docs/, deploy/README.md, Client/README.md, Tests/README.md):
+/// every relative link leads to a file of the repository, and a `#fragment` to a heading of it.
+@Suite("Document links")
+struct DocumentLinkTests {
+    /// The Markdown files a user reads.
+    static func documents() throws -> [String] {
+        let docs = try FileManager.default.contentsOfDirectory(atPath: DeployFiles.root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/\($0)" }
+        return ["README.md", "deploy/README.md", "Client/README.md", "Tests/README.md"] + docs
+    }
+
+    /// GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens.
+    static func anchor(_ heading: String) -> String {
+        String(heading.lowercased().unicodeScalars.compactMap { scalar -> Character? in
+            if scalar == " " { return "-" }
+            if scalar == "-" || scalar == "_" || CharacterSet.alphanumerics.contains(scalar) { return Character(scalar) }
+            return nil
+        })
+    }
+
+    @Test("every relative link leads to a file, and every fragment to a heading")
+    func relativeLinks() throws {
+        let pattern = try NSRegularExpression(pattern: #"\]\(([^)\s]+)\)"#)
+        var checked = 0
+        for document in try Self.documents() {
+            let url = DeployFiles.root.appendingPathComponent(document)
+            guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+                Issue.record("\(document) is missing")
+                continue
+            }
+            for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                let link = String(text[Range(match.range(at: 1), in: text)!])
+                if link.contains("://") || link.hasPrefix("mailto:") { continue }
+                let parts = link.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                let target = parts[0].isEmpty ? url : url.deletingLastPathComponent().appendingPathComponent(parts[0]).standardizedFileURL
+                checked += 1
+                guard FileManager.default.fileExists(atPath: target.path) else {
+                    Issue.record("\(document): the link \(link) leads nowhere")
+                    continue
+                }
+                if parts.count == 2, target.pathExtension == "md" {
+                    let headings = try String(contentsOf: target, encoding: .utf8).split(separator: "\n")
+                        .filter { $0.hasPrefix("#") }
+                        .map { Self.anchor(String($0.drop { $0 == "#" }).trimmingCharacters(in: .whitespaces)) }
+                    #expect(headings.contains(parts[1]), "\(document): no heading #\(parts[1]) in \(parts[0].isEmpty ? document : parts[0])")
+                }
+            }
+        }
+        #expect(checked > 10, "only \(checked) links checked")
+    }
+}
