@@ -96,6 +96,15 @@ struct KubernetesManifestTests {
         }
     }
 
+    @Test("PROVIDER_TOKEN_KEY, which seals provider grants, reaches token-verifier only")
+    func providerTokenKeyOnlyForTheVerifier() async throws {
+        for (name, deployment) in objects("Deployment", in: try await documents()) {
+            let containers = deployment.at("spec.template.spec")?["containers"]?.elements ?? []
+            let names = containers.flatMap { ($0["env"]?.elements ?? []).compactMap { $0["name"]?.stringValue } }
+            #expect(names.contains("PROVIDER_TOKEN_KEY") == (name == "token-verifier"), "\(name): \(names)")
+        }
+    }
+
     @Test("every Secret and ConfigMap a Deployment uses is defined")
     func referencesResolve() async throws {
         let all = try await documents()
