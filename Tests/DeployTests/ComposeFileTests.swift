@@ -65,6 +65,114 @@ struct ComposeFileTests {
         for (service, variable, value) in expected {
             #expect(services.at("\(service).environment")?[variable]?.stringValue == value, "\(service) \(variable)")
         }
+        // The key that seals provider grants is the verifier's alone.
+        #expect(services.at("token-verifier.environment")?["PROVIDER_TOKEN_KEY"]?.stringValue == "${PROVIDER_TOKEN_KEY:-}")
+        for name in ["gateway", "member-service", "token-issuer", "dev-idp"] {
+            #expect(services.at("\(name).environment")?["PROVIDER_TOKEN_KEY"] == nil, "\(name) gets PROVIDER_TOKEN_KEY")
+        }
+    }
+
+    /// The five services whose environment the configuration reference describes.
+    static let configured = ["gateway", "token-verifier", "member-service", "token-issuer", "dev-idp"]
+
+    /// Variables docs/configuration.md lists for a service that docker-compose.yml deliberately
+    /// does not forward to it, each with the reason. None: every variable a service reads can be
+    /// set from the shell or an --env-file.
+    static let notForwarded: [String: Set<String>] = [:]
+
+    /// Variables compose sets to a fixed value instead of forwarding: the container's own listening
+    /// address, which its published port maps to.
+    static let fixedInContainer: Set<String> = ["GATEWAY_HOST", "GATEWAY_PORT", "DEV_IDP_HOST", "DEV_IDP_PORT"]
+
+    /// Variables whose compose default differs from the code's on purpose: inside the compose
+    /// network the servers are `postgres`, `nats` and `dev-idp`.
+    static let composeDefaults: Set<String> = ["NATS_URL", "DATABASE_URL", "DEV_IDP_BASE_URL"]
+
+    /// The `environment` map of a compose service (merge keys resolved), or nil.
+    private func environment(_ services: JSONValue, _ name: String) -> [String: JSONValue]? {
+        if case .object(let members) = services.at("\(name).environment") { members } else { nil }
+    }
+
+    @Test("each service's environment forwards exactly the variables docs/configuration.md says it reads",
+          arguments: configured)
+    func forwardsEveryVariable(_ service: String) async throws {
+        let reference = try ConfigurationReference.load()
+        #expect(reference.unclearRows.isEmpty, "rows naming neither services only nor scripts only: \(reference.unclearRows.map(\.name))")
+        let documented = reference.variables(readBy: service)
+        try #require(!documented.isEmpty, "docs/configuration.md lists no variable for \(service)")
+        let services = try #require(try await compose()["services"])
+        let forwarded = Set(try #require(environment(services, service), "\(service) has no environment map").keys)
+        let expected = documented.subtracting(Self.notForwarded[service] ?? [])
+        #expect(expected.subtracting(forwarded).isEmpty,
+                "docker-compose.yml does not forward to \(service): \(expected.subtracting(forwarded).sorted())")
+        #expect(forwarded.subtracting(expected).isEmpty,
+                "docker-compose.yml forwards to \(service), which does not read them: \(forwarded.subtracting(expected).sorted())")
+    }
+
+    @Test("each forwarded value is its own variable, with the default docs/configuration.md gives or empty (the code's)",
+          arguments: configured)
+    func forwardedValues(_ service: String) async throws {
+        let reference = try ConfigurationReference.load()
+        let defaults = Dictionary(reference.serviceRows.map { ($0.name, $0.defaultCell) }, uniquingKeysWith: { first, _ in first })
+        let services = try #require(try await compose()["services"])
+        for (name, value) in environment(services, service) ?? [:] {
+            let text = value.stringValue ?? ""
+            if Self.fixedInContainer.contains(name) { continue }
+            let prefix = "${\(name):-"
+            guard text.hasPrefix(prefix), text.hasSuffix("}") else {
+                Issue.record("\(service) \(name): '\(text)' is not ${\(name):-default}")
+                continue
+            }
+            let composeDefault = String(text.dropFirst(prefix.count).dropLast())
+            guard !composeDefault.isEmpty, !Self.composeDefaults.contains(name),
+                  let documented = defaults[name].flatMap(ConfigurationReference.singleValue) else { continue }
+            #expect(composeDefault == documented, "\(service) \(name): compose's default '\(composeDefault)', the reference's '\(documented)'")
+        }
+    }
+
+    @Test("a variable forwarded to several services has the same value in each")
+    func sharedVariablesAgree() async throws {
+        let services = try #require(try await compose()["services"])
+        var values: [String: [(service: String, value: String)]] = [:]
+        for service in Self.configured {
+            for (name, value) in environment(services, service) ?? [:] {
+                values[name, default: []].append((service, value.stringValue ?? "\(value)"))
+            }
+        }
+        for (name, uses) in values where Set(uses.map(\.value)).count > 1 {
+            Issue.record("\(name) differs between services: \(uses.map { "\($0.service): \($0.value)" })")
+        }
+    }
+
+    @Test("the reference parser: service rows, script rows, escaped pipes, header and separator rows")
+    func referenceParser() {
+        let sample = #"""
+            # Configuration
+
+            | Variable | Read by | Default | Meaning |
+            |---|---|---|---|
+            | `GATEWAY_PORT` | gateway | `8080` | The port. A bad value stops the gateway at start. |
+            | `CLOCK_SKEW` | gateway, token-verifier | `60` | Seconds of leeway \| both ways. |
+            |`NATS_URL`|`gateway`, `token-verifier`,member-service| `nats://127.0.0.1:4222` | Servers. |
+            | `PG_PORT` | `deploy/local/up` | `5432` | The throwaway cluster's port. |
+            | `MIXED` | gateway, deploy/local/up | none | A mistake. |
+            | `lower_case` | gateway | | Not a variable name. |
+            | Text `NOT_FIRST` | gateway | | Not a variable row. |
+              | `INDENTED` | dev-idp | `x` | Still a row. |
+            """#
+        let reference = ConfigurationReference(markdown: sample)
+        #expect(reference.rows.map(\.name) == ["GATEWAY_PORT", "CLOCK_SKEW", "NATS_URL", "PG_PORT", "MIXED", "INDENTED"])
+        #expect(reference.variables(readBy: "gateway") == ["GATEWAY_PORT", "CLOCK_SKEW", "NATS_URL"])
+        #expect(reference.variables(readBy: "token-verifier") == ["CLOCK_SKEW", "NATS_URL"])
+        #expect(reference.variables(readBy: "member-service") == ["NATS_URL"])
+        #expect(reference.variables(readBy: "dev-idp") == ["INDENTED"])
+        #expect(reference.scriptRows.map(\.name) == ["PG_PORT"])
+        #expect(reference.unclearRows.map(\.name) == ["MIXED"])
+        #expect(reference.rows.first { $0.name == "NATS_URL" }?.defaultCell == "`nats://127.0.0.1:4222`")
+        #expect(ConfigurationReference.singleValue("`60`") == "60")
+        #expect(ConfigurationReference.singleValue("`a`, `b`") == nil)
+        #expect(ConfigurationReference.singleValue("none") == nil)
+        #expect(ConfigurationReference.cells(of: "| a \\| b | c |") == ["a | b", "c"])
     }
 
     @Test("docker-compose config accepts the file, with and without the dev profile")
@@ -79,5 +187,12 @@ struct ComposeFileTests {
         #expect(dev.status == 0, "\(dev.error)")
         #expect(dev.output.contains("GOOGLE_CLIENT_IDS: dev-google-client"), "dev.env was not applied")
         #expect(dev.output.contains("DEV_IDP_BASE_URL: http://dev-idp:9400"))
+        // All four providers point at dev-idp, Naver included (its client on both sides).
+        for line in ["APPLE_ISSUER: http://dev-idp:9400/apple", "KAKAO_ISSUER: http://dev-idp:9400/kakao",
+                     "NAVER_CLIENT_ID: dev-naver-client", "NAVER_PROFILE_URL: http://dev-idp:9400/naver/v1/nid/me",
+                     "NAVER_TOKEN_URL: http://dev-idp:9400/naver/oauth2.0/token", "DEV_IDP_NAVER_CLIENT_ID: dev-naver-client",
+                     "DEV_IDP_NAVER_CLIENT_SECRET: dev-naver-secret"] {
+            #expect(dev.output.contains(line), "the dev profile lacks \(line)")
+        }
     }
 }
