@@ -54,7 +54,7 @@ struct SigningKeySelectionTests {
         let now = rotatedAt.addingTimeInterval(1)
         let seen = [old, withoutPrivateKey(next)]
         #expect(SigningKeys.active(in: seen, at: now)?.kid == next.kid)
-        #expect(SigningKeys.signing(in: seen, at: now)?.kid == old.kid)
+        #expect(SigningKeys.signing(in: seen, at: now, accessTokenTTL: ttl)?.kid == old.kid)
         #expect(SigningKeys.published(seen, at: now, accessTokenTTL: ttl).map(\.kid) == [old.kid, next.kid])
     }
 
@@ -64,7 +64,15 @@ struct SigningKeySelectionTests {
         let now = rotatedAt.addingTimeInterval(-1)
         let seen = [withoutPrivateKey(old), next]
         #expect(SigningKeys.active(in: seen, at: now)?.kid == old.kid)
-        #expect(SigningKeys.signing(in: seen, at: now)?.kid == next.kid)
-        #expect(SigningKeys.signing(in: [withoutPrivateKey(old)], at: now) == nil)
+        #expect(SigningKeys.signing(in: seen, at: now, accessTokenTTL: ttl)?.kid == next.kid)
+        #expect(SigningKeys.signing(in: [withoutPrivateKey(old)], at: now, accessTokenTTL: ttl) == nil)
+    }
+
+    @Test("a retired key no longer published never signs again, even when it is the only one held")
+    func unpublishedKeyNeverSigns() throws {
+        let (old, next) = try keys()
+        let seen = [old, withoutPrivateKey(next)]
+        #expect(SigningKeys.signing(in: seen, at: rotatedAt.addingTimeInterval(899), accessTokenTTL: ttl)?.kid == old.kid)
+        #expect(SigningKeys.signing(in: seen, at: rotatedAt.addingTimeInterval(901), accessTokenTTL: ttl) == nil)
     }
 }

@@ -41,10 +41,10 @@ actor SigningKeys {
         self.logger = logger
     }
 
-    /// The signer of new tokens: the key of `signing(in:at:)`.
+    /// The signer of new tokens: the key of `signing(in:at:accessTokenTTL:)`.
     func signer() throws -> JWTSigner {
         let now = Date()
-        guard let key = Self.signing(in: keys, at: now), let signer = key.signer else { throw IssuerError.noSigningKey }
+        guard let key = Self.signing(in: keys, at: now, accessTokenTTL: accessTokenTTL), let signer = key.signer else { throw IssuerError.noSigningKey }
         if Self.active(in: keys, at: now)?.kid != key.kid, fallbackWarned != key.kid {
             fallbackWarned = key.kid
             logger.warning("this replica lacks the private key of the key that should sign now; signing with the newest key it holds",
@@ -65,10 +65,11 @@ actor SigningKeys {
     }
 
     /// The key this replica signs with at `now`: the active key when it holds its private key; otherwise,
-    /// rather than fail every login, the newest key it holds (a key file removed before its successor
-    /// activated, or the next key's file not yet arrived here).
-    static func signing(in keys: [Key], at now: Date) -> Key? {
-        let held = keys.filter { $0.signer != nil }
+    /// rather than fail every login, the newest key it holds that is still published (a key file removed
+    /// before its successor activated, or the next key's file not yet arrived here). A key no longer
+    /// published never signs again: no one could check its tokens.
+    static func signing(in keys: [Key], at now: Date, accessTokenTTL: Duration) -> Key? {
+        let held = published(keys, at: now, accessTokenTTL: accessTokenTTL).filter { $0.signer != nil }
         return active(in: held, at: now) ?? held.max { $0.activatesAt < $1.activatesAt }
     }
 
