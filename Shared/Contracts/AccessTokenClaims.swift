@@ -1,4 +1,4 @@
-/// The claims of a service access token (SPEC section 4): signed by the token-issuer,
+/// The claims of a service access token (docs/api.md): signed by the token-issuer,
 /// checked by the gateway.
 public struct AccessTokenClaims: Codable, Sendable, Equatable {
     /// The issuer (`TOKEN_ISSUER`).

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The domain events (SPEC section 4): published to one JetStream stream, consumed by durable
+/// The domain events (docs/events.md): published to one JetStream stream, consumed by durable
 /// consumers, delivered at least once (consumers are idempotent, keyed by `id`).
 public enum Events {
     /// The JetStream stream that keeps every event.
@@ -28,7 +28,7 @@ public enum Events {
 
 /// An event type: its name and payload type. Its NATS subject is `events.<name>`.
 public struct EventType<Payload: Codable & Sendable>: Sendable {
-    /// The event's name, as SPEC section 4 spells it.
+    /// The event's name, as docs/events.md spells it.
     public let name: String
 
     /// Declares an event type.

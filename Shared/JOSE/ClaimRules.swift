@@ -1,6 +1,6 @@
 import Foundation
 
-/// The claim checks of SPEC §3 for one provider (or for our own access tokens).
+/// The claim checks of docs/providers.md for one provider (or for our own access tokens).
 public struct ClaimRules: Sendable {
     /// Accepted `iss` values, compared exactly.
     public var issuers: Set<String>
@@ -22,7 +22,7 @@ public struct ClaimRules: Sendable {
     /// Throws the first rule `claims` break at time `now`.
     ///
     /// `iss` must be accepted; `sub` present and non-empty; `aud` must contain an accepted ID; with several
-    /// audiences `azp` is required and must be accepted (SPEC section 3; with one audience `azp` names the
+    /// audiences `azp` is required and must be accepted (docs/providers.md; with one audience `azp` names the
     /// presenting client, e.g. Google's iOS client beside a server audience, and is not checked); `exp` is required and
     /// `now < exp + leeway`; `nbf` (if present) `<= now + leeway`; `iat` (if required or present) `<= now + leeway`.
     public func check(_ claims: JWTClaims, now: Date) throws(JOSEError) {

@@ -1,6 +1,6 @@
 import Crypto
 
-/// Compares a token's `nonce` with the nonce the client sent, per SPEC §3.
+/// Compares a token's `nonce` with the nonce the client sent, as docs/providers.md describes.
 public enum NonceCheck {
     /// Throws `nonceMismatch` unless the nonces agree under `mode`.
     ///

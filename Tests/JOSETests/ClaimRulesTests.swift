@@ -2,7 +2,7 @@ import Foundation
 import JOSE
 import Testing
 
-@Suite("ClaimRules: each SPEC §3 rule")
+@Suite("ClaimRules: each verification rule")
 struct ClaimRulesTests {
     let rules = ClaimRules(issuers: ["https://accounts.google.com", "accounts.google.com"], audiences: ["web", "ios"])
     let now: Int64 = 1_700_000_000

@@ -78,7 +78,7 @@ struct ProviderTokenTests {
         }
     }
 
-    @Test("With a single matching aud, an azp that is not a configured client ID is accepted, as SPEC section 3 says")
+    @Test("With a single matching aud, an azp that is not a configured client ID is accepted")
     func unconfiguredAuthorizedParty() throws {
         var checked = 0
         for token in try load() {

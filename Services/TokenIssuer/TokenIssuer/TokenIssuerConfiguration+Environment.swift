@@ -2,7 +2,7 @@ import Foundation
 import Runtime
 
 extension TokenIssuerConfiguration {
-    /// Reads the issuer's variables (SPEC section 5); throws naming the variable at fault.
+    /// Reads the issuer's variables (docs/configuration.md); throws naming the variable at fault.
     public init(environment: EnvironmentReader) throws(ConfigurationError) {
         self.init()
         natsURL = try environment.url("NATS_URL", default: natsURL, schemes: ["nats", "tls"])
