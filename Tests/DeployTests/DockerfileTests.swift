@@ -56,6 +56,21 @@ struct DockerfileTests {
         }
     }
 
+    @Test("every top-level folder Package.swift names is in the build context and copied into the build stage")
+    func packageFoldersCopied() throws {
+        let manifest = try DeployFiles.text("Package.swift")
+        let pattern = try NSRegularExpression(pattern: #"path: "([A-Za-z0-9_-]+)/"#)
+        let folders = Set(pattern.matches(in: manifest, range: NSRange(manifest.startIndex..., in: manifest)).compactMap {
+            Range($0.range(at: 1), in: manifest).map { String(manifest[$0]) }
+        })
+        #expect(folders.isSuperset(of: ["Shared", "Services", "Client", "Tests"]), "\(folders.sorted())")
+        let ignore = try DeployFiles.text("deploy/docker/Dockerfile.dockerignore")
+        for folder in folders {
+            #expect(dockerfile.contains("COPY \(folder) ./\(folder)\n"), "the Dockerfile does not copy \(folder)")
+            #expect(ignore.contains("!\(folder)/**\n"), "Dockerfile.dockerignore keeps \(folder) out of the build context")
+        }
+    }
+
     @Test("the health-check script is valid shell and refuses an unknown service")
     func healthcheckScript() async throws {
         let path = DeployFiles.root.appendingPathComponent("deploy/docker/healthcheck").path
