@@ -3,8 +3,9 @@ import JOSE
 import Testing
 import TestSupport
 
-/// docker-compose.yml: the stack of SPEC section 6, scalable, configured with SPEC section 5's
-/// defaults, and valid for `docker-compose config`.
+/// docker-compose.yml: the whole stack (docs/architecture.md), scalable, passing each service
+/// exactly the variables docs/configuration.md lists for it with their defaults, and valid for
+/// `docker-compose config`.
 @Suite("docker-compose.yml")
 struct ComposeFileTests {
     static let services = ["gateway", "token-verifier", "member-service", "token-issuer"]
@@ -47,7 +48,7 @@ struct ComposeFileTests {
         }
     }
 
-    @Test("configuration passes through with SPEC section 5's defaults")
+    @Test("configuration passes through with the code's defaults; PROVIDER_TOKEN_KEY to token-verifier only")
     func configuration() async throws {
         let services = try #require(try await compose()["services"])
         let expected: [(service: String, variable: String, value: String)] = [
