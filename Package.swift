@@ -59,7 +59,7 @@ let package = Package(
         shared("Contracts", ["JOSE", "Runtime"]),
         shared("Metrics", []),
         shared("Messaging", ["Contracts", "NATS", "Logging", "Runtime", "Metrics"]),
-        shared("Persistence", ["Contracts", "Postgres", "Logging"]),
+        shared("Persistence", ["Contracts", "Postgres", "Logging", "Runtime"]),
     ]
         + service("Gateway",
                   ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "NATS", "HTTPServer", "JOSE", "Crypto"],
@@ -78,7 +78,7 @@ let package = Package(
                                    "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"],
                     path: "Tests/TestSupport", swiftSettings: swiftSettings),
             tests("RuntimeTests", ["Runtime", "Logging"]),
-            tests("ConfigurationTests", ["Runtime", "Contracts", "Crypto", "JOSE", "Logging", "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"]),
+            tests("ConfigurationTests", ["Runtime", "Contracts", "Crypto", "JOSE", "Logging", "TestSupport", "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"]),
             .target(name: "TestVectors", dependencies: ["JOSE"], path: "Tests/TestVectors", swiftSettings: swiftSettings),
             tests("JOSETests", ["JOSE", "Crypto", "TestVectors"]),
             tests("ContractsTests", ["Contracts", "JOSE"]),
@@ -87,7 +87,7 @@ let package = Package(
             tests("HTTPServerTests", ["HTTPServer", "HTTPClient", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "HTTPServer", "Logging"]),
             tests("IntegrationTests", ["TestSupport", "Contracts", "Messaging", "NATS", "JOSE", "Crypto", "Postgres", "HTTPClient", "HTTPServer", "Logging", "DevIDP"]),
-            tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Crypto", "JOSE", "Logging"]),
+            tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Crypto", "JOSE", "Logging", "Runtime"]),
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging", "TestVectors"]),
             // The app-side client: Foundation only, so it builds for iOS, macOS and Linux.
             .target(name: "SocialLoginClient", path: "Client/SocialLoginClient", swiftSettings: swiftSettings),

@@ -62,7 +62,7 @@ struct ServiceConfigurationTests {
         ("ACCESS_TOKEN_TTL", "0"), ("DATABASE_URL", "mysql://x/y"), ("GOOGLE_ALGORITHMS", "HS256"),
         ("SIGNING_KEY_FILE", "/nonexistent/key.pem"), ("REFRESH_REUSE_GRACE", "ten"),
         ("TRUSTED_PROXIES", "10.0.0.0/8, proxy.internal"), ("TRUSTED_PROXIES", "10.0.0.0/33"),
-        ("PROVIDER_TOKEN_KEY", "c2hvcnQ="), ("PROVIDER_TOKEN_KEY", "not base64 at all!"), ("OUTBOX_POLL_INTERVAL", "0"),
+        ("PROVIDER_TOKEN_KEY", "c2hvcnQ="), ("DATABASE_URL", "postgres://auth:secret@db/auth?sslmode=sometimes"), ("DATABASE_URL", "postgres://auth@db/auth?foo=1"), ("PROVIDER_TOKEN_KEY", "not base64 at all!"), ("OUTBOX_POLL_INTERVAL", "0"),
     ])
     func badValues(_ variable: String, _ value: String) throws {
         var values = [variable: value]
@@ -103,5 +103,17 @@ struct ServiceConfigurationTests {
         #expect(issuer.signingKeyFiles == [directory.path, file.path])
         #expect { try TokenIssuerConfiguration(environment: EnvironmentReader(["SIGNING_KEY_FILE": file.path, "SIGNING_KEY_ROTATION": "86400"])) }
             throws: { ($0 as? ConfigurationError)?.variable == "SIGNING_KEY_ROTATION" }
+    }
+
+    @Test("a bad DATABASE_URL stops the service at start, naming the variable and not the password")
+    func databaseURL() throws {
+        let environment = EnvironmentReader(["DATABASE_URL": "postgres://auth:s3cr3t-pw@db:5432/auth?sslmode=sometimes"])
+        for read in [{ _ = try MemberServiceConfiguration(environment: environment) },
+                     { _ = try TokenIssuerConfiguration(environment: environment) }] as [() throws -> Void] {
+            #expect { try read() } throws: { error in
+                guard let error = error as? ConfigurationError else { return false }
+                return error.variable == "DATABASE_URL" && error.problem.contains("sslmode") && !error.description.contains("s3cr3t")
+            }
+        }
     }
 }

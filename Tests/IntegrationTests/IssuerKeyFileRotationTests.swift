@@ -15,96 +15,152 @@ import TestSupport
 @Suite("Signing keys from files")
 struct IssuerKeyFileRotationTests {
     private static let publishLead: Duration = .seconds(3)
-    private static let accessTokenTTL: Duration = .seconds(6)
+    private static let accessTokenTTL: Duration = .seconds(12)
+
+    /// A NATS server with JetStream and a database of its own (these keys must not meet the shared
+    /// stack's), a directory for key files, and a client to the issuers and the database.
+    private struct Bench: Sendable {
+        let server: TestNATSServer
+        let directory: URL
+        let client: ServiceClient
+        let connection: NATSConnection
+        let logger = Logger(label: "key-file-test", level: .critical)
+
+        static func start() async throws -> Bench {
+            let server = try await TestNATSServer.start(jetStream: true)
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signing-keys-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let connection = try await NATSConnection.connect(.init(url: server.url, name: "key-file-test"),
+                                                              logger: Logger(label: "key-file-test", level: .critical))
+            return Bench(server: server, directory: directory, client: ServiceClient(connection: connection, logger: Logger(label: "key-file-test", level: .critical)),
+                         connection: connection)
+        }
+
+        func stop() async {
+            await connection.drainAndClose()
+            server.stop()
+            try? FileManager.default.removeItem(at: directory)
+        }
+
+        /// Starts an issuer; `files` true: from the key directory, false: keys kept in the database.
+        func issuer(files: Bool, databaseURL: String? = nil) async throws -> (ServiceHandle, String) {
+            try await TestStack.startIssuer(natsURL: server.url, databaseURL: databaseURL) {
+                if files { $0.signingKeyFiles = [directory.path] }
+                $0.signingKeyPublishLead = IssuerKeyFileRotationTests.publishLead
+                $0.accessTokenTTL = IssuerKeyFileRotationTests.accessTokenTTL
+                $0.signingKeyReloadInterval = .milliseconds(200)
+            }
+        }
+
+        /// An access token for a new session; its `kid`.
+        func issue() async throws -> (token: String, kid: String?) {
+            let pair = try await client.call(Endpoints.issueTokens,
+                                             IssueTokensRequest(memberId: 7, deviceId: "device-\(UUID().uuidString.prefix(6))", provider: .google),
+                                             timeout: .seconds(10))
+            return (pair.accessToken, try CompactJWS.parse(pair.accessToken).header.kid)
+        }
+
+        /// The `kid`s the issuers publish.
+        func published() async throws -> Set<String> {
+            let reply = try await client.call(Endpoints.accessTokenKeys, AccessTokenKeysRequest(), timeout: .seconds(10))
+            return Set(reply.jwks.keys.compactMap(\.kid))
+        }
+
+        /// Writes a new P-256 key in PEM as `name`; returns its `kid` (the JWK thumbprint the issuer uses).
+        func writeKey(_ name: String) throws -> String {
+            let key = try PrivateKey.generateP256()
+            try Data(key.pemRepresentation.utf8).write(to: directory.appendingPathComponent(name))
+            return try JWK(publicKey: key.publicKey, kid: "", alg: .ES256).thumbprint()
+        }
+    }
 
     @Test("a key file added is published at once and signs after the lead; the old key's tokens work until they expire")
     func rotationWithoutCutOver() async throws {
-        // Its own NATS and database: these keys must not meet the shared stack's.
-        let server = try await TestNATSServer.start(jetStream: true)
-        defer { server.stop() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signing-keys-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let kidA = try Self.writeKey(directory.appendingPathComponent("2026-11.pem"))
-
-        let (issuer, databaseURL) = try await TestStack.startIssuer(natsURL: server.url) {
-            $0.signingKeyFiles = [directory.path]
-            $0.signingKeyPublishLead = Self.publishLead
-            $0.accessTokenTTL = Self.accessTokenTTL
-            $0.signingKeyReloadInterval = .milliseconds(200)
-        }
+        let bench = try await Bench.start()
+        defer { Task { await bench.stop() } }
+        let kidA = try bench.writeKey("2026-11.pem")
+        let (issuer, databaseURL) = try await bench.issuer(files: true)
         defer { Task { await issuer.stop() } }
-        let gateway = try await StandaloneGateway.start(natsURL: server.url) {
+        let gateway = try await StandaloneGateway.start(natsURL: bench.server.url) {
             $0.rateLimitRPS = 0
             $0.clockSkew = .zero
         }
         defer { Task { await gateway.stop() } }
         try await gateway.waitUntilConnected()
-        let nats = try await NATSConnection.connect(.init(url: server.url, name: "key-file-test"), logger: Logger(label: "test", level: .critical))
-        defer { Task { await nats.drainAndClose() } }
-        let client = ServiceClient(connection: nats, logger: Logger(label: "test", level: .critical))
-        let database = PostgresClient(configuration: try PostgresConfiguration(url: databaseURL), logger: Logger(label: "test", level: .critical))
+        let database = PostgresClient(configuration: try PostgresConfiguration(url: databaseURL), logger: bench.logger)
         defer { Task { await database.close() } }
-
-        func issue() async throws -> String {
-            try await client.call(Endpoints.issueTokens, IssueTokensRequest(memberId: 7, deviceId: "device-\(UUID().uuidString.prefix(6))",
-                                                                            provider: .google), timeout: .seconds(10)).accessToken
-        }
         func status(_ token: String) async throws -> Int {
             try await RunningStack.send("GET", gateway.url + "/api/auth/sessions", headers: [("Authorization", "Bearer \(token)")]).status
         }
-        func published() async throws -> Set<String> {
-            let response = try await RunningStack.send("GET", gateway.url + "/.well-known/jwks.json")
-            return Set(try JSONDecoder().decode(JWKSet.self, from: Data(response.body)).keys.compactMap(\.kid))
-        }
 
         // The first key signs at once.
-        let tokenA = try await issue()
-        #expect(try CompactJWS.parse(tokenA).header.kid == kidA)
+        let (tokenA, firstKid) = try await bench.issue()
+        #expect(firstKid == kidA)
         #expect(try await status(tokenA) == 200)
 
-        // A second key file: published within a reload, and not yet signing.
-        let kidB = try Self.writeKey(directory.appendingPathComponent("2026-12.pem"))
-        try await Self.waitUntil("the new key is published") { try await published().contains(kidB) }
+        // A second key file: published within a reload; it signs only from its recorded time on.
+        let kidB = try bench.writeKey("2026-12.pem")
+        #expect(try await eventually { try await bench.published().contains(kidB) }, "the new key was never published")
         let activatesAt = try #require(try await database.query(
             "SELECT activates_at FROM issuer.signing_keys WHERE kid = $1", [.text(kidB)]).first?.date("activates_at"))
-        #expect(activatesAt.timeIntervalSinceNow > 0.5, "the new key signs only after the publish lead")
-        #expect(try await published() == [kidA, kidB])
-        if activatesAt.timeIntervalSinceNow > 0.5 {
-            #expect(try CompactJWS.parse(try await issue()).header.kid == kidA)
+        #expect(activatesAt.timeIntervalSinceNow > 0, "the new key signs only after the publish lead")
+        #expect(try await bench.published() == [kidA, kidB])
+        let early = try await bench.issue()
+        if Date() < activatesAt {
+            #expect(early.kid == kidA, "a token signed before the new key's time carries the new key")
         }
+
+        // A file that holds no key, seen at a reload: the keys loaded before stay, and signing goes on.
+        try Data("not a key".utf8).write(to: bench.directory.appendingPathComponent("2026-13.pem"))
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(try await bench.published() == [kidA, kidB])
+        try FileManager.default.removeItem(at: bench.directory.appendingPathComponent("2026-13.pem"))
 
         // After the lead the new key signs; a token of the old key still works, and both are published.
         try await Task.sleep(for: .seconds(max(activatesAt.timeIntervalSinceNow, 0) + 0.3))
-        let tokenB = try await issue()
-        #expect(try CompactJWS.parse(tokenB).header.kid == kidB)
+        let (tokenB, kid) = try await bench.issue()
+        #expect(kid == kidB)
         #expect(try await status(tokenA) == 200, "a token of the old key is refused before it expired")
         #expect(try await status(tokenB) == 200)
-        #expect(try await published() == [kidA, kidB])
+        #expect(try await bench.published() == [kidA, kidB])
 
-        // Once the old key's last token has expired, it is no longer published (its file is still there)
-        // and its token is refused; the new key signs on.
-        try await Self.waitUntil("the old key leaves the JWKS") { try await !published().contains(kidA) }
-        #expect(Date() >= activatesAt.addingTimeInterval(Self.accessTokenTTL.timeInterval - 1))
+        // Once the old key's last token can have expired, it is no longer published, though its file is
+        // still there, and it signs nothing; its token, expired, is refused.
+        #expect(try await eventually(timeout: .seconds(30)) { try await !bench.published().contains(kidA) }, "the old key stayed published")
+        #expect(Date() >= activatesAt.addingTimeInterval(Self.accessTokenTTL.timeInterval - 1), "the old key left before its tokens expired")
+        #expect(FileManager.default.fileExists(atPath: bench.directory.appendingPathComponent("2026-11.pem").path))
+        #expect(try await bench.issue().kid == kidB)
         #expect(try await status(tokenA) == 401)
-        #expect(try CompactJWS.parse(try await issue()).header.kid == kidB)
-        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("2026-11.pem").path))
     }
 
-    /// Writes a new P-256 key in PEM to `file`; returns its `kid` (the JWK thumbprint the issuer uses).
-    private static func writeKey(_ file: URL) throws -> String {
-        let key = try PrivateKey.generateP256()
-        try Data(key.pemRepresentation.utf8).write(to: file)
-        return try JWK(publicKey: key.publicKey, kid: "", alg: .ES256).thumbprint()
-    }
+    @Test("while issuers roll from database keys to key files, the ones not yet rolled do not schedule a key of their own")
+    func rollFromDatabaseKeys() async throws {
+        let bench = try await Bench.start()
+        defer { Task { await bench.stop() } }
+        let (databaseMode, databaseURL) = try await bench.issuer(files: false)
+        defer { Task { await databaseMode.stop() } }
+        let databaseKid = try #require(try await bench.issue().kid)
 
-    private static func waitUntil(_ what: String, within limit: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        Issue.record("timed out waiting until \(what)")
-        throw CancellationError()
+        // One replica rolled over to key files, next to one still on database keys.
+        let fileKid = try bench.writeKey("signing-key.pem")
+        let (fileMode, _) = try await bench.issuer(files: true, databaseURL: databaseURL)
+        defer { Task { await fileMode.stop() } }
+        let database = PostgresClient(configuration: try PostgresConfiguration(url: databaseURL), logger: bench.logger)
+        defer { Task { await database.close() } }
+        let activatesAt = try #require(try await database.query(
+            "SELECT activates_at FROM issuer.signing_keys WHERE kid = $1", [.text(fileKid)]).first?.date("activates_at"))
+
+        // Past the file key's time, both replicas answer; neither made another key, and the file key is not retired.
+        try await Task.sleep(for: .seconds(max(activatesAt.timeIntervalSinceNow, 0) + 1))
+        var kids: Set<String> = []
+        for _ in 0..<10 { kids.insert(try #require(try await bench.issue().kid)) }
+        #expect(kids.isSubset(of: [databaseKid, fileKid]), "\(kids)")
+        let rows = try await database.query("SELECT kid, retired_at IS NULL AS current FROM issuer.signing_keys ORDER BY created_at", [])
+        #expect(try rows.map { try $0.string("kid") } == [databaseKid, fileKid])
+        #expect(try rows.map { try $0.bool("current") } == [false, true])
+
+        // Once every replica reads the files, the file key signs.
+        await databaseMode.stop()
+        for _ in 0..<5 { #expect(try await bench.issue().kid == fileKid) }
     }
 }

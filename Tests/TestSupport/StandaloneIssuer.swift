@@ -3,13 +3,18 @@ import TokenIssuer
 
 extension TestStack {
     /// Starts a token-issuer of its own: on `natsURL` (not the shared stack's NATS, or it would answer the
-    /// shared stack's requests), with a fresh database, the stack's issuer and audience, and `configure`'s
-    /// settings. Waits until it serves; returns it with its database's URL.
-    public static func startIssuer(natsURL: String, configure: (inout TokenIssuerConfiguration) -> Void) async throws
+    /// shared stack's requests), with `databaseURL` or a fresh database, the stack's issuer and audience,
+    /// and `configure`'s settings. Waits until it serves; returns it with its database's URL.
+    public static func startIssuer(natsURL: String, databaseURL: String? = nil,
+                                   configure: (inout TokenIssuerConfiguration) -> Void) async throws
         -> (issuer: ServiceHandle, databaseURL: String) {
         var configuration = TokenIssuerConfiguration()
         configuration.natsURL = natsURL
-        configuration.databaseURL = try await freshDatabase()
+        if let databaseURL {
+            configuration.databaseURL = databaseURL
+        } else {
+            configuration.databaseURL = try await freshDatabase()
+        }
         configuration.issuer = tokenIssuer
         configuration.audience = tokenAudience
         configure(&configuration)

@@ -32,6 +32,8 @@ actor SigningKeys {
     private let logger: Logger
     private var keys: [Key] = []
     private var fallbackWarned: String?
+    /// Counts loads begun, so that a load that began earlier but finished later does not put back older keys.
+    private var loadsBegun = 0
 
     init(database: PostgresClient, keyFiles: [String]?, accessTokenTTL: Duration, publishLead: Duration, logger: Logger) {
         self.database = database
@@ -131,17 +133,20 @@ actor SigningKeys {
     /// told to reload. Several replicas may start at once: an advisory lock lets one of them record a key.
     @discardableResult
     func load() async throws -> Bool {
+        loadsBegun += 1
+        let load = loadsBegun
         let fileKeys = try keyFiles.map { try Self.readKeyFiles($0) } ?? []
         let select = "SELECT kid, private_key_pem, public_key_pem, activates_at, retired_at FROM issuer.signing_keys"
         var rows = try await database.query(select, [])
         var recorded: [Key] = []
         let generate = keyFiles == nil
-        if Self.needsRecording(rows, fileKeys, generate: generate) {
+        let accessTokenTTL = accessTokenTTL
+        if Self.needsRecording(rows, fileKeys, generate: generate, accessTokenTTL: accessTokenTTL) {
             let publishLead = publishLead
             (rows, recorded) = try await database.withTransaction { connection in
                 try await Self.lock(connection)
                 let current = try await connection.query(select, [])
-                guard Self.needsRecording(current, fileKeys, generate: generate) else { return (current, []) }
+                guard Self.needsRecording(current, fileKeys, generate: generate, accessTokenTTL: accessTokenTTL) else { return (current, []) }
                 var new: [Key] = []
                 if generate {
                     let privateKey = try PrivateKey.generateP256()
@@ -168,6 +173,7 @@ actor SigningKeys {
             let schedule = loaded.first { $0.kid == key.kid }.map { String(describing: $0.activatesAt) } ?? "?"
             logger.notice("signing key recorded", ["key.kid": key.kid, "key.activates_at": schedule])
         }
+        guard load == loadsBegun else { return !recorded.isEmpty }
         if loaded.map(\.kid) != keys.map(\.kid) {
             logger.info("signing keys loaded", ["keys.count": String(loaded.count)])
         }
@@ -175,11 +181,18 @@ actor SigningKeys {
         return !recorded.isEmpty
     }
 
-    /// Whether a key must be recorded: a key file not in the table yet, or, when keys are generated, no key
-    /// in the table that can sign (none yet, or only keys of files that are no longer configured).
-    private static func needsRecording(_ rows: PostgresRows, _ fileKeys: [Key], generate: Bool) -> Bool {
+    /// Whether a key must be recorded: a key file not in the table yet, or, when keys are generated, no
+    /// key kept in the table that is still published (none yet; or every one retired long ago, after a
+    /// move from database keys to key files). A database key that is retiring or retired but still
+    /// published keeps signing here while key files take over: a replica not yet rolled over to key
+    /// files must not schedule a key of its own over theirs.
+    private static func needsRecording(_ rows: PostgresRows, _ fileKeys: [Key], generate: Bool, accessTokenTTL: Duration) -> Bool {
         if generate {
-            return !rows.contains { $0.isNull("retired_at") && !$0.isNull("private_key_pem") }
+            let cutoff = Date().addingTimeInterval(-accessTokenTTL.timeInterval)
+            return !rows.contains { row in
+                let retiredAt = try? row.optionalDate("retired_at")
+                return !row.isNull("private_key_pem") && (retiredAt.map { $0 > cutoff } ?? true)
+            }
         }
         let known = Set(rows.compactMap { try? $0.string("kid") })
         return fileKeys.contains { !known.contains($0.kid) }

@@ -1,4 +1,5 @@
 import Foundation
+import Persistence
 import Runtime
 
 extension TokenIssuerConfiguration {
@@ -6,7 +7,7 @@ extension TokenIssuerConfiguration {
     public init(environment: EnvironmentReader) throws(ConfigurationError) {
         self.init()
         natsURL = try environment.url("NATS_URL", default: natsURL, schemes: ["nats", "tls"])
-        databaseURL = try environment.url("DATABASE_URL", default: databaseURL, schemes: ["postgres", "postgresql"])
+        databaseURL = try environment.databaseURL(default: databaseURL)
         databasePoolSize = try environment.int("DATABASE_POOL_SIZE", default: databasePoolSize, in: 1...256)
         issuer = environment.string("TOKEN_ISSUER", default: issuer)
         audience = environment.string("TOKEN_AUDIENCE", default: audience)
@@ -27,6 +28,8 @@ extension TokenIssuerConfiguration {
             for path in paths where !FileManager.default.isReadableFile(atPath: path) {
                 throw ConfigurationError(variable: "SIGNING_KEY_FILE", problem: "'\(path)' is not a readable file or directory")
             }
+            // Every file must hold a usable key now, before anything connects; they are read again at each reload.
+            _ = try SigningKeys.readKeyFiles(paths)
             signingKeyFiles = paths
         }
     }
