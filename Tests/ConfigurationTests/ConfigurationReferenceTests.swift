@@ -6,6 +6,7 @@ import Logging
 import MemberService
 import Runtime
 import Testing
+import TestSupport
 import TokenIssuer
 import TokenVerifier
 
@@ -14,34 +15,7 @@ import TokenVerifier
 /// variables are documented for the scripts that read them.
 @Suite("Configuration reference (docs/configuration.md)")
 struct ConfigurationReferenceTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let services = ["gateway", "token-verifier", "member-service", "token-issuer", "dev-idp"]
-
-    /// One documented variable: its table row's cells.
-    struct Entry {
-        let name: String
-        let readers: [String]
-        let cells: [String]
-    }
-
-    /// Every table row of the reference whose first cell is a variable name in backticks.
-    static func entries() throws -> [Entry] {
-        let text = try String(contentsOf: root.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
-        var entries: [Entry] = []
-        for line in text.split(separator: "\n") where line.hasPrefix("|") {
-            let cells = line.replacingOccurrences(of: "\\|", with: "\u{1}").split(separator: "|", omittingEmptySubsequences: false)
-                .dropFirst().dropLast().map { $0.replacingOccurrences(of: "\u{1}", with: "|").trimmingCharacters(in: .whitespaces) }
-            guard let first = cells.first, first.hasPrefix("`"), first.hasSuffix("`"), first.count > 2 else { continue }
-            let name = String(first.dropFirst().dropLast())
-            guard name.allSatisfy({ $0.isUppercase || $0.isNumber || $0 == "_" }) else { continue }
-            let readers = cells.count > 1
-                ? cells[1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "`")) }
-                : []
-            entries.append(Entry(name: name, readers: readers, cells: cells))
-        }
-        return entries
-    }
+    static let services = ConfigurationReference.services.sorted()
 
     /// An environment that enables every branch of every reader: all providers, Apple code exchange, key files.
     static func everything(in directory: URL) throws -> [String: String] {
@@ -79,33 +53,33 @@ struct ConfigurationReferenceTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let read = try Self.variablesRead(by: service, try Self.everything(in: directory))
-        let documented = Set(try Self.entries().filter { $0.readers.contains(service) }.map(\.name))
+        let documented = try ConfigurationReference.load().variables(readBy: service)
         #expect(read.subtracting(documented).isEmpty, "\(service) reads but docs/configuration.md does not list for it: \(read.subtracting(documented).sorted())")
         #expect(documented.subtracting(read).isEmpty, "docs/configuration.md lists for \(service) but it never reads: \(documented.subtracting(read).sorted())")
     }
 
     @Test("every row names who reads it, a default and what a bad value does; no variable is listed twice")
     func rowsAreComplete() throws {
-        let entries = try Self.entries()
-        #expect(entries.count > 40, "too few variables parsed: \(entries.count)")
+        let reference = try ConfigurationReference.load()
+        #expect(reference.rows.count > 40, "too few variables parsed: \(reference.rows.count)")
+        #expect(reference.unclearRows.isEmpty, "rows that mix services and scripts, or name no reader: \(reference.unclearRows.map(\.name))")
         var seen: Set<String> = []
-        for entry in entries {
-            #expect(seen.insert(entry.name).inserted, "\(entry.name) is listed twice")
-            #expect(entry.cells.count == 4 && entry.cells.allSatisfy { !$0.isEmpty }, "\(entry.name): a row has 4 filled cells: \(entry.cells)")
-            #expect(!entry.readers.isEmpty, "\(entry.name) names no reader")
+        for row in reference.rows {
+            #expect(seen.insert(row.name).inserted, "\(row.name) is listed twice")
+            #expect(row.cells.count == 4 && row.cells.allSatisfy { !$0.isEmpty }, "\(row.name): a row has 4 filled cells: \(row.cells)")
         }
     }
 
     @Test("a script variable is read by every script its row names")
     func scriptVariables() throws {
-        for entry in try Self.entries() where !entry.readers.allSatisfy(Self.services.contains) {
-            for script in entry.readers where !Self.services.contains(script) {
-                let url = Self.root.appendingPathComponent(script)
+        for row in try ConfigurationReference.load().scriptRows {
+            for script in row.readers {
+                let url = ConfigurationReference.repositoryRoot.appendingPathComponent(script)
                 guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-                    Issue.record("\(entry.name): '\(script)' is neither a service nor a file of the repository")
+                    Issue.record("\(row.name): '\(script)' is neither a service nor a file of the repository")
                     continue
                 }
-                #expect(text.contains(entry.name), "\(script) does not read \(entry.name)")
+                #expect(text.contains(row.name), "\(script) does not read \(row.name)")
             }
         }
     }

@@ -21,6 +21,24 @@ struct DocumentLinkTests {
         })
     }
 
+    /// The headings of a Markdown text: lines that start with `#`, outside fenced code blocks.
+    static func headings(_ text: String) -> [String] {
+        var inCode = false
+        var headings: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") { inCode.toggle() }
+            if !inCode, line.hasPrefix("#") {
+                headings.append(String(line.drop { $0 == "#" }).trimmingCharacters(in: .whitespaces))
+            }
+        }
+        return headings
+    }
+
+    @Test("headings inside code blocks are not headings")
+    func codeBlocks() {
+        #expect(Self.headings("# Title\n```sh\n# a comment\n```\n## Next") == ["Title", "Next"])
+    }
+
     @Test("every relative link leads to a file, and every fragment to a heading")
     func relativeLinks() throws {
         let pattern = try NSRegularExpression(pattern: #"\]\(([^)\s]+)\)"#)
@@ -42,9 +60,7 @@ struct DocumentLinkTests {
                     continue
                 }
                 if parts.count == 2, target.pathExtension == "md" {
-                    let headings = try String(contentsOf: target, encoding: .utf8).split(separator: "\n")
-                        .filter { $0.hasPrefix("#") }
-                        .map { Self.anchor(String($0.drop { $0 == "#" }).trimmingCharacters(in: .whitespaces)) }
+                    let headings = Self.headings(try String(contentsOf: target, encoding: .utf8)).map(Self.anchor)
                     #expect(headings.contains(parts[1]), "\(document): no heading #\(parts[1]) in \(parts[0].isEmpty ? document : parts[0])")
                 }
             }

@@ -1,28 +1,31 @@
 import Foundation
 
-/// The configuration reference, `docs/configuration.md`, read for the deployment tests: every
+/// The configuration reference, `docs/configuration.md`, read for the tests that hold the code and the
+/// deployment files to it: every
 /// variable is one row of a Markdown table whose first cell is its name in backticks and whose
 /// second cell lists the services that read it, comma-separated
 /// (`| \`GATEWAY_PORT\` | gateway | \`8080\` | ... |`). Rows whose second cell names scripts
 /// instead (like `deploy/local/up`) are script variables.
-struct ConfigurationReference {
+public struct ConfigurationReference: Sendable {
     /// The services a configuration row may name.
-    static let services: Set<String> = ["gateway", "token-verifier", "member-service", "token-issuer", "dev-idp"]
+    public static let services: Set<String> = ["gateway", "token-verifier", "member-service", "token-issuer", "dev-idp"]
 
     /// One variable row.
-    struct Row: Equatable {
-        let name: String
+    public struct Row: Equatable, Sendable {
+        public let name: String
         /// The second cell's entries, trimmed, without backticks.
-        let readers: [String]
+        public let readers: [String]
         /// The third cell (the default), trimmed; empty when the row has no third cell.
-        let defaultCell: String
+        public let defaultCell: String
+        /// Every cell of the row, trimmed.
+        public let cells: [String]
     }
 
     /// Every variable row, in the order of the file.
-    let rows: [Row]
+    public let rows: [Row]
 
     /// Parses the text of the reference.
-    init(markdown: String) {
+    public init(markdown: String) {
         var rows: [Row] = []
         for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
             let cells = Self.cells(of: line.trimmingCharacters(in: .whitespaces))
@@ -30,40 +33,44 @@ struct ConfigurationReference {
             let readers = cells[1].split(separator: ",")
                 .map { $0.trimmingCharacters(in: CharacterSet.whitespaces.union(CharacterSet(charactersIn: "`"))) }
                 .filter { !$0.isEmpty }
-            rows.append(Row(name: name, readers: readers, defaultCell: cells.count > 2 ? cells[2] : ""))
+            rows.append(Row(name: name, readers: readers, defaultCell: cells.count > 2 ? cells[2] : "", cells: cells))
         }
         self.rows = rows
     }
 
     /// Reads `docs/configuration.md` of the repository.
-    static func load() throws -> ConfigurationReference {
-        ConfigurationReference(markdown: try DeployFiles.text("docs/configuration.md"))
+    public static func load() throws -> ConfigurationReference {
+        ConfigurationReference(markdown: try String(contentsOf: repositoryRoot.appendingPathComponent("docs/configuration.md"), encoding: .utf8))
     }
 
+    /// The repository's root (this file is `Tests/TestSupport/ConfigurationReference.swift`).
+    public static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
     /// The variables the reference says `service` reads.
-    func variables(readBy service: String) -> Set<String> {
+    public func variables(readBy service: String) -> Set<String> {
         Set(serviceRows.filter { $0.readers.contains(service) }.map(\.name))
     }
 
     /// Rows read by services: every reader is one of `services`.
-    var serviceRows: [Row] {
+    public var serviceRows: [Row] {
         rows.filter { !$0.readers.isEmpty && $0.readers.allSatisfy(Self.services.contains) }
     }
 
     /// Rows read by scripts: no reader is a service.
-    var scriptRows: [Row] {
+    public var scriptRows: [Row] {
         rows.filter { !$0.readers.isEmpty && !$0.readers.contains(where: Self.services.contains) }
     }
 
     /// Rows that mix services with other readers, or name none: neither kind, so a mistake.
-    var unclearRows: [Row] {
+    public var unclearRows: [Row] {
         rows.filter { row in row.readers.isEmpty
             || (row.readers.contains(where: Self.services.contains) && !row.readers.allSatisfy(Self.services.contains)) }
     }
 
     /// The default a row gives as one value in backticks (`` `60` ``), or nil when the cell says
     /// something else (prose, several values, "none").
-    static func singleValue(_ cell: String) -> String? {
+    public static func singleValue(_ cell: String) -> String? {
         guard cell.count >= 2, cell.hasPrefix("`"), cell.hasSuffix("`") else { return nil }
         let inner = cell.dropFirst().dropLast()
         return inner.contains("`") ? nil : String(inner)
@@ -71,7 +78,7 @@ struct ConfigurationReference {
 
     /// The cells of a table row (`| a | b |` → ["a", "b"]); `\|` stays inside its cell. Empty for
     /// a line that is not a table row.
-    static func cells(of line: String) -> [String] {
+    public static func cells(of line: String) -> [String] {
         guard line.hasPrefix("|") else { return [] }
         var cells: [String] = []
         var current = ""
@@ -96,7 +103,7 @@ struct ConfigurationReference {
     }
 
     /// `NAME` for a cell that is exactly a variable name in backticks (capitals, digits, `_`).
-    static func variableName(_ cell: String) -> String? {
+    public static func variableName(_ cell: String) -> String? {
         guard let name = singleValue(cell), let first = name.unicodeScalars.first, ("A"..."Z").contains(first),
               name.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) else { return nil }
         return name
