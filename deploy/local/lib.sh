@@ -63,30 +63,31 @@ PYTHON_VENV="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/.run/venv"
 # "REQUIREMENT|MODULES", the pip requirement and the modules whose import tells that it is there
 # (e.g. "pyjwt[crypto]|jwt, cryptography").
 python_venv() {
-  local spec missing=() module
   mkdir -p "$(dirname "$PYTHON_VENV")"
   (
-    # One maker at a time: deploy/local/test and property-test may start together.
+    # One maker and installer at a time: deploy/local/test and property-test may start together.
     flock 9
-    [ -x "$PYTHON_VENV/bin/python" ] && exit 0
-    log "making a Python virtual environment in $PYTHON_VENV"
-    rm -rf "$PYTHON_VENV"
-    /usr/bin/python3 -m venv "$PYTHON_VENV" >/dev/null 2>&1 && exit 0
-    # Debian's python3 makes virtual environments only with python3-venv (pip's wheel).
-    log "installing python3-venv from Debian"
-    export DEBIAN_FRONTEND=noninteractive
-    as_root apt-get update -qq
-    as_root apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
-    rm -rf "$PYTHON_VENV"
-    /usr/bin/python3 -m venv "$PYTHON_VENV"
-  ) 9>"$(dirname "$PYTHON_VENV")/venv.lock" || { log "could not make $PYTHON_VENV"; return 1; }
-  for spec in "$@"; do
-    module=${spec#*|}
-    "$PYTHON_VENV/bin/python" -c "import $module" 2>/dev/null || missing+=("${spec%%|*}")
-  done
-  ((${#missing[@]})) || return 0
-  log "installing from PyPI into $PYTHON_VENV: ${missing[*]}"
-  "$PYTHON_VENV/bin/python" -m pip install -q --disable-pip-version-check "${missing[@]}"
+    if [ ! -x "$PYTHON_VENV/bin/python" ]; then
+      log "making a Python virtual environment in $PYTHON_VENV"
+      rm -rf "$PYTHON_VENV"
+      if ! /usr/bin/python3 -m venv "$PYTHON_VENV" >/dev/null 2>&1; then
+        # Debian's python3 makes virtual environments only with python3-venv (pip's wheel).
+        log "installing python3-venv from Debian"
+        export DEBIAN_FRONTEND=noninteractive
+        as_root apt-get update -qq
+        as_root apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+        rm -rf "$PYTHON_VENV"
+        /usr/bin/python3 -m venv "$PYTHON_VENV" || { log "could not make $PYTHON_VENV"; exit 1; }
+      fi
+    fi
+    missing=()
+    for spec in "$@"; do
+      "$PYTHON_VENV/bin/python" -c "import ${spec#*|}" 2>/dev/null || missing+=("${spec%%|*}")
+    done
+    ((${#missing[@]})) || exit 0
+    log "installing from PyPI into $PYTHON_VENV: ${missing[*]}"
+    "$PYTHON_VENV/bin/python" -m pip install -q --disable-pip-version-check "${missing[@]}"
+  ) 9>"$(dirname "$PYTHON_VENV")/venv.lock"
 }
 
 # PyJWT (a third-party JWT library the tests check our tokens with) in PYTHON_VENV; the test
