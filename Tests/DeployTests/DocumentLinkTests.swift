@@ -26,7 +26,8 @@ struct DocumentLinkTests {
         var inCode = false
         var headings: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("```") { inCode.toggle() }
+            let trimmed = line.drop { $0 == " " }
+            if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") { inCode.toggle() }
             if !inCode, line.hasPrefix("#") {
                 headings.append(String(line.drop { $0 == "#" }).trimmingCharacters(in: .whitespaces))
             }

@@ -14,8 +14,8 @@ import TestSupport
 /// last token expired, so tokens it signed keep working until then.
 @Suite("Signing keys from files")
 struct IssuerKeyFileRotationTests {
-    private static let publishLead: Duration = .seconds(3)
-    private static let accessTokenTTL: Duration = .seconds(12)
+    private static let publishLead: Duration = .seconds(5)
+    private static let accessTokenTTL: Duration = .seconds(15)
 
     /// A NATS server with JetStream and a database of its own (these keys must not meet the shared
     /// stack's), a directory for key files, and a client to the issuers and the database.
@@ -110,10 +110,11 @@ struct IssuerKeyFileRotationTests {
             #expect(early.kid == kidA, "a token signed before the new key's time carries the new key")
         }
 
-        // A file that holds no key, seen at a reload: the keys loaded before stay, and signing goes on.
+        // A file that holds no key, seen at reloads: the keys loaded before stay, and signing goes on.
         try Data("not a key".utf8).write(to: bench.directory.appendingPathComponent("2026-13.pem"))
         try await Task.sleep(for: .milliseconds(600))
         #expect(try await bench.published() == [kidA, kidB])
+        #expect(try await [kidA, kidB].contains(bench.issue().kid))
         try FileManager.default.removeItem(at: bench.directory.appendingPathComponent("2026-13.pem"))
 
         // After the lead the new key signs; a token of the old key still works, and both are published.
@@ -150,10 +151,18 @@ struct IssuerKeyFileRotationTests {
         let activatesAt = try #require(try await database.query(
             "SELECT activates_at FROM issuer.signing_keys WHERE kid = $1", [.text(fileKid)]).first?.date("activates_at"))
 
-        // Past the file key's time, both replicas answer; neither made another key, and the file key is not retired.
+        // Past the file key's time, both replicas answer, the one on database keys with the retired database
+        // key and tokens that expire before that key leaves the JWKS; neither made another key, and the file
+        // key is not retired.
         try await Task.sleep(for: .seconds(max(activatesAt.timeIntervalSinceNow, 0) + 1))
         var kids: Set<String> = []
-        for _ in 0..<10 { kids.insert(try #require(try await bench.issue().kid)) }
+        for _ in 0..<10 {
+            let (token, kid) = try await bench.issue()
+            kids.insert(try #require(kid))
+            let exp = try #require(try JWTClaims.decode(CompactJWS.parse(token).payload).exp)
+            #expect(kid == fileKid || Double(exp) <= activatesAt.addingTimeInterval(Self.accessTokenTTL.timeInterval).timeIntervalSince1970 + 1,
+                    "a token of the retired key outlives its publication")
+        }
         #expect(kids.isSubset(of: [databaseKid, fileKid]), "\(kids)")
         let rows = try await database.query("SELECT kid, retired_at IS NULL AS current FROM issuer.signing_keys ORDER BY created_at", [])
         #expect(try rows.map { try $0.string("kid") } == [databaseKid, fileKid])
@@ -162,5 +171,11 @@ struct IssuerKeyFileRotationTests {
         // Once every replica reads the files, the file key signs.
         await databaseMode.stop()
         for _ in 0..<5 { #expect(try await bench.issue().kid == fileKid) }
+
+        // A stray issuer without the key files, started later on the same database, makes no key of its own.
+        let (stray, _) = try await bench.issuer(files: false, databaseURL: databaseURL)
+        defer { Task { await stray.stop() } }
+        let after = try await database.query("SELECT kid FROM issuer.signing_keys ORDER BY created_at", [])
+        #expect(try after.map { try $0.string("kid") } == [databaseKid, fileKid])
     }
 }

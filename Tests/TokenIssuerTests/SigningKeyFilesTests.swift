@@ -71,4 +71,15 @@ struct SigningKeyFilesTests {
         #expect(throws: ConfigurationError.self) { try SigningKeys.readKeyFiles([directory.path]) }
         #expect(throws: ConfigurationError.self) { try SigningKeys.readKeyFiles([directory.appendingPathComponent("missing.pem").path]) }
     }
+
+    @Test("a directory named *.pem, or a file over the size limit, is refused without being read as a key")
+    func notAKeyFile() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = directory.appendingPathComponent("folder.pem")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        #expect(throws: ConfigurationError.self) { try SigningKeys.readKeyFiles([directory.path]) }
+        try FileManager.default.removeItem(at: folder)
+        let big = try write(try PrivateKey.generateP256().pemRepresentation + String(repeating: "\n", count: SigningKeys.maxFileSize), "big.pem")
+        #expect { try SigningKeys.readKeyFiles([big.path]) } throws: { ($0 as? ConfigurationError)?.problem.contains("regular file of at most") == true }
+    }
 }

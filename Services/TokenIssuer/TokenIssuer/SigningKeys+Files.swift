@@ -3,6 +3,9 @@ import Foundation
 import Runtime
 
 extension SigningKeys {
+    /// The largest key file read: a P-256 or Ed25519 key in PEM is a few hundred bytes.
+    static let maxFileSize = 16_384
+
     /// The keys in `paths` (`SIGNING_KEY_FILE`), in order: each path a PEM file, or a directory whose
     /// `*.pem` files are taken in name order (a mounted Kubernetes Secret is such a directory; its
     /// hidden `..data` entries are skipped). A file that is not a P-256 or Ed25519 private key in PEM
@@ -28,13 +31,20 @@ extension SigningKeys {
         }
         var keys: [Key] = []
         for file in files {
+            // A key file is small and regular: anything else (a device, a pipe, a huge file) is refused unread.
+            let attributes = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: file).resolvingSymlinksInPath().path)
+            guard attributes?[.type] as? FileAttributeType == .typeRegular,
+                  let size = attributes?[.size] as? Int, size <= maxFileSize else {
+                throw ConfigurationError(variable: "SIGNING_KEY_FILE",
+                                         problem: "\(String(reflecting: file)) is not a regular file of at most \(maxFileSize) bytes")
+            }
             do {
                 let pem = try String(contentsOfFile: file, encoding: .utf8)
                 let key = try key(pem: pem, activatesAt: .distantPast, retiredAt: nil)
                 if !keys.contains(where: { $0.kid == key.kid }) { keys.append(key) }
             } catch {
                 throw ConfigurationError(variable: "SIGNING_KEY_FILE",
-                                         problem: "'\(file)' is not a readable P-256 or Ed25519 private key in PEM")
+                                         problem: "\(String(reflecting: file)) is not a readable P-256 or Ed25519 private key in PEM")
             }
         }
         guard !keys.isEmpty else {

@@ -32,6 +32,7 @@ actor SigningKeys {
     private let logger: Logger
     private var keys: [Key] = []
     private var fallbackWarned: String?
+    private var noKeyWarned = false
     /// Counts loads begun, so that a load that began earlier but finished later does not put back older keys.
     private var loadsBegun = 0
 
@@ -43,16 +44,23 @@ actor SigningKeys {
         self.logger = logger
     }
 
-    /// The signer of new tokens: the key of `signing(in:at:accessTokenTTL:)`.
-    func signer() throws -> JWTSigner {
+    /// The signer of new tokens, the key of `signing(in:at:accessTokenTTL:)`, and the latest expiry its
+    /// tokens may have: a retired key (a fallback) is published only until `accessTokenTTL` after it retired.
+    func signer() throws -> (signer: JWTSigner, expiresBy: Date?) {
         let now = Date()
-        guard let key = Self.signing(in: keys, at: now, accessTokenTTL: accessTokenTTL), let signer = key.signer else { throw IssuerError.noSigningKey }
+        guard let key = Self.signing(in: keys, at: now, accessTokenTTL: accessTokenTTL), let signer = key.signer else {
+            if !keys.isEmpty, keyFiles == nil, !noKeyWarned {
+                noKeyWarned = true
+                logger.error("no key this replica holds can sign: the signing keys come from key files, and SIGNING_KEY_FILE is unset here; set it (docs/key-rotation.md)")
+            }
+            throw IssuerError.noSigningKey
+        }
         if Self.active(in: keys, at: now)?.kid != key.kid, fallbackWarned != key.kid {
             fallbackWarned = key.kid
             logger.warning("this replica lacks the private key of the key that should sign now; signing with the newest key it holds",
                            ["key.kid": key.kid])
         }
-        return signer
+        return (signer, key.retiredAt.map { $0.addingTimeInterval(accessTokenTTL.timeInterval) })
     }
 
     /// The public keys to publish: the next key (before it signs), the active one, and retired ones
@@ -182,16 +190,17 @@ actor SigningKeys {
     }
 
     /// Whether a key must be recorded: a key file not in the table yet, or, when keys are generated, no
-    /// key kept in the table that is still published (none yet; or every one retired long ago, after a
-    /// move from database keys to key files). A database key that is retiring or retired but still
-    /// published keeps signing here while key files take over: a replica not yet rolled over to key
-    /// files must not schedule a key of its own over theirs.
+    /// database key that has not retired (none yet, or deleted) and no key file's key still published.
+    /// While a key file's key is published nothing is generated: a replica not yet rolled over to key
+    /// files signs with the retiring database key, and a stray one never schedules a key of its own
+    /// over the files'.
     private static func needsRecording(_ rows: PostgresRows, _ fileKeys: [Key], generate: Bool, accessTokenTTL: Duration) -> Bool {
         if generate {
-            let cutoff = Date().addingTimeInterval(-accessTokenTTL.timeInterval)
+            let now = Date()
+            let cutoff = now.addingTimeInterval(-accessTokenTTL.timeInterval)
             return !rows.contains { row in
                 let retiredAt = try? row.optionalDate("retired_at")
-                return !row.isNull("private_key_pem") && (retiredAt.map { $0 > cutoff } ?? true)
+                return retiredAt.map { $0 > (row.isNull("private_key_pem") ? cutoff : now) } ?? true
             }
         }
         let known = Set(rows.compactMap { try? $0.string("kid") })
@@ -221,7 +230,10 @@ actor SigningKeys {
         return activatesAt
     }
 
+    /// Takes the transaction's lock on the key table; a replica that holds it too long (hung, not crashed)
+    /// makes this fail after 5 s rather than hold up every start and reload.
     private static func lock(_ connection: PostgresConnection) async throws {
+        _ = try await connection.query("SET LOCAL lock_timeout = '5s'", [])
         _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtext('issuer.signing_keys'))", [])
     }
 

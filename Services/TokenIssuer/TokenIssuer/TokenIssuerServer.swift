@@ -145,9 +145,10 @@ struct AccessTokens: Sendable {
     let configuration: TokenIssuerConfiguration
 
     func pair(memberId: Int64, sessionId: String, refreshToken: RefreshToken) async throws -> TokenPair {
-        let signer = try await keys.signer()
+        let (signer, expiresBy) = try await keys.signer()
         let now = Int64(Date().timeIntervalSince1970)
-        let ttl = configuration.accessTokenTTL.components.seconds
+        // A token of a retired key (a fallback) must expire before the key leaves the JWKS.
+        let ttl = min(configuration.accessTokenTTL.components.seconds, expiresBy.map { Int64($0.timeIntervalSince1970) - now } ?? .max)
         let claims = AccessTokenClaims(iss: configuration.issuer, aud: configuration.audience, sub: String(memberId),
                                        sid: sessionId, iat: now, exp: now + ttl,
                                        jti: Base64URL.encode(SecureRandom.bytes(16)))
