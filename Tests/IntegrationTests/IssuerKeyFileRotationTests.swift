@@ -36,8 +36,8 @@ struct IssuerKeyFileRotationTests {
                          connection: connection)
         }
 
-        func stop() async {
-            await connection.drainAndClose()
+        /// Stops the server (synchronously, so that it never outlives the test process) and removes the keys.
+        func stop() {
             server.stop()
             try? FileManager.default.removeItem(at: directory)
         }
@@ -77,7 +77,7 @@ struct IssuerKeyFileRotationTests {
     @Test("a key file added is published at once and signs after the lead; the old key's tokens work until they expire")
     func rotationWithoutCutOver() async throws {
         let bench = try await Bench.start()
-        defer { Task { await bench.stop() } }
+        defer { bench.stop() }
         let kidA = try bench.writeKey("2026-11.pem")
         let (issuer, databaseURL) = try await bench.issuer(files: true)
         defer { Task { await issuer.stop() } }
@@ -137,7 +137,7 @@ struct IssuerKeyFileRotationTests {
     @Test("while issuers roll from database keys to key files, the ones not yet rolled do not schedule a key of their own")
     func rollFromDatabaseKeys() async throws {
         let bench = try await Bench.start()
-        defer { Task { await bench.stop() } }
+        defer { bench.stop() }
         let (databaseMode, databaseURL) = try await bench.issuer(files: false)
         defer { Task { await databaseMode.stop() } }
         let databaseKid = try #require(try await bench.issue().kid)

@@ -6,10 +6,12 @@ public final class TestNATSServer: Sendable {
     /// Its URL.
     public let url: String
     private let process: Process
+    private let store: URL?
 
-    private init(url: String, process: Process) {
+    private init(url: String, process: Process, store: URL?) {
         self.url = url
         self.process = process
+        self.store = store
     }
 
     /// Starts nats-server on a free port (with `jetStream`, with JetStream storing in a temporary
@@ -23,14 +25,12 @@ public final class TestNATSServer: Sendable {
         }
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["-a", "127.0.0.1", "-p", String(port)]
-        if jetStream {
-            let store = FileManager.default.temporaryDirectory.appendingPathComponent("test-nats-\(UUID().uuidString.prefix(8))")
-            process.arguments! += ["-js", "-sd", store.path]
-        }
+        let store = jetStream ? FileManager.default.temporaryDirectory.appendingPathComponent("test-nats-\(UUID().uuidString.prefix(8))") : nil
+        if let store { process.arguments! += ["-js", "-sd", store.path] }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let server = TestNATSServer(url: "nats://127.0.0.1:\(port)", process: process)
+        let server = TestNATSServer(url: "nats://127.0.0.1:\(port)", process: process, store: store)
         for _ in 0..<100 {
             if canConnect(port) { return server }
             try await Task.sleep(for: .milliseconds(50))
@@ -39,12 +39,13 @@ public final class TestNATSServer: Sendable {
         throw TestStackError("nats-server did not start on port \(port)")
     }
 
-    /// Stops the server.
+    /// Stops the server and removes its JetStream store.
     public func stop() {
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()
         }
+        if let store { try? FileManager.default.removeItem(at: store) }
     }
 
     /// A port nothing listens on right now.
