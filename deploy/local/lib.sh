@@ -90,10 +90,11 @@ python_venv() {
   ) 9>"$(dirname "$PYTHON_VENV")/venv.lock"
 }
 
-# PyJWT (a third-party JWT library the tests check our tokens with) in PYTHON_VENV; the test
+# PyJWT (a third-party JWT library the tests check our tokens with) and kubernetes-validate (the
+# manifests of deploy/k8s against the Kubernetes API, offline) in PYTHON_VENV; the test
 # command puts PYTHON_VENV/bin first on PATH, so the tests' `python3` has it.
 ensure_python_packages() {
-  python_venv "pyjwt[crypto]|jwt, cryptography"
+  python_venv "pyjwt[crypto]|jwt, cryptography" "kubernetes-validate|kubernetes_validate"
 }
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
