@@ -116,9 +116,7 @@ actor SigningKeys {
                     [.int(Int64(age.components.seconds))])
                 guard try due.first?.bool("due") == true else { return nil }
             }
-            let privateKey = try PrivateKey.generateP256()
-            let key = try Self.key(privateKey: privateKey, activatesAt: .distantPast, retiredAt: nil)
-            let activatesAt = try await Self.record(key, privatePEM: privateKey.pemRepresentation, publishLead: publishLead, connection)
+            let (key, activatesAt) = try await Self.generate(publishLead: publishLead, connection)
             return SigningKeyRotation(kid: key.kid, activatesAt: activatesAt)
         }
         if let rotation {
@@ -157,14 +155,10 @@ actor SigningKeys {
                 guard Self.needsRecording(current, fileKeys, generate: generate, accessTokenTTL: accessTokenTTL) else { return (current, []) }
                 var new: [Key] = []
                 if generate {
-                    let privateKey = try PrivateKey.generateP256()
-                    let key = try Self.key(privateKey: privateKey, activatesAt: .distantPast, retiredAt: nil)
-                    _ = try await Self.record(key, privatePEM: privateKey.pemRepresentation, publishLead: publishLead, connection)
-                    new.append(key)
+                    new.append(try await Self.generate(publishLead: publishLead, connection).key)
                 } else {
-                    let known = Set(try current.map { try $0.string("kid") })
                     // In the files' order, so that of several new keys the last one named signs.
-                    for key in fileKeys where !known.contains(key.kid) {
+                    for key in Self.unrecorded(fileKeys, in: current) {
                         _ = try await Self.record(key, privatePEM: nil, publishLead: publishLead, connection)
                         new.append(key)
                     }
@@ -203,8 +197,21 @@ actor SigningKeys {
                 return retiredAt.map { $0 > (row.isNull("private_key_pem") ? cutoff : now) } ?? true
             }
         }
+        return !unrecorded(fileKeys, in: rows).isEmpty
+    }
+
+    /// The keys of `fileKeys` that `rows` of the key table do not hold yet, in order.
+    private static func unrecorded(_ fileKeys: [Key], in rows: PostgresRows) -> [Key] {
         let known = Set(rows.compactMap { try? $0.string("kid") })
-        return fileKeys.contains { !known.contains($0.kid) }
+        return fileKeys.filter { !known.contains($0.kid) }
+    }
+
+    /// Generates a P-256 key, kept in the table with its private half, and records it; returns it and
+    /// when it starts signing.
+    private static func generate(publishLead: Duration, _ connection: PostgresConnection) async throws -> (key: Key, activatesAt: Date) {
+        let privateKey = try PrivateKey.generateP256()
+        let key = try key(privateKey: privateKey, activatesAt: .distantPast, retiredAt: nil)
+        return (key, try await record(key, privatePEM: privateKey.pemRepresentation, publishLead: publishLead, connection))
     }
 
     /// Inserts `key`: it signs at once when no key signs yet, else from `publishLead` later (a whole second,

@@ -1,4 +1,3 @@
-import Foundation
 import Persistence
 import Runtime
 
@@ -24,9 +23,6 @@ extension TokenIssuerConfiguration {
             if environment.optional("SIGNING_KEY_ROTATION") != nil {
                 throw ConfigurationError(variable: "SIGNING_KEY_ROTATION",
                                          problem: "does not apply with SIGNING_KEY_FILE: keys from files rotate when a new key file is added")
-            }
-            for path in paths where !FileManager.default.isReadableFile(atPath: path) {
-                throw ConfigurationError(variable: "SIGNING_KEY_FILE", problem: "'\(path)' is not a readable file or directory")
             }
             // Every file must hold a usable key now, before anything connects; they are read again at each reload.
             _ = try SigningKeys.readKeyFiles(paths)
