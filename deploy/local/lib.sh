@@ -100,6 +100,38 @@ ensure_python_packages() {
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 
+# close_other_fds: closes every file descriptor of this shell above 2. Call it in a subshell just
+# before `exec`, so that a server started in the background holds none of its starter's pipes or
+# locks (`deploy/local/up | tee up.log` would otherwise never end: tee waits for every writer).
+close_other_fds() {
+  local fd
+  for fd in /proc/$BASHPID/fd/*; do
+    fd=${fd##*/}
+    ((fd > 2)) && eval "exec $fd>&-"
+  done
+  return 0
+}
+
+# spawn LOG COMMAND [ARG...]: starts COMMAND in the background, detached from the caller: stdin
+# from /dev/null, stdout and stderr appended to LOG, no other descriptor of the caller's, and a
+# session of its own (no terminal's Ctrl-C or hang-up reaches it). Sets SPAWNED_PID to its PID.
+spawn() {
+  local logfile=$1
+  shift
+  (
+    close_other_fds
+    # setsid forks when its caller leads a process group (a shell with job control); then the
+    # PID recorded would be the one that exits. A subshell of a script without job control
+    # never leads one, and one that does is already apart from the terminal's group.
+    read -r _ _ _ _ pgrp _ <"/proc/$BASHPID/stat"
+    if [ "$pgrp" = "$BASHPID" ]; then
+      exec "$@" </dev/null >>"$logfile" 2>&1
+    fi
+    exec setsid "$@" </dev/null >>"$logfile" 2>&1
+  ) &
+  SPAWNED_PID=$!
+}
+
 # wait_port HOST PORT SECONDS: waits until something accepts connections there.
 wait_port() {
   local host=$1 port=$2 seconds=${3:-30} i
@@ -125,8 +157,13 @@ start_postgres() {
     [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir/pwfile"
     as_postgres "$PG_BIN/initdb" -D "$dir/data" -A scram-sha-256 -U postgres --pwfile="$dir/pwfile" --no-sync >/dev/null
   fi
-  as_postgres "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
-    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 $extra" start >/dev/null
+  # pg_ctl starts the server with its output in postgres.log and stdin from /dev/null; the
+  # subshell keeps the caller's other descriptors from it too.
+  (
+    close_other_fds
+    as_postgres "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
+      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 $extra" start </dev/null >/dev/null
+  )
   if ! PGPASSWORD=postgres psql -h 127.0.0.1 -p "$port" -U postgres -d postgres -qtAc \
        "select 1 from pg_roles where rolname = 'auth'" | grep -q 1; then
     PGPASSWORD=postgres psql -h 127.0.0.1 -p "$port" -U postgres -d postgres -q \
@@ -146,8 +183,8 @@ stop_postgres() {
 start_nats() {
   local dir=$1 port=$2 monitor=$3
   mkdir -p "$dir"
-  nats-server -a 127.0.0.1 -p "$port" --http_port "$monitor" -js -sd "$dir/js" -P "$dir/nats.pid" \
-    -l "$dir/nats.log" &
+  spawn "$dir/nats.log" nats-server -a 127.0.0.1 -p "$port" --http_port "$monitor" -js -sd "$dir/js" \
+    -P "$dir/nats.pid" -l "$dir/nats.log"
   wait_port 127.0.0.1 "$port" 30 || { log "nats-server did not start; see $dir/nats.log"; return 1; }
 }
 
