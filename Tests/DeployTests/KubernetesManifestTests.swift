@@ -2,7 +2,8 @@ import JOSE
 import Testing
 
 /// deploy/k8s: every manifest parses; each service has a Deployment with probes, resources and
-/// a non-root security context, and a HorizontalPodAutoscaler; references resolve.
+/// a non-root security context, a HorizontalPodAutoscaler and a PodDisruptionBudget; each Secret
+/// reaches one service; a NetworkPolicy denies by default; references resolve.
 @Suite("Kubernetes manifests")
 struct KubernetesManifestTests {
     static let services = ["gateway", "token-verifier", "member-service", "token-issuer"]
@@ -101,7 +102,95 @@ struct KubernetesManifestTests {
         for (name, deployment) in objects("Deployment", in: try await documents()) {
             let containers = deployment.at("spec.template.spec")?["containers"]?.elements ?? []
             let names = containers.flatMap { ($0["env"]?.elements ?? []).compactMap { $0["name"]?.stringValue } }
-            #expect(names.contains("PROVIDER_TOKEN_KEY") == (name == "token-verifier"), "\(name): \(names)")
+            let hasKey = names.contains("PROVIDER_TOKEN_KEY") || names.contains("PROVIDER_TOKEN_KEY_FILE")
+            #expect(hasKey == (name == "token-verifier"), "\(name): \(names)")
+        }
+    }
+
+    @Test("each Secret reaches exactly one Deployment; the gateway gets none")
+    func secretsOneConsumerEach() async throws {
+        let all = try await documents()
+        var consumers: [String: Set<String>] = [:]
+        for (name, deployment) in objects("Deployment", in: all) {
+            let pod = deployment.at("spec.template.spec")
+            var used = Set<String>()
+            for container in pod?["containers"]?.elements ?? [] {
+                for source in container["envFrom"]?.elements ?? [] {
+                    if let secret = source.at("secretRef.name")?.stringValue { used.insert(secret) }
+                }
+                for variable in container["env"]?.elements ?? [] {
+                    if let secret = variable.at("valueFrom.secretKeyRef.name")?.stringValue { used.insert(secret) }
+                }
+            }
+            for volume in pod?["volumes"]?.elements ?? [] {
+                if let secret = volume.at("secret.secretName")?.stringValue { used.insert(secret) }
+            }
+            if name == "gateway" { #expect(used.isEmpty, "the gateway uses \(used.sorted())") }
+            for secret in used { consumers[secret, default: []].insert(name) }
+        }
+        for secret in objects("Secret", in: all).keys {
+            let users = (consumers[secret] ?? []).sorted()
+            #expect(users.count == 1, "\(secret) is used by \(users)")
+        }
+        #expect(consumers["social-login-signing-key"] == Set(["token-issuer"]))
+        #expect(consumers["social-login-provider-token-key"] == Set(["token-verifier"]))
+        #expect(consumers["social-login-apple-key"] == Set(["token-verifier"]))
+    }
+
+    @Test("each service has a PodDisruptionBudget, topology spread, probes on the management port, and a grace period beyond its preStop")
+    func availability() async throws {
+        let all = try await documents()
+        let deployments = objects("Deployment", in: all)
+        let budgets = objects("PodDisruptionBudget", in: all).values
+        for (name, deployment) in deployments {
+            let labels = deployment.at("spec.template.metadata.labels")
+            let matching = budgets.filter { budget in
+                guard case .object(let selector) = budget.at("spec.selector.matchLabels"), !selector.isEmpty else { return false }
+                return selector.allSatisfy { labels?[$0.key] == $0.value }
+            }
+            #expect(matching.count == 1, "\(name): \(matching.count) PodDisruptionBudgets")
+            let pod = try #require(deployment.at("spec.template.spec"), "\(name): no pod spec")
+            let keys = Set((pod["topologySpreadConstraints"]?.elements ?? []).compactMap { $0["topologyKey"]?.stringValue })
+            #expect(keys == Set(["kubernetes.io/hostname", "topology.kubernetes.io/zone"]), "\(name): spread over \(keys.sorted())")
+            let container = try #require(pod["containers"]?.elements.first, "\(name): no container")
+            let ports = (container["ports"]?.elements ?? []).compactMap { $0["name"]?.stringValue }
+            #expect(ports.contains("management"), "\(name): no container port named management")
+            for probe in ["startupProbe", "readinessProbe", "livenessProbe"] {
+                #expect(container.at("\(probe).httpGet.port")?.stringValue == "management", "\(name): \(probe) is not on the management port")
+            }
+            #expect(container.at("readinessProbe.httpGet.path")?.stringValue == "/readyz", "\(name): readiness is not /readyz")
+            #expect(container.at("livenessProbe.httpGet.path")?.stringValue == "/healthz", "\(name): liveness is not /healthz")
+            guard case .integer(let grace) = pod["terminationGracePeriodSeconds"] else {
+                Issue.record("\(name): no terminationGracePeriodSeconds")
+                continue
+            }
+            var preStop: Int64 = 0
+            if case .integer(let seconds) = container.at("lifecycle.preStop.sleep.seconds") { preStop = seconds }
+            #expect(grace >= preStop + 20, "\(name): a grace period of \(grace) s for a preStop of \(preStop) s and the drain")
+        }
+        let gateway = deployments["gateway"]?.at("spec.template.spec")?["containers"]?.elements.first
+        if case .integer(let seconds) = gateway?.at("lifecycle.preStop.sleep.seconds") {
+            #expect(seconds >= 5, "the gateway leaves the Service's endpoints only \(seconds) s before SIGTERM")
+        } else {
+            Issue.record("the gateway has no preStop sleep")
+        }
+    }
+
+    @Test("a NetworkPolicy denies everything by default; only the gateway takes traffic from anywhere")
+    func networkPolicies() async throws {
+        let policies = objects("NetworkPolicy", in: try await documents())
+        let denyAll = policies.values.filter {
+            $0.at("spec.podSelector") == .object([:]) && $0.at("spec.ingress") == nil && $0.at("spec.egress") == nil
+        }
+        #expect(denyAll.count == 1, "\(denyAll.count) default-deny policies")
+        if let policy = denyAll.first {
+            #expect(Set(policy.at("spec.policyTypes")?.elements.compactMap(\.stringValue) ?? []) == Set(["Ingress", "Egress"]))
+        }
+        for (name, policy) in policies {
+            for rule in policy.at("spec.ingress")?.elements ?? [] where rule["from"] == nil {
+                #expect(policy.at("spec.podSelector.matchLabels")?["app.kubernetes.io/name"]?.stringValue == "gateway",
+                        "\(name) lets anyone in to pods other than the gateway's")
+            }
         }
     }
 
