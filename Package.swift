@@ -60,25 +60,26 @@ let package = Package(
         shared("Metrics", []),
         shared("Messaging", ["Contracts", "NATS", "Logging", "Runtime", "Metrics"]),
         shared("Persistence", ["Contracts", "Postgres", "Logging", "Runtime"]),
+        shared("Management", ["HTTPServer", "Metrics", "Logging", "Runtime"]),
     ]
         + service("Gateway",
-                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "NATS", "HTTPServer", "JOSE", "Crypto"],
+                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "JOSE", "Crypto"],
                   resources: [.copy("Resources/openapi.yaml")])
         + service("TokenVerifier",
-                  ["Logging", "Runtime", "Contracts", "Messaging", "NATS", "JOSE", "Crypto", "HTTPClient"])
+                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "JOSE", "Crypto", "HTTPClient"])
         + service("MemberService",
-                  ["Logging", "Runtime", "Contracts", "Messaging", "NATS", "Postgres", "Persistence"])
+                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence"])
         + service("TokenIssuer",
-                  ["Logging", "Runtime", "Contracts", "Messaging", "NATS", "Postgres", "Persistence", "JOSE", "Crypto"])
+                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence", "JOSE", "Crypto"])
         + service("DevIDP",
                   ["Logging", "Runtime", "HTTPServer", "JOSE", "Crypto"])
         + [
             .target(name: "TestSupport",
-                    dependencies: ["Logging", "Runtime", "Contracts", "Messaging", "NATS", "Postgres", "HTTPClient", "JOSE", "Crypto",
+                    dependencies: ["Logging", "Runtime", "Contracts", "Messaging", "Management", "NATS", "Postgres", "HTTPClient", "JOSE", "Crypto",
                                    "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"],
                     path: "Tests/TestSupport", swiftSettings: swiftSettings),
             tests("RuntimeTests", ["Runtime", "Logging"]),
-            tests("ConfigurationTests", ["Runtime", "Contracts", "Crypto", "JOSE", "Logging", "TestSupport", "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"]),
+            tests("ConfigurationTests", ["Runtime", "Postgres", "Contracts", "Crypto", "JOSE", "Logging", "TestSupport", "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"]),
             .target(name: "TestVectors", dependencies: ["JOSE"], path: "Tests/TestVectors", swiftSettings: swiftSettings),
             tests("JOSETests", ["JOSE", "Crypto", "TestVectors"]),
             tests("ContractsTests", ["Contracts", "JOSE"]),

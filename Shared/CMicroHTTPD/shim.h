@@ -34,6 +34,14 @@ cmhd_daemon_bind_port (struct MHD_Daemon *daemon)
   return NULL == info ? 0 : info->port;
 }
 
+/* MHD_get_daemon_info is variadic: the connections open now. */
+static inline unsigned int
+cmhd_daemon_connections (struct MHD_Daemon *daemon)
+{
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info (daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+  return NULL == info ? 0 : info->num_connections;
+}
+
 /* MHD_get_connection_info is variadic: the client's address, or NULL when MHD cannot tell. */
 static inline const struct sockaddr *
 cmhd_connection_client_address (struct MHD_Connection *connection)

@@ -138,6 +138,9 @@ extension HTTPServer {
         for (name, value) in response.headers where MHD_add_response_header(created, name, value) == .NO {
             logger.warning("HTTP server dropped a response header", ["http.header": name])
         }
+        if draining.load(ordering: .acquiring) {
+            _ = MHD_add_response_header(created, "Connection", "close")
+        }
         var status = response.status
         if !(100...999).contains(status) {
             logger.warning("HTTP handler answered an invalid status", ["http.status": String(status)])

@@ -39,6 +39,8 @@ public final class HTTPServer: Sendable {
     let state = Mutex(State())
     /// Resumes started by handler tasks and not yet returned; `stop()` waits for zero before freeing the daemon.
     let resumesInFlight = Atomic<Int>(0)
+    /// Set once `run()` is cancelled: every answer from then on closes its connection.
+    let draining = Atomic<Bool>(false)
     /// The last message libmicrohttpd logged, kept to explain a failed start.
     let lastDaemonMessage = Mutex<String?>(nil)
 
@@ -166,21 +168,30 @@ public final class HTTPServer: Sendable {
         logger.info("HTTP server stopped", ["http.port": String(port)])
     }
 
-    /// Stops accepting new connections and waits (without blocking a thread) until no handler is running,
-    /// or until the grace period is over.
+    /// Stops accepting new connections, answers every request still to come on the open ones with
+    /// `Connection: close`, and waits (without blocking a thread) until no connection is left, or until the
+    /// grace period is over. A keep-alive client is so told to reconnect, to another replica, after its
+    /// answer, instead of finding its connection closed under a request.
     private func drain() async {
-        state.withLock { state in
-            guard case .running(let daemon) = state.phase, state.quiescedSocket == nil else { return }
+        draining.store(true, ordering: .releasing)
+        let daemon = state.withLock { state -> DaemonHandle? in
+            guard case .running(let daemon) = state.phase, state.quiescedSocket == nil else { return nil }
             let socket = MHD_quiesce_daemon(daemon.pointer)
             if socket >= 0 {
                 state.quiescedSocket = socket
+                // Leaves the port's SO_REUSEPORT group now: new connections go to the other processes on the
+                // port instead of waiting in this socket's queue until it closes. The descriptor stays open
+                // until MHD_stop_daemon, as MHD requires.
+                shutdown(socket, Int32(SHUT_RDWR))
             }
+            return daemon
         }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: configuration.shutdownGracePeriod)
         while clock.now < deadline {
             let running = state.withLock { $0.suspended.count }
-            if running == 0 { return }
+            let open = daemon.map { cmhd_daemon_connections($0.pointer) } ?? 0
+            if running == 0, open == 0 { return }
             // This task is cancelled, so its own sleep would return at once: sleep in a detached task instead.
             await Task.detached { try? await Task.sleep(for: .milliseconds(10)) }.value
         }

@@ -14,9 +14,22 @@ public struct EventPublisher: Sendable {
         self.logger = logger
     }
 
-    /// Creates or updates the events stream (idempotent; replicas may race).
-    public func ensureStream() async throws {
-        try await jetStream.ensureStream(name: Events.stream, subjects: Events.subjects)
+    /// Creates the events stream with `settings` when it is missing (idempotent; replicas may race). An
+    /// existing stream keeps the operator's limits and replicas: what differs is logged, once per start.
+    public func ensureStream(_ settings: EventStreamSettings = EventStreamSettings()) async throws {
+        let outcome = try await jetStream.ensureStream(name: Events.stream, subjects: Events.subjects,
+                                                       maxAge: settings.maxAge, replicas: settings.replicas)
+        if outcome.created {
+            logger.info("event stream created", ["stream": Events.stream, "stream.max_age_seconds": String(settings.maxAge.components.seconds),
+                                                 "stream.replicas": String(settings.replicas)])
+        }
+        if !outcome.addedSubjects.isEmpty {
+            logger.notice("event stream subjects added", ["stream": Events.stream, "stream.subjects": outcome.addedSubjects.joined(separator: ",")])
+        }
+        if !outcome.differences.isEmpty {
+            logger.warning("event stream settings differ from EVENTS_MAX_AGE/EVENTS_REPLICAS; the stream's own are kept",
+                           ["stream": Events.stream, "stream.differences": outcome.differences.joined(separator: "; ")])
+        }
     }
 
     /// Publishes one event and waits for the stream to store it.

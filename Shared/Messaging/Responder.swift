@@ -34,6 +34,8 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
 
     public func run() async throws {
         let subscription = try connection.subscribe(endpoint.subject, queue: queue)
+        counters.setServing(true)
+        defer { counters.setServing(false) }
         logger.info("serving")
         // Cancelling run() drains the subscription rather than cancelling the serving loop: the requests
         // this replica has already received are answered before it stops, not left to time out.
@@ -41,6 +43,7 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
         await withTaskCancellationHandler {
             await serving.value
         } onCancel: {
+            counters.setServing(false)
             subscription.drain()
         }
     }

@@ -14,6 +14,7 @@ extension ServiceDiscovery {
         /// The endpoint's name and subjects, as `$SRV.INFO` lists them.
         public let info: EndpointInfo
         private let state = Mutex(State())
+        private let subscribed = Atomic<Bool>(false)
 
         private struct State {
             var requests = 0
@@ -27,6 +28,12 @@ extension ServiceDiscovery {
             let name = subject.split(separator: ".").last.map(String.init) ?? subject
             self.info = EndpointInfo(name: name, subject: subject, queueGroup: queueGroup, metadata: nil)
         }
+
+        /// True while the endpoint's subscription takes requests (for `/readyz`).
+        public var isServing: Bool { subscribed.load(ordering: .acquiring) }
+
+        /// Notes that the subscription started or stopped taking requests.
+        public func setServing(_ serving: Bool) { subscribed.store(serving, ordering: .releasing) }
 
         /// Counts one handled request that took `duration`, with its failure if it failed.
         public func record(duration: Duration, failure: ServiceFailure?) {

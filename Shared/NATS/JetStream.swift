@@ -5,39 +5,129 @@ import Foundation
 public struct JetStream: Sendable {
     let connection: NATSConnection
 
-    /// Creates the stream, or updates it when it exists with another configuration. Safe to call from
+    /// What ``ensureStream(name:subjects:maxAge:replicas:)`` found and did.
+    public struct StreamOutcome: Sendable, Equatable {
+        /// True when this call created the stream.
+        public var created = false
+        /// Subjects this call added to an existing stream (it captured fewer than asked).
+        public var addedSubjects: [String] = []
+        /// How the existing stream's settings differ from those asked for, left as the operator set them
+        /// (for example `"max_age 86400 s (asked 604800 s)"`).
+        public var differences: [String] = []
+
+        /// An outcome; the defaults say "found, nothing to report".
+        public init(created: Bool = false, addedSubjects: [String] = [], differences: [String] = []) {
+            self.created = created
+            self.addedSubjects = addedSubjects
+            self.differences = differences
+        }
+    }
+
+    /// Creates the stream with `maxAge` and `replicas` when it is missing. An existing stream keeps its
+    /// settings: limits and replicas are never changed behind an operator's back (the outcome lists what
+    /// differs); only subjects it lacks are added, so a newer event type is not lost. Safe to call from
     /// several replicas at once.
-    public func ensureStream(name: String, subjects: [String], maxAge: Duration? = nil) async throws {
+    @discardableResult
+    public func ensureStream(name: String, subjects: [String], maxAge: Duration? = nil, replicas: Int = 1) async throws -> StreamOutcome {
         try Subject.validateName(name, kind: "stream name")
         guard !subjects.isEmpty else { throw NATSError(code: .invalidArgument, detail: "stream '\(name)' has no subjects") }
         for subject in subjects { try Subject.validate(subject, wildcards: true) }
+        guard (1...5).contains(replicas) else { throw NATSError(code: .invalidArgument, detail: "stream replicas \(replicas) is not in 1...5") }
         let handle = connection.handle
-        try await connection.runBlocking {
-            var config = jsStreamConfig()
-            try check(jsStreamConfig_Init(&config), "init stream config")
-            let subjectCopies = subjects.map { strdup($0) }
-            defer { subjectCopies.forEach { free($0) } }
-            var subjectList = subjectCopies.map { UnsafePointer($0) }
+        return try await connection.runBlocking {
+            // Looked up first: an existing stream is never re-created with settings that may not even fit the cluster.
+            if let outcome = try Self.reconcileStream(handle, name: name, subjects: subjects, maxAge: maxAge, replicas: replicas) {
+                return outcome
+            }
+            if try Self.addStream(handle, name: name, subjects: subjects, maxAge: maxAge, replicas: replicas) {
+                return StreamOutcome(created: true)
+            }
+            // Another replica created it meanwhile.
+            guard let outcome = try Self.reconcileStream(handle, name: name, subjects: subjects, maxAge: maxAge, replicas: replicas) else {
+                throw NATSError(code: .protocolError, detail: "stream '\(name)' exists and cannot be read")
+            }
+            return outcome
+        }
+    }
+
+    /// Adds the stream; false when one of that name exists already.
+    private static func addStream(_ handle: ConnectionHandle, name: String, subjects: [String], maxAge: Duration?,
+                                  replicas: Int) throws -> Bool {
+        var config = jsStreamConfig()
+        try check(jsStreamConfig_Init(&config), "init stream config")
+        return try withCStrings(subjects) { list in
             try name.withCString { namePointer in
-                try subjectList.withUnsafeMutableBufferPointer { list in
-                    config.Name = namePointer
-                    config.Subjects = list.baseAddress
-                    config.SubjectsLen = Int32(list.count)
-                    config.Storage = js_FileStorage
-                    config.Retention = js_LimitsPolicy
-                    if let maxAge { config.MaxAge = maxAge.nanoseconds }
-                    var info: UnsafeMutablePointer<jsStreamInfo>?
-                    var errorCode = jsErrCode(0)
-                    var status = js_AddStream(&info, handle.jetStream, &config, nil, &errorCode)
-                    if status != NATS_OK, errorCode == JSStreamNameExistErr {
-                        errorCode = jsErrCode(0)
-                        status = js_UpdateStream(&info, handle.jetStream, &config, nil, &errorCode)
-                    }
-                    if let info { jsStreamInfo_Destroy(info) }
-                    try checkJS(status, errorCode, "ensure stream '\(name)'")
-                }
+                config.Name = namePointer
+                config.Subjects = list.baseAddress
+                config.SubjectsLen = Int32(list.count)
+                config.Storage = js_FileStorage
+                config.Retention = js_LimitsPolicy
+                config.Replicas = Int64(replicas)
+                if let maxAge { config.MaxAge = maxAge.nanoseconds }
+                var info: UnsafeMutablePointer<jsStreamInfo>?
+                var errorCode = jsErrCode(0)
+                let status = js_AddStream(&info, handle.jetStream, &config, nil, &errorCode)
+                if let info { jsStreamInfo_Destroy(info) }
+                if status != NATS_OK, errorCode == JSStreamNameExistErr { return false }
+                try checkJS(status, errorCode, "create stream '\(name)'")
+                return true
             }
         }
+    }
+
+    /// Compares an existing stream with the settings asked for, and adds the subjects it lacks; nil when
+    /// there is no such stream.
+    private static func reconcileStream(_ handle: ConnectionHandle, name: String, subjects: [String], maxAge: Duration?,
+                                        replicas: Int) throws -> StreamOutcome? {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var errorCode = jsErrCode(0)
+        let status = js_GetStreamInfo(&info, handle.jetStream, name, nil, &errorCode)
+        defer { if let info { jsStreamInfo_Destroy(info) } }
+        if errorCode == JSStreamNotFoundErr || status == NATS_NOT_FOUND { return nil }
+        try checkJS(status, errorCode, "read stream '\(name)'")
+        guard let config = info?.pointee.Config else {
+            throw NATSError(code: .protocolError, detail: "stream '\(name)' has no configuration")
+        }
+        var outcome = StreamOutcome()
+        let existingAge = config.pointee.MaxAge
+        if let maxAge, existingAge != maxAge.nanoseconds {
+            let have = existingAge == 0 ? "unlimited" : "\(existingAge / 1_000_000_000) s"
+            outcome.differences.append("max_age \(have) (asked \(maxAge.nanoseconds / 1_000_000_000) s)")
+        }
+        if config.pointee.Replicas != Int64(replicas) {
+            outcome.differences.append("replicas \(config.pointee.Replicas) (asked \(replicas))")
+        }
+        let existing = (0..<Int(config.pointee.SubjectsLen)).compactMap { index in
+            config.pointee.Subjects?[index].map { String(cString: $0) }
+        }
+        let missing = subjects.filter { !existing.contains($0) }
+        guard !missing.isEmpty else { return outcome }
+        // Everything else stays as the stream has it: its own configuration, with the subjects added.
+        let savedSubjects = config.pointee.Subjects
+        let savedCount = config.pointee.SubjectsLen
+        defer {
+            config.pointee.Subjects = savedSubjects
+            config.pointee.SubjectsLen = savedCount
+        }
+        try withCStrings(existing + missing) { list in
+            config.pointee.Subjects = list.baseAddress
+            config.pointee.SubjectsLen = Int32(list.count)
+            var updated: UnsafeMutablePointer<jsStreamInfo>?
+            var updateError = jsErrCode(0)
+            let status = js_UpdateStream(&updated, handle.jetStream, config, nil, &updateError)
+            if let updated { jsStreamInfo_Destroy(updated) }
+            try checkJS(status, updateError, "add subjects to stream '\(name)'")
+        }
+        outcome.addedSubjects = missing
+        return outcome
+    }
+
+    /// Runs `body` with `strings` as a C array of C strings, valid for the call.
+    private static func withCStrings<T>(_ strings: [String], _ body: (UnsafeMutableBufferPointer<UnsafePointer<CChar>?>) throws -> T) rethrows -> T {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        var list = copies.map { UnsafePointer($0) }
+        return try list.withUnsafeMutableBufferPointer { try body($0) }
     }
 
     /// Deletes a stream and all its messages; a stream that does not exist is not an error.

@@ -5,6 +5,7 @@ import DevIDP
 import Gateway
 import JOSE
 import MemberService
+import Postgres
 import Runtime
 import Testing
 import TokenIssuer
@@ -63,6 +64,8 @@ struct ServiceConfigurationTests {
         ("SIGNING_KEY_FILE", "/nonexistent/key.pem"), ("REFRESH_REUSE_GRACE", "ten"),
         ("TRUSTED_PROXIES", "10.0.0.0/8, proxy.internal"), ("TRUSTED_PROXIES", "10.0.0.0/33"),
         ("PROVIDER_TOKEN_KEY", "c2hvcnQ="), ("DATABASE_URL", "postgres://auth:secret@db/auth?sslmode=sometimes"), ("DATABASE_URL", "postgres://auth@db/auth?foo=1"), ("PROVIDER_TOKEN_KEY", "not base64 at all!"), ("OUTBOX_POLL_INTERVAL", "0"),
+        ("MANAGEMENT_PORT", "0"), ("MANAGEMENT_PORT", "nine"), ("EVENTS_MAX_AGE", "3600"), ("EVENTS_REPLICAS", "6"),
+        ("PROVIDER_TOKEN_KEY_FILE", "/nonexistent/provider-token-key"), ("DATABASE_PASSWORD_FILE", "/nonexistent/password"),
     ])
     func badValues(_ variable: String, _ value: String) throws {
         var values = [variable: value]
@@ -90,6 +93,54 @@ struct ServiceConfigurationTests {
             let verifier = try TokenVerifierConfiguration(environment: EnvironmentReader(["PROVIDER_TOKEN_KEY": encoded]))
             #expect(verifier.providerTokenKey == key, "\(encoded)")
         }
+    }
+
+    @Test("secrets come from files: PROVIDER_TOKEN_KEY_FILE, and DATABASE_PASSWORD_FILE in place of the URL's password")
+    func secretFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("secrets-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key: [UInt8] = (0..<32).map { UInt8($0 * 7 % 256) }
+        let keyFile = directory.appendingPathComponent("provider-token-key")
+        try Data((Data(key).base64EncodedString() + "\n").utf8).write(to: keyFile)
+        let verifier = try TokenVerifierConfiguration(environment: EnvironmentReader(["PROVIDER_TOKEN_KEY_FILE": keyFile.path]))
+        #expect(verifier.providerTokenKey == key)
+        // Both ways at once is refused, naming the file variable.
+        #expect { try TokenVerifierConfiguration(environment: EnvironmentReader(["PROVIDER_TOKEN_KEY_FILE": keyFile.path,
+                                                                                 "PROVIDER_TOKEN_KEY": Data(key).base64EncodedString()])) }
+            throws: { ($0 as? ConfigurationError)?.variable == "PROVIDER_TOKEN_KEY_FILE" }
+        // A bad key in the file names the file variable, never the contents.
+        let badFile = directory.appendingPathComponent("bad-key")
+        try Data("c2hvcnQ=\n".utf8).write(to: badFile)
+        #expect { try TokenVerifierConfiguration(environment: EnvironmentReader(["PROVIDER_TOKEN_KEY_FILE": badFile.path])) }
+            throws: { ($0 as? ConfigurationError).map { $0.variable == "PROVIDER_TOKEN_KEY_FILE" && !$0.description.contains("c2hvcnQ") } ?? false }
+
+        let passwordFile = directory.appendingPathComponent("password")
+        try Data("p@ss:w/rd%1\n".utf8).write(to: passwordFile)
+        let environment = EnvironmentReader(["DATABASE_URL": "postgres://member@db:5432/auth?sslmode=disable",
+                                             "DATABASE_PASSWORD_FILE": passwordFile.path])
+        let member = try MemberServiceConfiguration(environment: environment)
+        let issuer = try TokenIssuerConfiguration(environment: environment)
+        for url in [member.databaseURL, issuer.databaseURL] {
+            let parsed = try PostgresConfiguration(url: url)
+            #expect(parsed.user == "member" && parsed.password == "p@ss:w/rd%1" && parsed.host == "db" && parsed.database == "auth")
+        }
+        #expect { try MemberServiceConfiguration(environment: EnvironmentReader(["DATABASE_URL": "postgres://db/auth",
+                                                                                 "DATABASE_PASSWORD_FILE": passwordFile.path])) }
+            throws: { ($0 as? ConfigurationError)?.variable == "DATABASE_URL" }
+    }
+
+    @Test("MANAGEMENT_PORT: the gateway's defaults to 9090, the others' is off; EVENTS_* reach the services")
+    func managementAndEvents() throws {
+        #expect(try GatewayConfiguration(environment: EnvironmentReader([:])).management.port == 9090)
+        #expect(try MemberServiceConfiguration(environment: EnvironmentReader([:])).management.port == nil)
+        let environment = EnvironmentReader(["MANAGEMENT_PORT": "9311", "MANAGEMENT_HOST": "127.0.0.1",
+                                             "EVENTS_MAX_AGE": "86400", "EVENTS_REPLICAS": "3"])
+        let verifier = try TokenVerifierConfiguration(environment: environment)
+        #expect(verifier.management.port == 9311 && verifier.management.host == "127.0.0.1")
+        #expect(verifier.events.maxAge == .seconds(86_400) && verifier.events.replicas == 3)
+        #expect(try TokenIssuerConfiguration(environment: environment).events.replicas == 3)
+        #expect(try MemberServiceConfiguration(environment: environment).events.maxAge == .seconds(86_400))
     }
 
     @Test("SIGNING_KEY_FILE takes files and directories; SIGNING_KEY_ROTATION with it is refused, naming it")

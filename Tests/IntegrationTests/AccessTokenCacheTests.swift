@@ -49,7 +49,7 @@ struct AccessTokenCacheTests {
 
     /// The gateway's `access_token_signature_checks_total`, 0 while it has none.
     private func signatureChecks(_ gateway: StandaloneGateway) async throws -> Int {
-        let metrics = try await RunningStack.send("GET", gateway.url + "/metrics").text
+        let metrics = try await RunningStack.send("GET", gateway.managementURL + "/metrics").text
         let line = metrics.split(separator: "\n").first { $0.hasPrefix("access_token_signature_checks_total ") }
         return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) } ?? 0
     }

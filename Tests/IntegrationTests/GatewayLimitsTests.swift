@@ -40,7 +40,7 @@ struct GatewayLimitsTests {
         #expect(statuses.suffix(2).allSatisfy { $0 == 429 }, "\(statuses)")
         // Other paths are not limited.
         #expect(try await RunningStack.send("GET", gateway.url + "/healthz").status == 200)
-        let metrics = try await RunningStack.send("GET", gateway.url + "/metrics").text
+        let metrics = try await RunningStack.send("GET", gateway.managementURL + "/metrics").text
         #expect(metrics.contains("http_rate_limited_total 2"), "\(metrics)")
     }
 
@@ -92,7 +92,7 @@ struct GatewayLimitsTests {
         #expect(response.status == 503, "\(response.text)")
         #expect(response.failure?.code == .serviceUnavailable)
         #expect(response.headers["retry-after"] == "1")
-        let ready = try await RunningStack.send("GET", gateway.url + "/readyz")
+        let ready = try await RunningStack.send("GET", gateway.url + "/readyz?services=all")
         #expect(ready.status == 503)
         #expect(ready.text.contains("\"token-verifier\":\"unavailable\""), "\(ready.text)")
     }
@@ -121,7 +121,7 @@ struct GatewayLimitsTests {
         #expect(response.failure?.code == .timeout)
         // Verification is idempotent, so the gateway tried twice (one retry) before giving up.
         #expect(elapsed >= .seconds(2) && elapsed < .seconds(8), "\(elapsed)")
-        let metrics = try await RunningStack.send("GET", gateway.url + "/metrics").text
+        let metrics = try await RunningStack.send("GET", gateway.managementURL + "/metrics").text
         #expect(metrics.contains(#"nats_request_errors_total{error="timeout",subject="auth.verifier.verify"} 2"#), "\(metrics)")
         #expect(metrics.contains(#"http_requests_total{method="POST",route="/api/auth/google-login",status="504"} 1"#), "\(metrics)")
     }
@@ -131,12 +131,18 @@ struct GatewayLimitsTests {
         let stack = try await TestStack.shared.running()
         _ = try await stack.get("/api/nothing-here")
         _ = try await stack.get("/healthz")
-        let text = try await stack.get("/metrics").text
+        #expect(try await stack.get("/metrics").status == 404, "metrics stay off the public port")
+        let text = try await RunningStack.send("GET", stack.managementURL + "/metrics").text
         #expect(text.contains("# TYPE http_requests_total counter"))
         #expect(text.contains(#"http_requests_total{method="GET",route="unmatched",status="404"}"#))
         #expect(text.contains(#"http_requests_total{method="GET",route="/healthz",status="200"}"#))
         #expect(text.contains(#"http_request_duration_seconds_bucket{route="/healthz",le="+Inf"}"#))
         #expect(text.contains("nats_request_duration_seconds_count"))
+        // The figures every exporter gives.
+        for name in ["process_cpu_seconds_total", "process_resident_memory_bytes", "process_open_fds", "process_start_time_seconds"] {
+            let value = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+            #expect((value ?? 0) > 0, "\(name) in \(text)")
+        }
     }
 
     @Test("the OpenAPI description is served and names every route")

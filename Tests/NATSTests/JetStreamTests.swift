@@ -52,6 +52,32 @@ struct EnsureStreamTests {
         }
     }
 
+    @Test("a stream is created with the limits asked for; an existing one keeps its own, reports what differs, and gains missing subjects")
+    func existingSettingsAreKept() async throws {
+        let connection = try await TestNATS.connect("jetstream-tests")
+        let stream = TestNATS.unique("S")
+        let subject = TestNATS.unique("events")
+        defer { Task { try? await connection.jetStream.deleteStream(name: stream); await connection.drainAndClose() } }
+        let created = try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).a.>"], maxAge: .seconds(3600))
+        #expect(created == .init(created: true))
+
+        // Another start asks for a shorter age, more replicas and one more subject.
+        let second = try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).a.>", "\(subject).b.>"],
+                                                                maxAge: .seconds(60), replicas: 3)
+        #expect(!second.created)
+        #expect(second.addedSubjects == ["\(subject).b.>"])
+        #expect(second.differences == ["max_age 3600 s (asked 60 s)", "replicas 1 (asked 3)"])
+        // The added subject captures; the limits were not lowered by adding it.
+        #expect(try await connection.jetStream.publish("\(subject).b.x", [1]) == 1)
+        let third = try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).a.>", "\(subject).b.>"],
+                                                               maxAge: .seconds(60))
+        #expect(third.addedSubjects.isEmpty)
+        #expect(third.differences == ["max_age 3600 s (asked 60 s)"])
+        await #expect(throws: NATSError.self) {
+            try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).a.>"], replicas: 6)
+        }
+    }
+
     @Test func concurrentEnsuresFromReplicasAllSucceed() async throws {
         try await withStream { connection, stream, subject in
             try await withThrowingTaskGroup(of: Void.self) { group in

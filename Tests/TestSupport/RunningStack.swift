@@ -10,6 +10,8 @@ import TokenIssuer
 public struct RunningStack: Sendable {
     /// The gateway's base URL.
     public let gatewayURL: String
+    /// The gateway's management port's base URL (`/metrics`).
+    public let managementURL: String
     /// The dev identity provider's base URL.
     public let devIDPURL: String
     /// The dev identity provider itself (to mint tokens, rotate keys, count fetches).
@@ -80,11 +82,11 @@ public struct RunningStack: Sendable {
         return APIResponse(status: response.status, headers: response.headers, body: response.body)
     }
 
-    /// Waits until the gateway's `/readyz` says every service answers.
+    /// Waits until the gateway's `/readyz?services=all` says it and every service answer.
     func waitUntilReady(timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let response = try? await get("/readyz"), response.status == 200 { return }
+            if let response = try? await get("/readyz?services=all"), response.status == 200 { return }
             try await Task.sleep(for: .milliseconds(100))
         }
         throw TestStackError("the stack did not become ready within \(timeout); is nats-server at \(TestEnvironment.natsURL)?")

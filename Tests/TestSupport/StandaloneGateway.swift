@@ -2,6 +2,7 @@ import Foundation
 import Gateway
 import HTTPClient
 import Logging
+import Management
 import Runtime
 
 /// A gateway of its own (own port, own configuration, any NATS), for tests of limits and
@@ -9,10 +10,13 @@ import Runtime
 public final class StandaloneGateway: Sendable {
     /// Its base URL.
     public let url: String
+    /// Its management port's base URL (`/metrics`, `/healthz`, `/readyz`).
+    public let managementURL: String
     private let task: Task<Void, Never>
 
-    private init(url: String, task: Task<Void, Never>) {
+    private init(url: String, managementURL: String, task: Task<Void, Never>) {
         self.url = url
+        self.managementURL = managementURL
         self.task = task
     }
 
@@ -24,24 +28,26 @@ public final class StandaloneGateway: Sendable {
         configuration.natsURL = natsURL
         configuration.tokenIssuer = TestStack.tokenIssuer
         configuration.tokenAudience = TestStack.tokenAudience
+        configuration.management = .init(host: "127.0.0.1", port: 0)
         configure(&configuration)
+        // The management port is told first, then the API port.
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let server = GatewayServer(configuration: configuration, logger: Logger(label: "standalone-gateway", level: .critical)) {
-            continuation.yield($0)
-        }
+        let server = GatewayServer(configuration: configuration, logger: Logger(label: "standalone-gateway", level: .critical),
+                                   onListening: { continuation.yield($0) }, onManagementListening: { continuation.yield($0) })
         let task = Task {
             do { try await server.run() } catch { continuation.finish() }
         }
-        for await port in ports {
-            return StandaloneGateway(url: "http://127.0.0.1:\(port)", task: task)
+        var iterator = ports.makeAsyncIterator()
+        if let management = await iterator.next(), let port = await iterator.next() {
+            return StandaloneGateway(url: "http://127.0.0.1:\(port)", managementURL: "http://127.0.0.1:\(management)", task: task)
         }
         throw TestStackError("the standalone gateway did not start")
     }
 
-    /// Waits until it has connected to its NATS (`/readyz` stops saying "disconnected"); throws after 5 s.
+    /// Waits until it has connected to its NATS (`/readyz?services=all` stops saying "disconnected"); throws after 5 s.
     public func waitUntilConnected() async throws {
         for _ in 0..<100 {
-            let ready = try await RunningStack.send("GET", url + "/readyz")
+            let ready = try await RunningStack.send("GET", url + "/readyz?services=all")
             if !ready.text.contains("disconnected") { return }
             try await Task.sleep(for: .milliseconds(50))
         }

@@ -6,6 +6,7 @@ import Gateway
 import HTTPClient
 import JOSE
 import Logging
+import Management
 import MemberService
 import Postgres
 import Runtime
@@ -122,8 +123,10 @@ public actor TestStack {
             TokenIssuerServer(configuration: issuer, logger: logger.named("token-issuer"), onReady: ready)
         }
         await issuerService.start()
+        let managementPort = PortBox()
         let gatewayPort = try await launch { (signal: @escaping @Sendable (Int) -> Void) in
             var configuration = GatewayConfiguration()
+            configuration.management = ManagementConfiguration(host: "127.0.0.1", port: 0)
             configuration.host = "127.0.0.1"
             configuration.port = 0
             configuration.natsURL = TestEnvironment.natsURL
@@ -131,9 +134,12 @@ public actor TestStack {
             configuration.tokenAudience = tokenAudience
             configuration.rateLimitRPS = 0
             configuration.refreshReuseGrace = reuseGrace
-            return GatewayServer(configuration: configuration, logger: logger.named("gateway"), onListening: signal)
+            // The management port listens first.
+            return GatewayServer(configuration: configuration, logger: logger.named("gateway"), onListening: signal,
+                                 onManagementListening: { managementPort.port.store($0, ordering: .releasing) })
         }
-        let stack = RunningStack(gatewayURL: "http://127.0.0.1:\(gatewayPort)", devIDPURL: "http://127.0.0.1:\(idpPort)",
+        let stack = RunningStack(gatewayURL: "http://127.0.0.1:\(gatewayPort)",
+                                 managementURL: "http://127.0.0.1:\(managementPort.port.load(ordering: .acquiring))", devIDPURL: "http://127.0.0.1:\(idpPort)",
                                  idp: idp, databaseURL: databaseURL, issuer: issuerService, issuerConfiguration: issuer)
         try await stack.waitUntilReady()
         return stack
@@ -183,4 +189,9 @@ public actor TestStack {
 public struct TestStackError: Error, CustomStringConvertible {
     public let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// A port told by one callback and read after another.
+private final class PortBox: Sendable {
+    let port = Atomic<Int>(0)
 }

@@ -1,17 +1,17 @@
 import Contracts
 import Foundation
 import HTTPServer
+import Management
 
 extension APIHandler {
     static let operationRoutes: [Route] = [
         route("GET", "/.well-known/jwks.json") { handler, _, _ throws(ServiceFailure) in try await handler.jwks() },
         route("GET", "/healthz") { _, _, _ in .json(["status": "ok"], status: 200) },
-        route("GET", "/readyz") { handler, _, _ in await handler.readiness() },
+        route("GET", "/readyz") { handler, request, _ in
+            request.query["services"] == "all" ? await handler.servicesReadiness() : ManagementServer.readinessResponse(handler.readiness)
+        },
         route("GET", "/openapi.yaml") { _, _, _ in
             HTTPResponse(status: 200, headers: [("Content-Type", "application/yaml")], body: openAPIDocument)
-        },
-        route("GET", "/metrics") { handler, _, _ in
-            HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(handler.metrics.render().utf8))
         },
     ]
 
@@ -28,8 +28,10 @@ extension APIHandler {
         return .json(set, status: 200, headers: [("Cache-Control", "public, max-age=300")])
     }
 
-    /// 200 when NATS is connected and every service answers a ping, else 503 naming what is missing.
-    func readiness() async -> HTTPResponse {
+    /// `/readyz?services=all`, for scripts and smoke tests that want the whole stack up, never for a load
+    /// balancer's probe: 200 when this gateway is ready and every service answers a ping, else 503 naming
+    /// what is missing.
+    func servicesReadiness() async -> HTTPResponse {
         guard let client, client.connection.isConnected else {
             return .json(["status": "unavailable", "nats": "disconnected"], status: 503, headers: [("Retry-After", "1")])
         }
@@ -47,7 +49,7 @@ extension APIHandler {
             }
             return answers
         }
-        let ready = answers.values.allSatisfy { $0 == "ok" || $0 == "connected" }
+        let ready = readiness.report.ready && answers.values.allSatisfy { $0 == "ok" || $0 == "connected" }
         var body = answers
         body["status"] = ready ? "ready" : "unavailable"
         return .json(body, status: ready ? 200 : 503, headers: ready ? [] : [("Retry-After", "1")])

@@ -14,6 +14,8 @@ final class APIHandler: Sendable {
     let logger: Logger
     let accessTokens: AccessTokenVerifier
     let metrics: MetricsRegistry
+    /// Whether this gateway can serve (`/readyz`): NATS connected, key set and ended sessions loaded.
+    let readiness = Readiness()
     private let rateLimiter: RateLimiter?
     private let clientBox = Mutex<ServiceClient?>(nil)
 

@@ -217,6 +217,28 @@ final class AccessTokenVerifier: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// True once the issuer's keys were fetched and the ended sessions read: this gateway can check tokens.
+    var isLoaded: Bool {
+        keys.withLock { $0 != nil } && catchUp.withLock { $0.done }
+    }
+
+    /// Fetches the issuer's keys, every second until it answers or the task is cancelled, so that the
+    /// gateway is ready before the first Bearer request rather than at it.
+    func preloadKeys(client: ServiceClient, timeout: Duration) async {
+        var warned = false
+        while !Task.isCancelled, keys.withLock({ $0 == nil }) {
+            do {
+                _ = try await keySet(for: nil, client: client, timeout: timeout)
+            } catch {
+                if !warned {
+                    logger.warning("cannot fetch the issuer's keys yet; retrying", ["error": error.description])
+                    warned = true
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
     /// The issuer's public keys as last fetched, for `/.well-known/jwks.json`.
     func publishedKeys(client: ServiceClient?, timeout: Duration) async throws(ServiceFailure) -> JWKSet {
         guard let client else { throw ServiceFailure.unavailable }

@@ -1,4 +1,5 @@
 import HTTPServer
+import Management
 import Runtime
 
 extension GatewayConfiguration {
@@ -8,6 +9,7 @@ extension GatewayConfiguration {
         host = environment.string("GATEWAY_HOST", default: host)
         port = try environment.int("GATEWAY_PORT", default: port, in: 0...65_535)
         natsURL = try environment.url("NATS_URL", default: natsURL, schemes: ["nats", "tls"])
+        management = try environment.management(defaultPort: 9090)
         tokenIssuer = environment.string("TOKEN_ISSUER", default: tokenIssuer)
         tokenAudience = environment.string("TOKEN_AUDIENCE", default: tokenAudience)
         clockSkew = try environment.seconds("CLOCK_SKEW", default: 60, in: 0...600)

@@ -1,4 +1,5 @@
 import HTTPServer
+import Management
 
 /// The gateway's settings.
 public struct GatewayConfiguration: Sendable {
@@ -34,6 +35,10 @@ public struct GatewayConfiguration: Sendable {
     /// Proxies whose `X-Forwarded-For` names the client (`TRUSTED_PROXIES`, comma-separated CIDR
     /// blocks such as `10.0.0.0/8`). Default none: the client is the connection's peer.
     public var trustedProxies: [AddressRange] = []
+
+    /// The management port (`MANAGEMENT_PORT`, default 9090 from the environment; `MANAGEMENT_HOST`):
+    /// `/metrics`, `/healthz`, `/readyz`. Off in a configuration built in code.
+    public var management = ManagementConfiguration()
 
     /// The defaults.
     public init() {}

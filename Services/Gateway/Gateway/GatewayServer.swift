@@ -1,5 +1,6 @@
 import HTTPServer
 import Logging
+import Management
 import Messaging
 import Metrics
 import NATS
@@ -8,22 +9,33 @@ import Runtime
 /// The gateway process: the HTTP API on libmicrohttpd, fanning requests out over NATS.
 ///
 /// HTTP starts at once (so `/healthz` answers); NATS connects in the background, and until it
-/// does, requests that need a service get 503.
+/// does, requests that need a service get 503. It stops in the reverse order: it stops accepting,
+/// answers what is in flight, and only then drains NATS.
 public struct GatewayServer: Service {
     private let configuration: GatewayConfiguration
     private let logger: Logger
     private let onListening: @Sendable (Int) -> Void
+    private let onManagementListening: @Sendable (Int) -> Void
 
-    /// Creates the gateway; `onListening` is told the bound port (useful with port 0).
-    public init(configuration: GatewayConfiguration, logger: Logger, onListening: @escaping @Sendable (Int) -> Void = { _ in }) {
+    /// Creates the gateway; `onListening` is told the bound API port, `onManagementListening` the management
+    /// port (useful with port 0). The management port starts first.
+    public init(configuration: GatewayConfiguration, logger: Logger, onListening: @escaping @Sendable (Int) -> Void = { _ in },
+                onManagementListening: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.configuration = configuration
         self.logger = logger
         self.onListening = onListening
+        self.onManagementListening = onManagementListening
     }
 
     public func run() async throws {
         let metrics = MetricsRegistry()
         let handler = APIHandler(configuration: configuration, logger: logger, metrics: metrics)
+        let management = ManagementServer(configuration: configuration.management, metrics: metrics,
+                                          readiness: handler.readiness, logger: logger)
+        try await management.serving(onListening: onManagementListening) { try await serve(handler, metrics: metrics) }
+    }
+
+    private func serve(_ handler: APIHandler, metrics: MetricsRegistry) async throws {
         var http = HTTPServer.Configuration()
         http.host = configuration.host
         http.port = configuration.port
@@ -42,17 +54,23 @@ public struct GatewayServer: Service {
 
         let configuration = self.configuration
         let logger = self.logger
+        handler.readiness.require("nats") { handler.client?.connection.isConnected ?? false }
+        handler.readiness.require("access-token keys and ended sessions") { handler.accessTokens.isLoaded }
+        handler.readiness.started()
         let connector = ClosureService {
             let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, name: "gateway", logger: logger)
-            handler.client = ServiceClient(connection: nats, logger: logger, metrics: metrics)
+            let client = ServiceClient(connection: nats, logger: logger, metrics: metrics)
+            handler.client = client
             logger.info("gateway connected to NATS")
             let following = Task { await handler.accessTokens.followEndedSessions(nats) }
+            await handler.accessTokens.preloadKeys(client: client, timeout: configuration.serviceTimeout)
             await Task.sleepUntilCancelled()
             following.cancel()
             await following.value
             handler.client = nil
             await nats.drainAndClose()
         }
-        try await ServiceGroup(services: [ClosureService { try await server.run() }, connector], logger: logger).run()
+        // Stopped last started first: HTTP drains (no new connections, in-flight requests answered) before NATS closes.
+        try await ServiceGroup(services: [connector, ClosureService { try await server.run() }], logger: logger).run()
     }
 }

@@ -1,6 +1,8 @@
 import Contracts
 import Logging
+import Management
 import Messaging
+import Metrics
 import NATS
 import Persistence
 import Postgres
@@ -18,6 +20,13 @@ public struct MemberServer: Service {
     }
 
     public func run() async throws {
+        let readiness = Readiness()
+        let management = ManagementServer(configuration: configuration.management, metrics: MetricsRegistry(),
+                                          readiness: readiness, logger: logger)
+        try await management.serving { try await serve(readiness) }
+    }
+
+    private func serve(_ readiness: Readiness) async throws {
         let database = try await PostgresClient.migrated(
             url: configuration.databaseURL, poolSize: configuration.databasePoolSize, applicationName: "member-service",
             schema: MemberMigrations.schema, migrations: MemberMigrations.all, logger: logger)
@@ -27,7 +36,7 @@ public struct MemberServer: Service {
         let wakeup = Wakeup()
         let store = MemberStore(database: database, outbox: wakeup)
         let relay = OutboxRelay(database: database, publisher: EventPublisher(connection: nats, logger: logger),
-                                wakeup: wakeup, pollInterval: configuration.outboxPollInterval, logger: logger.named("outbox"))
+                                wakeup: wakeup, streamSettings: configuration.events, pollInterval: configuration.outboxPollInterval, logger: logger.named("outbox"))
         let queue = QueueGroups.memberService
         let services: [any Service] = [
             relay,
@@ -67,6 +76,8 @@ public struct MemberServer: Service {
                 return outcome
             },
         ]
+        readiness.require(nats: nats, endpoints: services)
+        readiness.started()
         logger.info("member-service ready")
         let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.memberService,
                                          description: "Members and their linked provider identities", services: services, logger: logger)

@@ -1,14 +1,17 @@
+import Management
+import Messaging
 import Persistence
 import Runtime
 
 extension MemberServiceConfiguration {
-    /// Reads `NATS_URL`, `DATABASE_URL`, `DATABASE_POOL_SIZE` and `OUTBOX_POLL_INTERVAL` (seconds);
-    /// throws naming the variable at fault.
+    /// Reads the member-service's variables (docs/configuration.md); throws naming the variable at fault.
     public init(environment: EnvironmentReader) throws(ConfigurationError) {
         self.init()
         natsURL = try environment.url("NATS_URL", default: natsURL, schemes: ["nats", "tls"])
         databaseURL = try environment.databaseURL(default: databaseURL)
         databasePoolSize = try environment.int("DATABASE_POOL_SIZE", default: databasePoolSize, in: 1...256)
         outboxPollInterval = try environment.seconds("OUTBOX_POLL_INTERVAL", default: 1, in: 1...60)
+        management = try environment.management(defaultPort: nil)
+        events = try environment.eventStream()
     }
 }

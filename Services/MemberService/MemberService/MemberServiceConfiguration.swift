@@ -1,3 +1,6 @@
+import Management
+import Messaging
+
 /// The member-service's settings.
 public struct MemberServiceConfiguration: Sendable {
     /// NATS server URL(s). Default `nats://127.0.0.1:4222`.
@@ -9,6 +12,11 @@ public struct MemberServiceConfiguration: Sendable {
     /// How often the outbox is checked for events a failed publish or a dead replica left behind
     /// (new events are published at once). Default 1 s.
     public var outboxPollInterval: Duration = .seconds(1)
+
+    /// The management port (`MANAGEMENT_PORT`, `MANAGEMENT_HOST`): `/metrics`, `/healthz`, `/readyz`. Default off.
+    public var management = ManagementConfiguration()
+    /// The limits the events stream is created with (`EVENTS_MAX_AGE`, `EVENTS_REPLICAS`).
+    public var events = EventStreamSettings()
 
     /// The defaults.
     public init() {}

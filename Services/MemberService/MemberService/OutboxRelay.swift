@@ -19,6 +19,7 @@ struct OutboxRelay: Service {
     let database: PostgresClient
     let publisher: EventPublisher
     let wakeup: Wakeup
+    let streamSettings: EventStreamSettings
     let pollInterval: Duration
     let logger: Logger
 
@@ -43,7 +44,7 @@ struct OutboxRelay: Service {
         var warned = false
         while !Task.isCancelled {
             do {
-                try await publisher.ensureStream()
+                try await publisher.ensureStream(streamSettings)
                 return
             } catch {
                 if !warned {

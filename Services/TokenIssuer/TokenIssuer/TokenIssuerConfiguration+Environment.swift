@@ -1,3 +1,5 @@
+import Management
+import Messaging
 import Persistence
 import Runtime
 
@@ -19,6 +21,8 @@ extension TokenIssuerConfiguration {
             throw ConfigurationError(variable: "SIGNING_KEY_ROTATION", problem: "must be longer than SIGNING_KEY_PUBLISH_LEAD")
         }
         outboxPollInterval = try environment.seconds("OUTBOX_POLL_INTERVAL", default: 1, in: 1...60)
+        management = try environment.management(defaultPort: nil)
+        events = try environment.eventStream()
         if let paths = environment.list("SIGNING_KEY_FILE") {
             if environment.optional("SIGNING_KEY_ROTATION") != nil {
                 throw ConfigurationError(variable: "SIGNING_KEY_ROTATION",

@@ -1,3 +1,5 @@
+import Management
+import Messaging
 /// The token-issuer's settings.
 public struct TokenIssuerConfiguration: Sendable {
     /// NATS server URL(s). Default `nats://127.0.0.1:4222`.
@@ -36,6 +38,11 @@ public struct TokenIssuerConfiguration: Sendable {
     /// Whether this replica consumes `member.deleted` and `identity.unlinked` to end sessions. Default true;
     /// false makes a replica that only answers requests (tests use one as a stand-in while the others are down).
     public var consumesEvents: Bool = true
+
+    /// The management port (`MANAGEMENT_PORT`, `MANAGEMENT_HOST`): `/metrics`, `/healthz`, `/readyz`. Default off.
+    public var management = ManagementConfiguration()
+    /// The limits the events stream is created with (`EVENTS_MAX_AGE`, `EVENTS_REPLICAS`).
+    public var events = EventStreamSettings()
 
     /// The defaults.
     public init() {}

@@ -3,7 +3,9 @@ import Crypto
 import Foundation
 import JOSE
 import Logging
+import Management
 import Messaging
+import Metrics
 import NATS
 import Persistence
 import Postgres
@@ -26,6 +28,13 @@ public struct TokenIssuerServer: Service {
     }
 
     public func run() async throws {
+        let readiness = Readiness()
+        let management = ManagementServer(configuration: configuration.management, metrics: MetricsRegistry(),
+                                          readiness: readiness, logger: logger)
+        try await management.serving { try await serve(readiness) }
+    }
+
+    private func serve(_ readiness: Readiness) async throws {
         let database = try await PostgresClient.migrated(
             url: configuration.databaseURL, poolSize: configuration.databasePoolSize, applicationName: "token-issuer",
             schema: IssuerMigrations.schema, migrations: IssuerMigrations.all, logger: logger)
@@ -41,7 +50,7 @@ public struct TokenIssuerServer: Service {
 
         let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, name: "token-issuer", logger: logger)
         let publisher = EventPublisher(connection: nats, logger: logger)
-        try await publisher.ensureStream()
+        try await publisher.ensureStream(configuration.events)
         if recordedKey { try? nats.publish(SigningKeyNotices.changed, []) }
         let relay = OutboxRelay(database: database, publisher: publisher, accessTokenTTL: configuration.accessTokenTTL,
                                 pollInterval: configuration.outboxPollInterval, logger: logger.named("outbox"))
@@ -54,6 +63,8 @@ public struct TokenIssuerServer: Service {
         if configuration.consumesEvents {
             services.append(SessionEventsConsumer(connection: nats, store: store, relay: relay, logger: logger.named("events")))
         }
+        readiness.require(nats: nats, endpoints: services)
+        readiness.started()
         logger.info("token-issuer ready")
         let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.tokenIssuer,
                                          description: "Access and refresh tokens, sessions, signing keys", services: services, logger: logger)

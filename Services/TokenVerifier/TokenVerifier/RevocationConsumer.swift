@@ -14,6 +14,7 @@ struct RevocationConsumer: Service {
 
     let connection: NATSConnection
     let revoker: GrantRevoker
+    let streamSettings: EventStreamSettings
     let logger: Logger
     var maxConcurrent = 16
 
@@ -23,7 +24,7 @@ struct RevocationConsumer: Service {
         var warned = false
         while !Task.isCancelled {
             do {
-                try await EventPublisher(connection: connection, logger: logger).ensureStream()
+                try await EventPublisher(connection: connection, logger: logger).ensureStream(streamSettings)
                 let consumer = try connection.jetStream.consume(stream: Events.stream, durable: Self.durableName,
                                                                 filterSubject: Events.memberDeleted.subject,
                                                                 ackWait: .seconds(60))

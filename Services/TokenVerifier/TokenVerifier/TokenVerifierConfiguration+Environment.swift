@@ -1,6 +1,8 @@
 import Contracts
 import Crypto
 import JOSE
+import Management
+import Messaging
 import Runtime
 
 extension TokenVerifierConfiguration {
@@ -11,6 +13,8 @@ extension TokenVerifierConfiguration {
         natsURL = try environment.url("NATS_URL", default: natsURL, schemes: ["nats", "tls"])
         clockSkew = try environment.seconds("CLOCK_SKEW", default: 60, in: 0...600)
         providerTimeout = try environment.seconds("PROVIDER_TIMEOUT", default: 3, in: 1...60)
+        management = try environment.management(defaultPort: nil)
+        events = try environment.eventStream()
 
         // Google names its issuer variable in the plural (it has two issuers); Apple and Kakao have one,
         // though each variable takes a comma-separated list.
@@ -52,12 +56,12 @@ extension TokenVerifierConfiguration {
 
         try readNaver(environment)
         try readApple(environment)
-        if let encoded = environment.optional("PROVIDER_TOKEN_KEY") {
+        if let (encoded, variable) = try environment.secret("PROVIDER_TOKEN_KEY") {
             // Base64 (`openssl rand -base64 32`) or base64url, padded or not: one alphabet, then decode.
             var urlAlphabet = String(encoded.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
             while urlAlphabet.hasSuffix("=") { urlAlphabet.removeLast() }
             guard let key = Base64URL.decode(urlAlphabet), key.count == AESGCM.keyLength else {
-                throw ConfigurationError(variable: "PROVIDER_TOKEN_KEY",
+                throw ConfigurationError(variable: variable,
                                          problem: "must be the base64 or base64url of 32 random bytes (openssl rand -base64 32)")
             }
             providerTokenKey = key

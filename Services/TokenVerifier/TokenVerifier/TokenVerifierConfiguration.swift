@@ -1,3 +1,5 @@
+import Management
+import Messaging
 import Contracts
 
 /// The token-verifier's settings.
@@ -21,5 +23,10 @@ public struct TokenVerifierConfiguration: Sendable {
     public var providerTimeout: Duration = .seconds(3)
 
     /// The defaults: no provider enabled.
+    /// The management port (`MANAGEMENT_PORT`, `MANAGEMENT_HOST`): `/metrics`, `/healthz`, `/readyz`. Default off.
+    public var management = ManagementConfiguration()
+    /// The limits the events stream is created with (`EVENTS_MAX_AGE`, `EVENTS_REPLICAS`).
+    public var events = EventStreamSettings()
+
     public init() {}
 }

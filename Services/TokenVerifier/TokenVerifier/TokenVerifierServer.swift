@@ -1,7 +1,9 @@
 import Contracts
 import HTTPClient
 import Logging
+import Management
 import Messaging
+import Metrics
 import NATS
 import Runtime
 
@@ -18,6 +20,13 @@ public struct TokenVerifierServer: Service {
     }
 
     public func run() async throws {
+        let readiness = Readiness()
+        let management = ManagementServer(configuration: configuration.management, metrics: MetricsRegistry(),
+                                          readiness: readiness, logger: logger)
+        try await management.serving { try await serve(readiness) }
+    }
+
+    private func serve(_ readiness: Readiness) async throws {
         let client = HTTPClient(logger: logger.named("http-client"))
         defer { client.shutdown() }
         let sealer = configuration.providerTokenKey.map { CredentialSealer(key: $0) }
@@ -68,9 +77,11 @@ public struct TokenVerifierServer: Service {
         let revocations = RevocationConsumer(
             connection: nats,
             revoker: GrantRevoker(sealer: sealer, apple: appleTokens, naver: naver, logger: logger.named("revocation")),
-            logger: logger.named("revocation"))
-        logger.info("token-verifier ready")
+            streamSettings: configuration.events, logger: logger.named("revocation"))
         let ping = Responder.ping(connection: nats, queueGroup: QueueGroups.tokenVerifier, logger: logger)
+        readiness.require(nats: nats, endpoints: [ping, verify, notifications])
+        readiness.started()
+        logger.info("token-verifier ready")
         let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.tokenVerifier,
                                          description: "Proves provider tokens", services: [ping, verify, notifications], logger: logger)
         try await ServiceGroup(services: [ping, verify, notifications, revocations, discovery], logger: logger).run()

@@ -1,0 +1,45 @@
+import Foundation
+
+extension EnvironmentReader {
+    /// The largest secret file read: secrets are keys and passwords, never more.
+    static let maxSecretFileSize = 64 * 1024
+
+    /// The contents of the file that `name` points at (a mounted secret), trailing whitespace and newlines
+    /// removed; nil when `name` is unset. Errors name the variable and never include the contents.
+    public func secretFile(_ name: String) throws(ConfigurationError) -> String? {
+        guard let path = optional(name) else { return nil }
+        let url = URL(fileURLWithPath: path)
+        let data: Data
+        do {
+            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+            guard size <= Self.maxSecretFileSize else {
+                throw ConfigurationError(variable: name, problem: "'\(path)' is larger than \(Self.maxSecretFileSize) bytes")
+            }
+            data = try Data(contentsOf: url)
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError(variable: name, problem: "cannot read '\(path)': \((error as NSError).localizedDescription)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(variable: name, problem: "'\(path)' is not UTF-8 text")
+        }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw ConfigurationError(variable: name, problem: "'\(path)' is empty") }
+        return trimmed
+    }
+
+    /// A secret given either inline (`name`) or as a file (`name_FILE`, as Docker and Kubernetes secrets
+    /// mount them); nil when neither is set. Both set is an error: which one wins would be a guess.
+    public func secret(_ name: String) throws(ConfigurationError) -> (value: String, variable: String)? {
+        let fileVariable = name + "_FILE"
+        let inline = optional(name)
+        let file = try secretFile(fileVariable)
+        switch (inline, file) {
+        case (nil, nil): return nil
+        case (let value?, nil): return (value, name)
+        case (nil, let value?): return (value, fileVariable)
+        case (_?, _?): throw ConfigurationError(variable: fileVariable, problem: "is set together with \(name): set one of them")
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Contracts
+import Foundation
+import JOSE
+import Logging
+import Messaging
+import NATS
+import Testing
+import TestSupport
+
+/// The gateway's `/readyz` answers for this gateway alone: a sick downstream service must not take
+/// every gateway out of its load balancer.
+@Suite("Gateway readiness")
+struct GatewayReadinessTests {
+    @Test("ready once it has the issuer's keys and the ended sessions, whether or not the verifier answers; ?services=all tells the rest")
+    func ownReadiness() async throws {
+        // No JetStream: no session can have ended, so only the keys are awaited.
+        let nats = try await TestNATSServer.start()
+        defer { nats.stop() }
+        let gateway = try await StandaloneGateway.start(natsURL: nats.url)
+        defer { Task { await gateway.stop() } }
+        try await gateway.waitUntilConnected()
+
+        // Connected, but no issuer has answered for its keys yet.
+        let before = try await RunningStack.send("GET", gateway.managementURL + "/readyz")
+        #expect(before.status == 503)
+        #expect(before.text.contains("access-token keys"), "\(before.text)")
+        #expect(try await RunningStack.send("GET", gateway.managementURL + "/healthz").status == 200)
+
+        // An issuer answers for its keys; no verifier or member-service exists.
+        let connection = try await NATSConnection.connect(.init(url: nats.url, name: "keys-only-issuer"), logger: Logger(label: "test", level: .error))
+        let keys = Responder(connection: connection, endpoint: Endpoints.accessTokenKeys, queue: QueueGroups.tokenIssuer,
+                             logger: Logger(label: "test", level: .error)) { _ in
+            AccessTokenKeys(jwks: JWKSet(keys: []), issuer: TestStack.tokenIssuer, audience: TestStack.tokenAudience)
+        }
+        let serving = Task { try await keys.run() }
+        defer {
+            serving.cancel()
+            Task { await connection.drainAndClose() }
+        }
+        let ready = await eventually(timeout: .seconds(10)) {
+            (try? await RunningStack.send("GET", gateway.managementURL + "/readyz"))?.status == 200
+        }
+        #expect(ready)
+        #expect(try await RunningStack.send("GET", gateway.url + "/readyz").status == 200)
+        let everything = try await RunningStack.send("GET", gateway.url + "/readyz?services=all")
+        #expect(everything.status == 503)
+        #expect(everything.text.contains("\"token-verifier\":\"unavailable\""), "\(everything.text)")
+    }
+}
