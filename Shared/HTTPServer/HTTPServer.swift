@@ -195,7 +195,13 @@ public final class HTTPServer: Sendable {
             // This task is cancelled, so its own sleep would return at once: sleep in a detached task instead.
             await Task.detached { try? await Task.sleep(for: .milliseconds(10)) }.value
         }
-        logger.warning("HTTP server stopping with handlers still running",
-                       ["http.handlers": String(state.withLock { $0.suspended.count })])
+        let running = state.withLock { $0.suspended.count }
+        let open = daemon.map { cmhd_daemon_connections($0.pointer) } ?? 0
+        // Idle keep-alive connections past the grace period are closed, as HTTP allows; a running handler is aborted.
+        if running > 0 {
+            logger.warning("HTTP server stopping with handlers still running", ["http.handlers": String(running)])
+        } else {
+            logger.info("HTTP server closing idle connections", ["http.connections": String(open)])
+        }
     }
 }

@@ -155,6 +155,47 @@ struct StopTests {
     }
 }
 
+@Suite("Draining a cancelled server")
+struct DrainTests {
+    @Test("once cancelled it takes no new connection, tells a kept-alive client to close after its next answer, and stops when none is left")
+    func keepAliveClientIsToldToClose() async throws {
+        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+        configuration.shutdownGracePeriod = .seconds(10)
+        let draining = HTTPServer(configuration: configuration, logger: Logger(label: "drain-test", level: .error)) { _ in
+            HTTPResponse(status: 200, body: Array("ok".utf8))
+        }
+        try draining.start()
+        let port = draining.port
+        let connection = try await onThread { RawHTTPConnectionBox(try RawHTTPConnection(port: port)) }
+        let before = try await onThread { () -> RawHTTPConnection.Response in
+            try connection.value.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+            return try connection.value.readResponse()
+        }
+        #expect(before.status == 200)
+        #expect(!before.headers.contains { $0.0.lowercased() == "connection" && $0.1.lowercased() == "close" })
+
+        let started = ContinuousClock.now
+        let task = Task { try await draining.run() }
+        task.cancel()
+        // The listener leaves at once; the open connection is still served, and told to close.
+        var refused = false
+        for _ in 0..<100 where !refused {
+            refused = try await onThread { (try? RawHTTPConnection(port: port)) == nil }
+            if !refused { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(refused, "a new connection was accepted while draining")
+        let during = try await onThread { () -> RawHTTPConnection.Response in
+            try connection.value.send("GET /b HTTP/1.1\r\nHost: x\r\n\r\n")
+            return try connection.value.readResponse()
+        }
+        #expect(during.status == 200)
+        #expect(during.headers.contains { $0.0.lowercased() == "connection" && $0.1.lowercased() == "close" }, "\(during.headers)")
+        // With its last connection closed, it stops well before the 10 s grace period.
+        try await task.value
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+}
+
 /// Carries a connection from one `onThread` call to the next; only one thread uses it at a time.
 final class RawHTTPConnectionBox: @unchecked Sendable {
     let value: RawHTTPConnection
