@@ -48,6 +48,31 @@ struct ComposeFileTests {
         }
     }
 
+    @Test("each secret file is mounted only into the services that use it")
+    func secretsReachTheirConsumersOnly() async throws {
+        let file = try await compose()
+        let declared = Set(file["secrets"].map { value -> [String] in
+            if case .object(let members) = value { Array(members.keys) } else { [] }
+        } ?? [])
+        let consumers: [String: Set<String>] = [
+            "signing-key": ["token-issuer"],
+            "apple-private-key": ["token-verifier"],
+            "provider-token-key": ["token-verifier"],
+            "apple-public-key": ["dev-idp"],
+            "database-password": ["postgres", "member-service", "token-issuer"],
+        ]
+        #expect(declared == Set(consumers.keys), "\(declared)")
+        let services = try #require(file["services"])
+        var mounted: [String: Set<String>] = [:]
+        for name in Self.services + ["postgres", "nats", "dev-idp"] {
+            for entry in services.at("\(name).secrets")?.elements ?? [] {
+                let source = entry.stringValue ?? entry["source"]?.stringValue ?? "?"
+                mounted[source, default: []].insert(name)
+            }
+        }
+        #expect(mounted == consumers)
+    }
+
     @Test("configuration passes through with the code's defaults; PROVIDER_TOKEN_KEY to token-verifier only")
     func configuration() async throws {
         let services = try #require(try await compose()["services"])
@@ -60,7 +85,11 @@ struct ComposeFileTests {
             ("token-issuer", "ACCESS_TOKEN_TTL", "${ACCESS_TOKEN_TTL:-900}"),
             ("token-issuer", "REFRESH_TOKEN_TTL", "${REFRESH_TOKEN_TTL:-2592000}"),
             ("token-issuer", "REFRESH_REUSE_GRACE", "${REFRESH_REUSE_GRACE:-10}"),
-            ("member-service", "DATABASE_URL", "${DATABASE_URL:-postgres://auth:auth@postgres:5432/auth}"),
+            // The password comes from the database-password secret, not from the URL.
+            ("member-service", "DATABASE_URL", "${DATABASE_URL:-postgres://auth@postgres:5432/auth}"),
+            ("member-service", "DATABASE_PASSWORD_FILE", "${DATABASE_PASSWORD_FILE:-/run/secrets/database-password}"),
+            ("token-issuer", "SIGNING_KEY_FILE", "${SIGNING_KEY_FILE:-/run/secrets/signing-key.pem}"),
+            ("token-verifier", "PROVIDER_TOKEN_KEY_FILE", "${PROVIDER_TOKEN_KEY_FILE:-/run/secrets/provider-token-key}"),
             ("member-service", "NATS_URL", "${NATS_URL:-nats://nats:4222}"),
         ]
         for (service, variable, value) in expected {
