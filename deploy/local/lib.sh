@@ -198,3 +198,95 @@ stop_nats() {
   rm -f "$dir/nats.pid"
   return 0
 }
+
+# The local stack's replicas (deploy/local/up). Each one's files are in RUN/pids:
+# NAME-INDEX.pid (its process), NAME-INDEX.port (its management port, for the four services) and
+# NAME-INDEX.env (the environment it was started with, NUL-separated, readable by its owner only),
+# so that a restart starts it again with the same settings; RUN/bin names the folder of the
+# executables. Its output is appended to RUN/logs/NAME-INDEX.log.
+
+# management_port NAME INDEX: the management port (/healthz, /readyz, /metrics) of replica INDEX
+# (1-99) of NAME on the local stack: its service's hundred plus the index, i.e. gateway 9101-9199,
+# token-verifier 9201-9299, member-service 9301-9399, token-issuer 9501-9599 (9400 is dev-idp's).
+# Fails for dev-idp, which has none.
+management_port() {
+  local base
+  case $1 in
+    gateway) base=9100 ;;
+    token-verifier) base=9200 ;;
+    member-service) base=9300 ;;
+    token-issuer) base=9500 ;;
+    *) return 1 ;;
+  esac
+  echo $((base + $2))
+}
+
+# record_replica RUN NAME INDEX: records this shell's environment, with the replica's
+# MANAGEMENT_PORT, as the settings of replica INDEX of NAME.
+record_replica() {
+  local run=$1 name=$2 index=$3 port
+  if port=$(management_port "$name" "$index"); then
+    echo "$port" >"$run/pids/$name-$index.port"
+    (umask 077 && MANAGEMENT_PORT=$port env -0 >"$run/pids/$name-$index.env")
+  else
+    (umask 077 && env -0 >"$run/pids/$name-$index.env")
+  fi
+}
+
+# start_replica RUN NAME INDEX: starts replica INDEX of NAME, detached (spawn), with exactly the
+# environment record_replica recorded, and records its PID.
+start_replica() {
+  local run=$1 name=$2 index=$3 bin vars
+  bin=$(cat "$run/bin")
+  mapfile -d '' vars <"$run/pids/$name-$index.env"
+  spawn "$run/logs/$name-$index.log" env -i "${vars[@]}" "$bin/$name"
+  echo "$SPAWNED_PID" >"$run/pids/$name-$index.pid"
+}
+
+# alive PID: true while the process runs (a zombie, exited but not yet reaped, is not alive).
+alive() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  [ "${stat%% *}" != Z ]
+}
+
+# wait_ready RUN NAME INDEX [SECONDS]: waits (default 60 s) until the replica's management port
+# answers /readyz with 200. Fails at once, saying so, if the process has exited.
+wait_ready() {
+  local run=$1 name=$2 index=$3 seconds=${4:-60} pid port i
+  pid=$(cat "$run/pids/$name-$index.pid")
+  port=$(cat "$run/pids/$name-$index.port")
+  for ((i = 0; i < seconds * 10; i++)); do
+    if ! alive "$pid"; then
+      log "$name-$index (PID $pid) exited before it was ready; see $run/logs/$name-$index.log"
+      return 1
+    fi
+    curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$port/readyz" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  log "$name-$index is not ready after ${seconds}s (http://127.0.0.1:$port/readyz); see $run/logs/$name-$index.log"
+  curl -sS --max-time 2 "http://127.0.0.1:$port/readyz" >&2 || true
+  return 1
+}
+
+# stop_replica RUN NAME INDEX [SECONDS]: sends the replica SIGTERM and waits (default 30 s) until
+# it has exited; then kills it (SIGKILL) and fails, saying so. Its settings stay recorded.
+stop_replica() {
+  local run=$1 name=$2 index=$3 seconds=${4:-30} pid i
+  pid=$(cat "$run/pids/$name-$index.pid")
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for ((i = 0; i < seconds * 10; i++)); do
+    alive "$pid" || return 0
+    sleep 0.1
+  done
+  log "$name-$index (PID $pid) did not exit within ${seconds}s of SIGTERM; killed"
+  kill -KILL "$pid" 2>/dev/null
+  return 1
+}
+
+# restart_replica RUN NAME INDEX: stops the replica (SIGTERM, waits until it has exited), starts
+# it anew with the same settings, and waits until its /readyz answers 200.
+restart_replica() {
+  stop_replica "$1" "$2" "$3" && start_replica "$1" "$2" "$3" && wait_ready "$1" "$2" "$3"
+}
