@@ -21,21 +21,38 @@ stop = threading.Event()
 
 
 class Client:
-    """One keep-alive connection, reopened on the next request after a failure. A request whose
-    connection fails is not sent again: it counts as failed (status 0)."""
+    """One keep-alive connection, reopened on the next request after a failure, or after an answer
+    that closes it (`Connection: close`, as a stopping gateway answers). A request whose
+    connection fails is not sent again: it counts as failed (status 0), and `error` says how it
+    failed and whether on a fresh connection or one that had already served requests."""
 
     def __init__(self, url):
         self.url, self.conn = url, None
+        self.served = 0       # answers read on the current connection
+        self.error = None     # how the last request failed, or None
+        self.closed = False   # whether the last answer closed its connection
 
     def request(self, method, path, body=None, headers=None):
+        self.error, self.closed, reused = None, False, False
         try:
             if self.conn is None:
                 self.conn = http.client.HTTPConnection(self.url.hostname, self.url.port, timeout=30)
+                self.served = 0
+            reused = self.served > 0
             data = json.dumps(body).encode() if body is not None else None
             self.conn.request(method, path, body=data, headers={"Content-Type": "application/json", **(headers or {})})
             response = self.conn.getresponse()
-            return response.status, response.read()
-        except (OSError, http.client.HTTPException):
+            answer = response.read()
+            self.served += 1
+            if response.will_close:
+                self.closed = True
+                self.conn.close()
+                self.conn = None
+            return response.status, answer
+        except (OSError, http.client.HTTPException) as error:
+            self.error = f"{type(error).__name__} on a {'reused' if reused else 'new'} connection"
+            if self.conn is not None:
+                self.conn.close()
             self.conn = None
             return 0, b""
 
