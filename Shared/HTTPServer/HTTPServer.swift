@@ -168,14 +168,22 @@ public final class HTTPServer: Sendable {
         logger.info("HTTP server stopped", ["http.port": String(port)])
     }
 
+    /// The connections open now; 0 once the daemon is stopped (never asked of a freed daemon).
+    private func openConnections() -> UInt32 {
+        state.withLock { state in
+            guard case .running(let daemon) = state.phase else { return 0 }
+            return cmhd_daemon_connections(daemon.pointer)
+        }
+    }
+
     /// Stops accepting new connections, answers every request still to come on the open ones with
     /// `Connection: close`, and waits (without blocking a thread) until no connection is left, or until the
     /// grace period is over. A keep-alive client is so told to reconnect, to another replica, after its
     /// answer, instead of finding its connection closed under a request.
     private func drain() async {
         draining.store(true, ordering: .releasing)
-        let daemon = state.withLock { state -> DaemonHandle? in
-            guard case .running(let daemon) = state.phase, state.quiescedSocket == nil else { return nil }
+        state.withLock { state in
+            guard case .running(let daemon) = state.phase, state.quiescedSocket == nil else { return }
             let socket = MHD_quiesce_daemon(daemon.pointer)
             if socket >= 0 {
                 state.quiescedSocket = socket
@@ -184,19 +192,17 @@ public final class HTTPServer: Sendable {
                 // until MHD_stop_daemon, as MHD requires.
                 shutdown(socket, Int32(SHUT_RDWR))
             }
-            return daemon
         }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: configuration.shutdownGracePeriod)
         while clock.now < deadline {
             let running = state.withLock { $0.suspended.count }
-            let open = daemon.map { cmhd_daemon_connections($0.pointer) } ?? 0
-            if running == 0, open == 0 { return }
+            if running == 0, openConnections() == 0 { return }
             // This task is cancelled, so its own sleep would return at once: sleep in a detached task instead.
             await Task.detached { try? await Task.sleep(for: .milliseconds(10)) }.value
         }
         let running = state.withLock { $0.suspended.count }
-        let open = daemon.map { cmhd_daemon_connections($0.pointer) } ?? 0
+        let open = openConnections()
         // Idle keep-alive connections past the grace period are closed, as HTTP allows; a running handler is aborted.
         if running > 0 {
             logger.warning("HTTP server stopping with handlers still running", ["http.handlers": String(running)])

@@ -26,7 +26,7 @@ public struct ManagementServer: Sendable {
         var server: HTTPServer?
         if let port = configuration.port {
             let http = HTTPServer.Configuration(host: configuration.host, port: port, maxBodySize: 0, connectionLimit: 64,
-                                                perAddressConnectionLimit: 0, connectionTimeout: .seconds(10), threads: 1,
+                                                perAddressConnectionLimit: 16, connectionTimeout: .seconds(5), threads: 1,
                                                 shutdownGracePeriod: .seconds(1))
             let started = HTTPServer(configuration: http, logger: logger.named("management")) { [metrics, readiness] request in
                 Self.answer(request, metrics: metrics, readiness: readiness)

@@ -14,8 +14,26 @@ public struct EventPublisher: Sendable {
         self.logger = logger
     }
 
+    /// Like ``ensureStream(_:)``, trying again every second while JetStream does not answer (a cluster
+    /// electing its leader, a node of an R3 stream down); returns when done or when the task is cancelled.
+    public func ensureStreamRetrying(_ settings: EventStreamSettings) async {
+        var warned = false
+        while !Task.isCancelled {
+            do {
+                try await ensureStream(settings)
+                return
+            } catch {
+                if !warned {
+                    logger.warning("JetStream not ready, retrying", ["error": String(describing: error)])
+                    warned = true
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
     /// Creates the events stream with `settings` when it is missing (idempotent; replicas may race). An
-    /// existing stream keeps the operator's limits and replicas: what differs is logged, once per start.
+    /// existing stream keeps the operator's limits and replicas: what differs is logged at each call.
     public func ensureStream(_ settings: EventStreamSettings = EventStreamSettings()) async throws {
         let outcome = try await jetStream.ensureStream(name: Events.stream, subjects: Events.subjects,
                                                        maxAge: settings.maxAge, replicas: settings.replicas)

@@ -16,9 +16,13 @@ public struct EventStreamSettings: Sendable, Equatable {
 }
 
 extension EnvironmentReader {
-    /// `EVENTS_MAX_AGE` (seconds, at least one day) and `EVENTS_REPLICAS` (1 to 5).
+    /// The shortest `EVENTS_MAX_AGE`: a gateway reads ended sessions a day plus its clock skew (at most
+    /// 10 minutes) back.
+    public static let minimumEventsMaxAge = 87_000
+
+    /// `EVENTS_MAX_AGE` (seconds, at least ``minimumEventsMaxAge``) and `EVENTS_REPLICAS` (1 to 5).
     public func eventStream() throws(ConfigurationError) -> EventStreamSettings {
-        EventStreamSettings(maxAge: try seconds("EVENTS_MAX_AGE", default: 604_800, in: 86_400...315_360_000),
+        EventStreamSettings(maxAge: try seconds("EVENTS_MAX_AGE", default: 604_800, in: Self.minimumEventsMaxAge...315_360_000),
                             replicas: try int("EVENTS_REPLICAS", default: 1, in: 1...5))
     }
 }

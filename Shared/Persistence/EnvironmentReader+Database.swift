@@ -30,6 +30,10 @@ extension EnvironmentReader {
         guard var components = URLComponents(string: url), components.host != nil else {
             throw ConfigurationError(variable: "DATABASE_URL", problem: "is not a URL that DATABASE_PASSWORD_FILE's password can go into")
         }
+        guard components.password == nil else {
+            throw ConfigurationError(variable: "DATABASE_PASSWORD_FILE",
+                                     problem: "is set while DATABASE_URL holds a password too: leave the password out of the URL")
+        }
         guard components.user?.isEmpty == false else {
             throw ConfigurationError(variable: "DATABASE_URL", problem: "names no user for DATABASE_PASSWORD_FILE's password")
         }

@@ -4,29 +4,31 @@ extension EnvironmentReader {
     /// The largest secret file read: secrets are keys and passwords, never more.
     static let maxSecretFileSize = 64 * 1024
 
-    /// The contents of the file that `name` points at (a mounted secret), trailing whitespace and newlines
-    /// removed; nil when `name` is unset. Errors name the variable and never include the contents.
+    /// The contents of the file that `name` points at (a mounted secret), trailing line ends removed; nil when `name` is unset. Errors name the variable and never include the contents.
     public func secretFile(_ name: String) throws(ConfigurationError) -> String? {
         guard let path = optional(name) else { return nil }
-        let url = URL(fileURLWithPath: path)
+        // Opened through any symbolic link (Kubernetes mounts secrets as links), and read only up to the
+        // limit: the size a link or a FIFO reports says nothing.
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ConfigurationError(variable: name, problem: "cannot read '\(path)'")
+        }
+        defer { try? handle.close() }
         let data: Data
         do {
-            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
-            guard size <= Self.maxSecretFileSize else {
-                throw ConfigurationError(variable: name, problem: "'\(path)' is larger than \(Self.maxSecretFileSize) bytes")
-            }
-            data = try Data(contentsOf: url)
-        } catch let error as ConfigurationError {
-            throw error
+            data = try handle.read(upToCount: Self.maxSecretFileSize + 1) ?? Data()
         } catch {
             throw ConfigurationError(variable: name, problem: "cannot read '\(path)': \((error as NSError).localizedDescription)")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard data.count <= Self.maxSecretFileSize else {
+            throw ConfigurationError(variable: name, problem: "'\(path)' is larger than \(Self.maxSecretFileSize) bytes")
+        }
+        guard var text = String(data: data, encoding: .utf8) else {
             throw ConfigurationError(variable: name, problem: "'\(path)' is not UTF-8 text")
         }
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { throw ConfigurationError(variable: name, problem: "'\(path)' is empty") }
-        return trimmed
+        // Only the line ends an editor or `echo` leaves: a password may begin or end with a space.
+        while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+        guard !text.isEmpty else { throw ConfigurationError(variable: name, problem: "'\(path)' is empty") }
+        return text
     }
 
     /// A secret given either inline (`name`) or as a file (`name_FILE`, as Docker and Kubernetes secrets

@@ -115,16 +115,30 @@ struct ServiceConfigurationTests {
         #expect { try TokenVerifierConfiguration(environment: EnvironmentReader(["PROVIDER_TOKEN_KEY_FILE": badFile.path])) }
             throws: { ($0 as? ConfigurationError).map { $0.variable == "PROVIDER_TOKEN_KEY_FILE" && !$0.description.contains("c2hvcnQ") } ?? false }
 
+        // Through a symbolic link, as Kubernetes mounts secrets; a password keeps its spaces, only the line end goes.
+        let passwordTarget = directory.appendingPathComponent("password-data")
+        try Data(" p@ss:w/rd%1 \n".utf8).write(to: passwordTarget)
         let passwordFile = directory.appendingPathComponent("password")
-        try Data("p@ss:w/rd%1\n".utf8).write(to: passwordFile)
+        try FileManager.default.createSymbolicLink(at: passwordFile, withDestinationURL: passwordTarget)
         let environment = EnvironmentReader(["DATABASE_URL": "postgres://member@db:5432/auth?sslmode=disable",
                                              "DATABASE_PASSWORD_FILE": passwordFile.path])
         let member = try MemberServiceConfiguration(environment: environment)
         let issuer = try TokenIssuerConfiguration(environment: environment)
         for url in [member.databaseURL, issuer.databaseURL] {
             let parsed = try PostgresConfiguration(url: url)
-            #expect(parsed.user == "member" && parsed.password == "p@ss:w/rd%1" && parsed.host == "db" && parsed.database == "auth")
+            #expect(parsed.user == "member" && parsed.password == " p@ss:w/rd%1 " && parsed.host == "db" && parsed.database == "auth")
         }
+        // A password in the URL and a password file: which one is meant is a guess, so it is refused.
+        #expect { try MemberServiceConfiguration(environment: EnvironmentReader(["DATABASE_URL": "postgres://member:other@db/auth",
+                                                                                 "DATABASE_PASSWORD_FILE": passwordFile.path])) }
+            throws: { ($0 as? ConfigurationError)?.variable == "DATABASE_PASSWORD_FILE" }
+        // A linked file over the limit is refused, whatever size the link reports.
+        let large = directory.appendingPathComponent("large")
+        try Data(repeating: 65, count: 100_000).write(to: large)
+        let largeLink = directory.appendingPathComponent("large-link")
+        try FileManager.default.createSymbolicLink(at: largeLink, withDestinationURL: large)
+        #expect { try TokenVerifierConfiguration(environment: EnvironmentReader(["PROVIDER_TOKEN_KEY_FILE": largeLink.path])) }
+            throws: { ($0 as? ConfigurationError).map { $0.variable == "PROVIDER_TOKEN_KEY_FILE" && $0.problem.contains("larger") } ?? false }
         #expect { try MemberServiceConfiguration(environment: EnvironmentReader(["DATABASE_URL": "postgres://db/auth",
                                                                                  "DATABASE_PASSWORD_FILE": passwordFile.path])) }
             throws: { ($0 as? ConfigurationError)?.variable == "DATABASE_URL" }
@@ -135,12 +149,12 @@ struct ServiceConfigurationTests {
         #expect(try GatewayConfiguration(environment: EnvironmentReader([:])).management.port == 9090)
         #expect(try MemberServiceConfiguration(environment: EnvironmentReader([:])).management.port == nil)
         let environment = EnvironmentReader(["MANAGEMENT_PORT": "9311", "MANAGEMENT_HOST": "127.0.0.1",
-                                             "EVENTS_MAX_AGE": "86400", "EVENTS_REPLICAS": "3"])
+                                             "EVENTS_MAX_AGE": "87000", "EVENTS_REPLICAS": "3"])
         let verifier = try TokenVerifierConfiguration(environment: environment)
         #expect(verifier.management.port == 9311 && verifier.management.host == "127.0.0.1")
-        #expect(verifier.events.maxAge == .seconds(86_400) && verifier.events.replicas == 3)
+        #expect(verifier.events.maxAge == .seconds(87_000) && verifier.events.replicas == 3)
         #expect(try TokenIssuerConfiguration(environment: environment).events.replicas == 3)
-        #expect(try MemberServiceConfiguration(environment: environment).events.maxAge == .seconds(86_400))
+        #expect(try MemberServiceConfiguration(environment: environment).events.maxAge == .seconds(87_000))
     }
 
     @Test("SIGNING_KEY_FILE takes files and directories; SIGNING_KEY_ROTATION with it is refused, naming it")

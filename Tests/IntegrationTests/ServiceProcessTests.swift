@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// The executables as a deployment runs them: the management port, readiness, and SIGTERM.
-@Suite("Service processes: management port, readiness and SIGTERM")
+@Suite("Service processes: management port, readiness and SIGTERM", .serialized)
 struct ServiceProcessTests {
     static let services = ["gateway", "token-verifier", "member-service", "token-issuer"]
 

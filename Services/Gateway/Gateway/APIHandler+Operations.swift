@@ -7,8 +7,13 @@ extension APIHandler {
     static let operationRoutes: [Route] = [
         route("GET", "/.well-known/jwks.json") { handler, _, _ throws(ServiceFailure) in try await handler.jwks() },
         route("GET", "/healthz") { _, _, _ in .json(["status": "ok"], status: 200) },
-        route("GET", "/readyz") { handler, request, _ in
-            request.query["services"] == "all" ? await handler.servicesReadiness() : ManagementServer.readinessResponse(handler.readiness)
+        route("GET", "/readyz") { handler, request, _ throws(ServiceFailure) in
+            switch request.query["services"] {
+            case nil: return ManagementServer.readinessResponse(handler.readiness)
+            // Anyone may ask, so the pings go out at most once a second, whoever asks how often.
+            case "all": return await handler.servicesReadinessAnswer.get(maxAge: .seconds(1)) { await handler.servicesReadiness() }
+            default: throw .invalidRequest("The query parameter services takes only the value all.")
+            }
         },
         route("GET", "/openapi.yaml") { _, _, _ in
             HTTPResponse(status: 200, headers: [("Content-Type", "application/yaml")], body: openAPIDocument)

@@ -16,6 +16,8 @@ final class APIHandler: Sendable {
     let metrics: MetricsRegistry
     /// Whether this gateway can serve (`/readyz`): NATS connected, key set and ended sessions loaded.
     let readiness = Readiness()
+    /// The last `/readyz?services=all` answer, shared by everyone who asks within a second.
+    let servicesReadinessAnswer = RecentAnswer()
     private let rateLimiter: RateLimiter?
     private let clientBox = Mutex<ServiceClient?>(nil)
 

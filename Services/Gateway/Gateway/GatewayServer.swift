@@ -8,9 +8,9 @@ import Runtime
 
 /// The gateway process: the HTTP API on libmicrohttpd, fanning requests out over NATS.
 ///
-/// HTTP starts at once (so `/healthz` answers); NATS connects in the background, and until it
-/// does, requests that need a service get 503. It stops in the reverse order: it stops accepting,
-/// answers what is in flight, and only then drains NATS.
+/// The management port starts at once (so `/healthz` answers); the API port once NATS is connected,
+/// or after 5 s without it (requests that need a service then get 503 until it connects). It stops in
+/// the reverse order: it stops accepting, answers what is in flight, and only then drains NATS.
 public struct GatewayServer: Service {
     private let configuration: GatewayConfiguration
     private let logger: Logger
@@ -48,12 +48,9 @@ public struct GatewayServer: Service {
         let server = HTTPServer(configuration: http, logger: logger.named("http")) { request in
             await handler.handle(request)
         }
-        try server.start()
-        logger.info("gateway listening", ["http.host": configuration.host, "http.port": String(server.port)])
-        onListening(server.port)
-
         let configuration = self.configuration
         let logger = self.logger
+        let onListening = self.onListening
         handler.readiness.require("nats") { handler.client?.connection.isConnected ?? false }
         handler.readiness.require("access-token keys and ended sessions") { handler.accessTokens.isLoaded }
         handler.readiness.started()
@@ -70,7 +67,21 @@ public struct GatewayServer: Service {
             handler.client = nil
             await nats.drainAndClose()
         }
+        let listener = ClosureService {
+            // The port is joined (with several gateways, its SO_REUSEPORT group) once NATS is connected, so a
+            // restarted gateway takes no connection it could only answer 503; after 5 s it listens anyway and
+            // answers 503 itself while NATS is away.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while handler.client == nil, ContinuousClock.now < deadline, !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            if Task.isCancelled { return }
+            try server.start()
+            logger.info("gateway listening", ["http.host": configuration.host, "http.port": String(server.port)])
+            onListening(server.port)
+            try await server.run()
+        }
         // Stopped last started first: HTTP drains (no new connections, in-flight requests answered) before NATS closes.
-        try await ServiceGroup(services: [connector, ClosureService { try await server.run() }], logger: logger).run()
+        try await ServiceGroup(services: [connector, listener], logger: logger).run()
     }
 }

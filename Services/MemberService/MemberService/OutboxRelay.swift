@@ -24,7 +24,7 @@ struct OutboxRelay: Service {
     let logger: Logger
 
     func run() async throws {
-        await ensureStream()
+        await publisher.ensureStreamRetrying(streamSettings)
         while !Task.isCancelled {
             let claimed: Int
             do {
@@ -35,23 +35,6 @@ struct OutboxRelay: Service {
             }
             if claimed < Self.batchSize {
                 await wakeup.wait(upTo: pollInterval)
-            }
-        }
-    }
-
-    /// Creates the events stream, trying again every second while JetStream does not answer.
-    private func ensureStream() async {
-        var warned = false
-        while !Task.isCancelled {
-            do {
-                try await publisher.ensureStream(streamSettings)
-                return
-            } catch {
-                if !warned {
-                    logger.warning("JetStream not ready, retrying", ["error": String(describing: error)])
-                    warned = true
-                }
-                try? await Task.sleep(for: .seconds(1))
             }
         }
     }

@@ -50,7 +50,9 @@ public struct TokenIssuerServer: Service {
 
         let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, name: "token-issuer", logger: logger)
         let publisher = EventPublisher(connection: nats, logger: logger)
-        try await publisher.ensureStream(configuration.events)
+        // Waited for, not fatal: a JetStream cluster may be electing a leader (SIGTERM still stops it).
+        await publisher.ensureStreamRetrying(configuration.events)
+        try Task.checkCancellation()
         if recordedKey { try? nats.publish(SigningKeyNotices.changed, []) }
         let relay = OutboxRelay(database: database, publisher: publisher, accessTokenTTL: configuration.accessTokenTTL,
                                 pollInterval: configuration.outboxPollInterval, logger: logger.named("outbox"))
