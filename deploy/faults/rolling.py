@@ -122,6 +122,9 @@ def main():
     stop.set()
     for thread in threads:
         thread.join(timeout=60)
+    if not records:
+        print("no request was answered or failed: the load never ran", file=sys.stderr)
+        sys.exit(1)
     ended = max(r[1] for r in records)
 
     # A request belongs to the restart in force when its answer came (its end).
@@ -129,7 +132,8 @@ def main():
           f"{os.cpu_count()} cores, {SETTLE:.0f} s between restarts; nothing retried\n")
     print("| restart | SIGTERM to exit (s) | exit to ready (s) | requests | failed | answers with Connection: close | failures (phase: kind) |")
     print("|---|---|---|---|---|---|---|")
-    windows = [("(before the first)", began, restarts[0]["term"] if restarts else ended + 1, None)]
+    # The first window starts with the earliest record, so no request escapes the count.
+    windows = [("(before the first)", min(began, min(r[1] for r in records)), restarts[0]["term"] if restarts else ended + 1, None)]
     for i, step in enumerate(restarts):
         end = restarts[i + 1]["term"] if i + 1 < len(restarts) else ended + 1
         windows.append((step["name"], step["term"], end, step))
