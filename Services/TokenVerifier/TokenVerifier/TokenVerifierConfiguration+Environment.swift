@@ -70,7 +70,7 @@ extension TokenVerifierConfiguration {
 
     private mutating func readNaver(_ environment: EnvironmentReader) throws(ConfigurationError) {
         let id = environment.optional("NAVER_CLIENT_ID")
-        let secret = environment.optional("NAVER_CLIENT_SECRET")
+        let secret = try environment.secret("NAVER_CLIENT_SECRET")?.value
         guard let id, let secret else {
             if id != nil || secret != nil {
                 throw ConfigurationError(variable: id == nil ? "NAVER_CLIENT_ID" : "NAVER_CLIENT_SECRET",
