@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A private nats-server for tests that must break NATS-side things (stop a service, hang
 /// one) without disturbing the shared stack. Stopped when `stop()` is called.
@@ -30,6 +31,7 @@ public final class TestNATSServer: Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+        ServersToStopAtExit.add(process.processIdentifier, store: store)
         let server = TestNATSServer(url: "nats://127.0.0.1:\(port)", process: process, store: store)
         for _ in 0..<100 {
             if canConnect(port) { return server }
@@ -45,6 +47,7 @@ public final class TestNATSServer: Sendable {
             process.terminate()
             process.waitUntilExit()
         }
+        ServersToStopAtExit.remove(process.processIdentifier)
         if let store { try? FileManager.default.removeItem(at: store) }
     }
 
@@ -76,5 +79,33 @@ public final class TestNATSServer: Sendable {
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
+    }
+}
+
+/// The servers still running when the test process exits (a suite's private stack lives as long as
+/// the process): terminated then, so that no nats-server outlives the test run.
+private enum ServersToStopAtExit {
+    /// Each server's process and JetStream store.
+    static let pids = Mutex<[Int32: URL?]>([:])
+    static let installed = Mutex(false)
+
+    static func add(_ pid: Int32, store: URL?) {
+        pids.withLock { $0[pid] = store }
+        let first = installed.withLock { installed -> Bool in
+            defer { installed = true }
+            return !installed
+        }
+        if first {
+            atexit {
+                for (pid, store) in ServersToStopAtExit.pids.withLock({ $0 }) {
+                    kill(pid, SIGKILL)
+                    if let store { try? FileManager.default.removeItem(at: store) }
+                }
+            }
+        }
+    }
+
+    static func remove(_ pid: Int32) {
+        pids.withLock { _ = $0.removeValue(forKey: pid) }
     }
 }

@@ -49,16 +49,24 @@ public actor TestStack {
     public static let signingKeyPublishLead: Duration = .seconds(6)
 
     private var starting: Task<RunningStack, any Error>?
+    /// The NATS server its services meet on.
+    private let natsURL: String
+
+    /// A stack of its own on `natsURL` (with its own dev identity provider and database), for a suite
+    /// that must not share provider keys or a verifier's caches with the others; most suites use ``shared``.
+    public init(natsURL: String = TestEnvironment.natsURL) {
+        self.natsURL = natsURL
+    }
 
     /// The running stack, started on first use.
     public func running() async throws -> RunningStack {
         if let starting { return try await starting.value }
-        let task = Task { try await Self.start() }
+        let task = Task { [natsURL] in try await Self.start(natsURL: natsURL) }
         starting = task
         return try await task.value
     }
 
-    private static func start() async throws -> RunningStack {
+    private static func start(natsURL: String) async throws -> RunningStack {
         let logger = Logger(label: "test", level: ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"].flatMap(Logger.Level.init(name:)) ?? .warning,
                             format: .text)
         let appleKeyFile = try writeAppleKey()
@@ -76,7 +84,7 @@ public actor TestStack {
         let databaseURL = try await freshDatabase()
 
         var verifier = TokenVerifierConfiguration()
-        verifier.natsURL = TestEnvironment.natsURL
+        verifier.natsURL = natsURL
         verifier.providers = [
             .google: OIDCProviderConfiguration(provider: .google, clientIDs: [ClientID.googleIOS, ClientID.googleWeb],
                                                issuers: [idp.issuer("google")], jwksURL: idp.jwksURL("google")),
@@ -99,10 +107,10 @@ public actor TestStack {
         verifier.providerTokenKey = providerTokenKey
         verifier.providerTimeout = providerTimeout
         var member = MemberServiceConfiguration()
-        member.natsURL = TestEnvironment.natsURL
+        member.natsURL = natsURL
         member.databaseURL = databaseURL
         var issuer = TokenIssuerConfiguration()
-        issuer.natsURL = TestEnvironment.natsURL
+        issuer.natsURL = natsURL
         issuer.databaseURL = databaseURL
         issuer.issuer = tokenIssuer
         issuer.audience = tokenAudience
@@ -129,7 +137,7 @@ public actor TestStack {
             configuration.management = ManagementConfiguration(host: "127.0.0.1", port: 0)
             configuration.host = "127.0.0.1"
             configuration.port = 0
-            configuration.natsURL = TestEnvironment.natsURL
+            configuration.natsURL = natsURL
             configuration.tokenIssuer = tokenIssuer
             configuration.tokenAudience = tokenAudience
             configuration.rateLimitRPS = 0
