@@ -16,7 +16,13 @@ Writes its figures as JSON to the file named by RESULTS and exits 1 if a check f
 Environment: GATEWAY_PORTS (comma-separated host ports), DEV_IDP_URL, PROJECT (compose project),
 WORKERS (8), OUTAGE_SECONDS (5), SETTLE_SECONDS (8), RESULTS.
 """
-import http.client, json, os, subprocess, sys, threading, time, urllib.parse
+import http.client, importlib.util, json, os, subprocess, sys, threading, time, urllib.parse
+
+# The session the local fault runs drive (deploy/faults/drive.py), the same here.
+_spec = importlib.util.spec_from_file_location(
+    "fault_drive", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "faults", "drive.py"))
+fault_drive = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fault_drive)
 
 GATEWAY_PORTS = [int(p) for p in os.environ["GATEWAY_PORTS"].split(",")]
 IDP = urllib.parse.urlparse(os.environ["DEV_IDP_URL"])
@@ -183,35 +189,10 @@ def worker(index):
     n = 0
     while not stop.is_set():
         n += 1
-        sub = f"docker-load-{RUN}-{index}-{n}"
-        status, token = idp.request("POST", "/google/mint?format=raw",
-                                    {"claims": {"sub": sub, "aud": "dev-google-client", "email": f"{sub}@example.com"}})
-        if status != 200:
-            time.sleep(0.05)
-            continue
-        start = time.monotonic()
-        status, body = gateway.request("POST", "/api/auth/google-login", {"idToken": token.decode(), "deviceId": f"d-{sub}"})
-        record(start, "login", status)
-        if status != 200:
-            time.sleep(0.05)
-            continue
-        refresh = json.loads(body)["data"]["refreshToken"]
-        # As an app does: a refresh without a good answer is sent again with the same token,
-        # promptly (inside the reuse grace window, where a rotation that did happen yields the
-        # same successor), until it succeeds or the window is nearly over.
-        deadline = time.monotonic() + 8
-        while True:
-            start = time.monotonic()
-            status, body = gateway.request("POST", "/api/auth/refresh", {"refreshToken": refresh})
-            record(start, "refresh", status)
-            if status == 200:
-                refresh = json.loads(body)["data"]["refreshToken"]
-                break
-            if status == 401 or time.monotonic() > deadline or stop.is_set():
-                break
-            time.sleep(0.5)
-        with lock:
-            refresh_tokens.append(refresh)
+        refresh = fault_drive.login_and_refresh(gateway, idp, f"docker-load-{RUN}-{index}-{n}", record, stop.is_set)
+        if refresh:
+            with lock:
+                refresh_tokens.append(refresh)
 
 
 def record(start, operation, status):

@@ -62,40 +62,46 @@ def record(start, operation, status):
         records.append((start, time.monotonic(), operation, status))
 
 
+def login_and_refresh(gateway, idp, sub, record, stopping):
+    """One app session, as the fault runs drive it: mint a Google ID token for `sub` at dev-idp, log
+    in through `gateway`, then refresh once. Each answer goes to `record(start, operation, status)`.
+    Returns the session's latest refresh token, or None when there was no session."""
+    status, token = idp.request("POST", "/google/mint?format=raw",
+                                {"claims": {"sub": sub, "aud": "dev-google-client", "email": f"{sub}@example.com"}})
+    if status != 200:
+        time.sleep(0.05)
+        return None
+    start = time.monotonic()
+    status, body = gateway.request("POST", "/api/auth/google-login", {"idToken": token.decode(), "deviceId": f"d-{sub}"})
+    record(start, "login", status)
+    if status != 200:
+        time.sleep(0.05)
+        return None
+    refresh = json.loads(body)["data"]["refreshToken"]
+    # As an app does: a refresh that got no good answer is sent again with the same token,
+    # promptly (inside the reuse grace window, where a rotation that did happen yields the
+    # same successor), until it succeeds or the window is nearly over.
+    deadline = time.monotonic() + 8
+    while True:
+        start = time.monotonic()
+        status, body = gateway.request("POST", "/api/auth/refresh", {"refreshToken": refresh})
+        record(start, "refresh", status)
+        if status == 200:
+            return json.loads(body)["data"]["refreshToken"]
+        if status == 401 or time.monotonic() > deadline or stopping():
+            return refresh
+        time.sleep(0.5)
+
+
 def worker(index):
     gateway, idp = Client(GATEWAY), Client(IDP)
     n = 0
     while not stop.is_set():
         n += 1
-        sub = f"fault-{os.getpid()}-{index}-{n}"
-        status, token = idp.request("POST", "/google/mint?format=raw",
-                                    {"claims": {"sub": sub, "aud": "dev-google-client", "email": f"{sub}@example.com"}})
-        if status != 200:
-            time.sleep(0.05)
-            continue
-        start = time.monotonic()
-        status, body = gateway.request("POST", "/api/auth/google-login", {"idToken": token.decode(), "deviceId": f"d-{sub}"})
-        record(start, "login", status)
-        if status != 200:
-            time.sleep(0.05)
-            continue
-        refresh = json.loads(body)["data"]["refreshToken"]
-        # As an app does: a refresh that got no good answer is sent again with the same token,
-        # promptly (inside the reuse grace window, where a rotation that did happen yields the
-        # same successor), until it succeeds or the window is nearly over.
-        deadline = time.monotonic() + 8
-        while True:
-            start = time.monotonic()
-            status, body = gateway.request("POST", "/api/auth/refresh", {"refreshToken": refresh})
-            record(start, "refresh", status)
-            if status == 200:
-                refresh = json.loads(body)["data"]["refreshToken"]
-                break
-            if status == 401 or time.monotonic() > deadline or stop.is_set():
-                break
-            time.sleep(0.5)
-        with lock:
-            refresh_tokens.append(refresh)
+        refresh = login_and_refresh(gateway, idp, f"fault-{os.getpid()}-{index}-{n}", record, stop.is_set)
+        if refresh:
+            with lock:
+                refresh_tokens.append(refresh)
 
 
 def fault(*args):
