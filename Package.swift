@@ -87,7 +87,7 @@ let package = Package(
             tests("PostgresTests", ["Postgres", "Logging"]),
             tests("HTTPServerTests", ["HTTPServer", "HTTPClient", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "HTTPServer", "Logging"]),
-            tests("IntegrationTests", ["TestSupport", "Contracts", "Messaging", "NATS", "JOSE", "Crypto", "Postgres", "HTTPClient", "HTTPServer", "Logging", "DevIDP"]),
+            tests("IntegrationTests", ["TestSupport", "Contracts", "Messaging", "NATS", "JOSE", "Crypto", "Postgres", "HTTPClient", "HTTPServer", "Logging", "DevIDP", "TokenVerifier"]),
             tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Crypto", "JOSE", "Logging", "Runtime"]),
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging", "TestVectors"]),
             // The app-side client: Foundation only, so it builds for iOS, macOS and Linux.

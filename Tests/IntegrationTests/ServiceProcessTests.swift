@@ -12,7 +12,7 @@ struct ServiceProcessTests {
         // Nothing listens on these ports: the service waits for its database (if any), then for NATS.
         let closed = try TestNATSServer.freePort()
         let management = try TestNATSServer.freePort()
-        let process = try ServiceProcess.start(service, environment: [
+        let process = try await ServiceProcess.start(service, environment: [
             "NATS_URL": "nats://127.0.0.1:\(closed)",
             "DATABASE_URL": "postgres://auth:auth@127.0.0.1:\(closed)/auth",
             "GATEWAY_HOST": "127.0.0.1", "GATEWAY_PORT": String(try TestNATSServer.freePort()),
@@ -45,7 +45,7 @@ struct ServiceProcessTests {
         defer { nats.stop() }
         let database = try await TestStack.freshDatabase()
         let management = try TestNATSServer.freePort()
-        let process = try ServiceProcess.start(service, environment: [
+        let process = try await ServiceProcess.start(service, environment: [
             "NATS_URL": nats.url, "DATABASE_URL": database,
             "MANAGEMENT_HOST": "127.0.0.1", "MANAGEMENT_PORT": String(management),
             "LOG_LEVEL": "error",

@@ -14,7 +14,17 @@ public final class ServiceProcess: @unchecked Sendable {
 
     /// Starts `product` (built next to the test bundle by `swift build --build-tests`) with `environment`
     /// on top of this process's `PATH` alone, so no variable of the test run leaks into it.
-    public static func start(_ product: String, environment: [String: String]) throws -> ServiceProcess {
+    ///
+    /// The spawn runs on a thread of its own: Foundation's `Process.run()` may take long (it closes every
+    /// descriptor the child could inherit), and on one of Swift's two cooperative threads it stalled the
+    /// whole test process (the shared stack's provider calls timed out meanwhile).
+    public static func start(_ product: String, environment: [String: String]) async throws -> ServiceProcess {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try spawn(product, environment: environment) }) }.start()
+        }
+    }
+
+    private static func spawn(_ product: String, environment: [String: String]) throws -> ServiceProcess {
         let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         var executable = directory.appendingPathComponent(product)
         if !FileManager.default.isExecutableFile(atPath: executable.path) {

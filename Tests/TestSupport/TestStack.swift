@@ -49,24 +49,16 @@ public actor TestStack {
     public static let signingKeyPublishLead: Duration = .seconds(6)
 
     private var starting: Task<RunningStack, any Error>?
-    /// The NATS server its services meet on.
-    private let natsURL: String
-
-    /// A stack of its own on `natsURL` (with its own dev identity provider and database), for a suite
-    /// that must not share provider keys or a verifier's caches with the others; most suites use ``shared``.
-    public init(natsURL: String = TestEnvironment.natsURL) {
-        self.natsURL = natsURL
-    }
 
     /// The running stack, started on first use.
     public func running() async throws -> RunningStack {
         if let starting { return try await starting.value }
-        let task = Task { [natsURL] in try await Self.start(natsURL: natsURL) }
+        let task = Task { try await Self.start() }
         starting = task
         return try await task.value
     }
 
-    private static func start(natsURL: String) async throws -> RunningStack {
+    private static func start() async throws -> RunningStack {
         let logger = Logger(label: "test", level: ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"].flatMap(Logger.Level.init(name:)) ?? .warning,
                             format: .text)
         let appleKeyFile = try writeAppleKey()
@@ -84,7 +76,7 @@ public actor TestStack {
         let databaseURL = try await freshDatabase()
 
         var verifier = TokenVerifierConfiguration()
-        verifier.natsURL = natsURL
+        verifier.natsURL = TestEnvironment.natsURL
         verifier.providers = [
             .google: OIDCProviderConfiguration(provider: .google, clientIDs: [ClientID.googleIOS, ClientID.googleWeb],
                                                issuers: [idp.issuer("google")], jwksURL: idp.jwksURL("google")),
@@ -107,10 +99,10 @@ public actor TestStack {
         verifier.providerTokenKey = providerTokenKey
         verifier.providerTimeout = providerTimeout
         var member = MemberServiceConfiguration()
-        member.natsURL = natsURL
+        member.natsURL = TestEnvironment.natsURL
         member.databaseURL = databaseURL
         var issuer = TokenIssuerConfiguration()
-        issuer.natsURL = natsURL
+        issuer.natsURL = TestEnvironment.natsURL
         issuer.databaseURL = databaseURL
         issuer.issuer = tokenIssuer
         issuer.audience = tokenAudience
@@ -137,7 +129,7 @@ public actor TestStack {
             configuration.management = ManagementConfiguration(host: "127.0.0.1", port: 0)
             configuration.host = "127.0.0.1"
             configuration.port = 0
-            configuration.natsURL = natsURL
+            configuration.natsURL = TestEnvironment.natsURL
             configuration.tokenIssuer = tokenIssuer
             configuration.tokenAudience = tokenAudience
             configuration.rateLimitRPS = 0
@@ -150,7 +142,22 @@ public actor TestStack {
                                  managementURL: "http://127.0.0.1:\(managementPort.port.load(ordering: .acquiring))", devIDPURL: "http://127.0.0.1:\(idpPort)",
                                  idp: idp, databaseURL: databaseURL, issuer: issuerService, issuerConfiguration: issuer)
         try await stack.waitUntilReady()
+        try await warmUp(stack)
         return stack
+    }
+
+    /// One login per ID-token provider before any suite runs, so the verifier holds each key set. A first
+    /// key-set fetch that times out on a busy machine is remembered as a failure for a while (no provider
+    /// is hammered), which would fail every suite that logs in meanwhile: it is retried here instead.
+    private static func warmUp(_ stack: RunningStack) async throws {
+        for (provider, field) in [("google", "idToken"), ("apple", "identityToken"), ("kakao", "idToken")] {
+            let warm = try await eventually(timeout: .seconds(60)) {
+                let token = try await stack.idToken(provider, sub: RunningStack.uniqueSubject("warm-up"))
+                let body = Array(#"{"\#(field)": "\#(token)", "deviceId": "warm-up"}"#.utf8)
+                return try await stack.post("/api/auth/\(provider)-login", body: body).status == 200
+            }
+            guard warm else { throw TestStackError("the stack's verifier could not fetch \(provider)'s keys within 60 s") }
+        }
     }
 
     /// Runs the service `make` builds in the background and waits for what it reports when listening.
