@@ -22,11 +22,13 @@ extension EnvironmentReader {
         guard data.count <= Self.maxSecretFileSize else {
             throw ConfigurationError(variable: name, problem: "'\(path)' is larger than \(Self.maxSecretFileSize) bytes")
         }
-        guard var text = String(data: data, encoding: .utf8) else {
+        // Only the line ends an editor or `echo` leaves (LF or CRLF, counted in bytes: Swift sees "\r\n" as
+        // one character): a password may begin or end with a space.
+        var bytes = data[...]
+        while let last = bytes.last, last == 0x0A || last == 0x0D { bytes = bytes.dropLast() }
+        guard let text = String(data: Data(bytes), encoding: .utf8) else {
             throw ConfigurationError(variable: name, problem: "'\(path)' is not UTF-8 text")
         }
-        // Only the line ends an editor or `echo` leaves: a password may begin or end with a space.
-        while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
         guard !text.isEmpty else { throw ConfigurationError(variable: name, problem: "'\(path)' is empty") }
         return text
     }

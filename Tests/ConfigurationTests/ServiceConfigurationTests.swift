@@ -102,7 +102,8 @@ struct ServiceConfigurationTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let key: [UInt8] = (0..<32).map { UInt8($0 * 7 % 256) }
         let keyFile = directory.appendingPathComponent("provider-token-key")
-        try Data((Data(key).base64EncodedString() + "\n").utf8).write(to: keyFile)
+        // Saved on Windows: the CRLF line end goes too.
+        try Data((Data(key).base64EncodedString() + "\r\n").utf8).write(to: keyFile)
         let verifier = try TokenVerifierConfiguration(environment: EnvironmentReader(["PROVIDER_TOKEN_KEY_FILE": keyFile.path]))
         #expect(verifier.providerTokenKey == key)
         // Both ways at once is refused, naming the file variable.

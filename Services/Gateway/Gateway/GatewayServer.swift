@@ -53,6 +53,8 @@ public struct GatewayServer: Service {
         let onListening = self.onListening
         handler.readiness.require("nats") { handler.client?.connection.isConnected ?? false }
         handler.readiness.require("access-token keys and ended sessions") { handler.accessTokens.isLoaded }
+        // The API port is bound (after NATS connects, below); until then a probe must not route here.
+        handler.readiness.require("http") { server.port != 0 }
         handler.readiness.started()
         let connector = ClosureService {
             let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, name: "gateway", logger: logger)
