@@ -82,6 +82,11 @@ class Client:
             return 0, b""
 
 
+# Host ports of gateways started again and not yet answering /healthz: a load balancer's health check
+# keeps traffic off them (docker-proxy accepts on the port before the gateway inside listens).
+starting_ports = set()
+
+
 class Gateways:
     """The gateways' host ports, as a load balancer in front of them would use them: each request
     goes to this client's preferred gateway; a gateway that refuses the connection (so got no
@@ -95,7 +100,9 @@ class Gateways:
 
     def request(self, method, path, body=None, headers=None):
         now = time.monotonic()
-        candidates = [i for i in self.order if self.down_until[i] <= now] or self.order
+        with lock:
+            starting = set(starting_ports)
+        candidates = [i for i in self.order if self.down_until[i] <= now and GATEWAY_PORTS[i] not in starting] or self.order
         for i in candidates:
             client = self.clients[i]
             if client.connect():
@@ -233,7 +240,18 @@ def faults(results):
         at = time.monotonic()
         docker("kill", victim)
         time.sleep(RESTART_AFTER)
-        docker("start", victim)
+        if service == "gateway":
+            port = gateway_host_port(victim)
+            with lock:
+                starting_ports.add(port)
+            docker("start", victim)
+            deadline = time.monotonic() + 60
+            while not gateway_answers(port) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            with lock:
+                starting_ports.discard(port)
+        else:
+            docker("start", victim)
         timeline.append((f"kill a {service}", "kill", at, time.monotonic()))
         time.sleep(SETTLE)
     for service in ["nats", "postgres"]:
@@ -268,7 +286,11 @@ def faults(results):
                      "failed_logins": sum(r[2] == "login" for r in failed), "failed": len(failed),
                      "statuses": {str(k): v for k, v in sorted(statuses.items())},
                      "outage_s": round(back - at, 1), "recovery_s": round(recovery, 1)})
+        check(len(window) > 0, f"{name}: no request at all in its window")
         if kind == "restart":
+            # Full service: answers that succeed once the limit has passed, not merely no failure.
+            served = sum(1 for r in window if r[3] == 200 and r[1] >= back + RECOVERY_LIMIT)
+            check(served > 0, f"{name}: no successful answer {RECOVERY_LIMIT:.0f} s after it was back")
             other = {s for s in statuses if s not in (503, 504)}
             check(not other, f"{name}: answers other than 503/504 meanwhile: {statuses}")
             check(recovery <= RECOVERY_LIMIT, f"{name}: full service {recovery:.1f} s after it was back (limit {RECOVERY_LIMIT:.0f} s)")
@@ -278,6 +300,24 @@ def faults(results):
     results.update(faults=rows, kill_window_logins=logins, kill_window_failed_logins=failed)
     check(logins > 0, "no logins in the kill window")
     check(failed <= KILL_FAILURE_LIMIT * logins, f"kill window: {failed} of {logins} logins failed (limit 1%)")
+
+
+def gateway_host_port(container):
+    """The host port docker publishes the gateway container's 8080 on."""
+    out = subprocess.run(["docker", "port", container, "8080/tcp"], capture_output=True, text=True, check=True).stdout
+    return int(out.split()[0].rsplit(":", 1)[1])
+
+
+def gateway_answers(port):
+    """True when the gateway behind `port` answers GET /healthz (it listens)."""
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+        conn.request("GET", "/healthz")
+        ok = conn.getresponse().status == 200
+        conn.close()
+        return ok
+    except (OSError, http.client.HTTPException):
+        return False
 
 
 def final_refresh(results):
