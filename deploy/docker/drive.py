@@ -237,11 +237,12 @@ def faults(results):
     timeline = []   # (name, kind, fault time, back time)
     for service in ["token-verifier", "member-service", "token-issuer", "gateway"]:
         victim = containers(service)[0]
+        # Read while it runs: a stopped container has no published port.
+        port = gateway_host_port(victim) if service == "gateway" else None
         at = time.monotonic()
         docker("kill", victim)
         time.sleep(RESTART_AFTER)
         if service == "gateway":
-            port = gateway_host_port(victim)
             with lock:
                 starting_ports.add(port)
             docker("start", victim)
