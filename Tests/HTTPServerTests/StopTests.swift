@@ -160,7 +160,7 @@ struct DrainTests {
     @Test("once cancelled it takes no new connection, tells a kept-alive client to close after its next answer, and stops when none is left")
     func keepAliveClientIsToldToClose() async throws {
         var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
-        configuration.shutdownGracePeriod = .seconds(10)
+        configuration.shutdownGracePeriod = .seconds(60)
         let draining = HTTPServer(configuration: configuration, logger: Logger(label: "drain-test", level: .error)) { _ in
             HTTPResponse(status: 200, body: Array("ok".utf8))
         }
@@ -190,9 +190,10 @@ struct DrainTests {
         }
         #expect(during.status == 200)
         #expect(during.headers.contains { $0.0.lowercased() == "connection" && $0.1.lowercased() == "close" }, "\(during.headers)")
-        // With its last connection closed, it stops well before the 10 s grace period.
+        // With its last connection closed, it stops long before the 60 s grace period (a loaded
+        // machine may take seconds; only the grace period running out takes 60).
         try await task.value
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(30))
     }
 }
 

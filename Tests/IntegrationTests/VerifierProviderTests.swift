@@ -139,7 +139,7 @@ struct VerifierProviderTests {
         #expect(response.failure?.code == .invalidProviderToken)
     }
 
-    @Test("Naver down or too slow is PROVIDER_UNAVAILABLE (502)", arguments: [ProviderControl(available: false), ProviderControl(delayMs: 3500)])
+    @Test("Naver down or too slow is PROVIDER_UNAVAILABLE (502)", arguments: [ProviderControl(available: false), ProviderControl(delayMs: 4500)])
     func naverUnavailable(_ control: ProviderControl) async throws {
         let stack = try await TestStack.shared.running()
         let id = RunningStack.uniqueSubject("naver")
