@@ -55,6 +55,43 @@ struct GatewayRequestTests {
         #expect(wrongMethod.headers["allow"] == "POST")
     }
 
+    @Test("a control character in a string field gets 400 naming the field, and no member is made", arguments: ["\u{0}", "\n", "\u{1B}[2J", "\u{7F}"])
+    func controlCharacters(_ bad: String) async throws {
+        let stack = try await TestStack.shared.running()
+        let sub = RunningStack.uniqueSubject("control")
+        let response = try await stack.googleLogin(sub: sub, deviceId: "device\(bad)1")
+        #expect(response.status == 400, "\(response.text)")
+        #expect(response.failure?.code == .invalidRequest)
+        #expect(response.failure?.message.contains("deviceId") == true, "\(response.text)")
+        #expect(try await stack.rows("SELECT count(*)::text AS n FROM member.identities WHERE provider_user_id = $1", [sub]).first?["n"] == "0")
+    }
+
+    @Test("answers with tokens or personal data carry Cache-Control: no-store")
+    func noStore() async throws {
+        let stack = try await TestStack.shared.running()
+        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject("no-store"))
+        #expect(login.status == 200)
+        #expect(login.headers["cache-control"] == "no-store")
+        let access = try login.data(LoginResponse.self).accessToken
+        let me = try await stack.get("/api/members/me", bearer: access)
+        #expect(me.status == 200)
+        #expect(me.headers["cache-control"] == "no-store")
+        // The public key set stays cacheable.
+        #expect(try await stack.get("/.well-known/jwks.json").headers["cache-control"] == "public, max-age=300")
+    }
+
+    @Test("made-up methods do not make up metric series: they are counted as OTHER")
+    func methodLabels() async throws {
+        let stack = try await TestStack.shared.running()
+        let methods = (0..<30).map { _ in "M\(UUID().uuidString.prefix(8).uppercased())" }
+        for method in methods {
+            _ = try await RunningStack.send(method, stack.gatewayURL + "/api/members/me")
+        }
+        let metrics = try await RunningStack.send("GET", stack.managementURL + "/metrics").text
+        #expect(!methods.contains { metrics.contains($0) }, "a made-up method became a label")
+        #expect(metrics.contains(#"method="OTHER""#))
+    }
+
     @Test("every answer carries X-Request-Id: the caller's, or a new one")
     func requestID() async throws {
         let stack = try await TestStack.shared.running()

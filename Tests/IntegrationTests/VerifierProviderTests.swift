@@ -124,7 +124,7 @@ struct VerifierProviderTests {
         #expect(try await naverLogin(stack, bare).status == 200, "only id is required")
     }
 
-    @Test("Naver refusing the token is INVALID_PROVIDER_TOKEN", arguments: ["unknown", "024", "no-id", "control"])
+    @Test("Naver refusing the token is INVALID_PROVIDER_TOKEN", arguments: ["unknown", "024", "no-id", "spaces"])
     func naverRefusals(_ kind: String) async throws {
         let stack = try await TestStack.shared.running()
         let token: String
@@ -132,11 +132,19 @@ struct VerifierProviderTests {
         case "unknown": token = "AAAA-never-minted-\(UUID().uuidString)"
         case "024": token = await stack.naverToken(NaverAccount(id: RunningStack.uniqueSubject("naver"), resultcode: "024"))
         case "no-id": token = await stack.naverToken(NaverAccount(id: nil, email: "x@naver.example"))
-        default: token = "bad token with spaces\n"
+        default: token = "bad token with spaces"
         }
         let response = try await naverLogin(stack, token)
         #expect(response.status == 401, "body: \(response.text)")
         #expect(response.failure?.code == .invalidProviderToken)
+    }
+
+    @Test("a Naver token with a control character is refused at the gateway: 400, Naver is not asked")
+    func naverControlCharacter() async throws {
+        let stack = try await TestStack.shared.running()
+        let response = try await naverLogin(stack, "bad token with a line break\n")
+        #expect(response.status == 400, "body: \(response.text)")
+        #expect(response.failure?.code == .invalidRequest)
     }
 
     @Test("Naver down or too slow is PROVIDER_UNAVAILABLE (502)", arguments: [ProviderControl(available: false), ProviderControl(delayMs: 4500)])

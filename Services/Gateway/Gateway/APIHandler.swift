@@ -58,6 +58,9 @@ final class APIHandler: Sendable {
         Route(method: method, segments: path.split(separator: "/").map(String.init), handle: handle)
     }
 
+    /// The methods that get a `method` label of their own; any other is counted as `OTHER`.
+    static let metricMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
     /// Answers `request`; every answer carries `X-Request-Id`.
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let started = ContinuousClock.now
@@ -77,8 +80,14 @@ final class APIHandler: Sendable {
             response = unmatched
         }
         response.headers.append(("X-Request-Id", requestID))
+        // API answers carry tokens or personal data: no cache (a proxy's, a browser's) may keep them.
+        if request.path.hasPrefix("/api/"), !response.headers.contains(where: { $0.0.lowercased() == "cache-control" }) {
+            response.headers.append(("Cache-Control", "no-store"))
+        }
         let label = route?.pattern ?? "unmatched"
-        metrics.increment("http_requests_total", ["route": label, "method": request.method, "status": String(response.status)])
+        // Labels from a closed set: a client that makes up methods must not make up series.
+        let method = Self.metricMethods.contains(request.method) ? request.method : "OTHER"
+        metrics.increment("http_requests_total", ["route": label, "method": method, "status": String(response.status)])
         let elapsed = ContinuousClock.now - started
         metrics.observe("http_request_duration_seconds", ["route": label], elapsed.timeInterval)
         if response.status >= 500 {

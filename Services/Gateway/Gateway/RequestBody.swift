@@ -60,10 +60,14 @@ enum RequestBody {
 
 /// Checks of decoded fields; each failure names the field.
 enum Field {
-    /// A required string: not blank, at most `maxBytes` UTF-8 bytes.
+    /// A required string: not blank, at most `maxBytes` UTF-8 bytes, no control characters (NUL, line
+    /// breaks, ...: nothing a device ID, token or name holds, and what logs and databases choke on).
     static func required(_ value: String, _ name: String, maxBytes: Int) throws(ServiceFailure) {
         if value.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
             throw ServiceFailure.invalidRequest("\(name) must not be empty.")
+        }
+        if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw ServiceFailure.invalidRequest("\(name) must not contain control characters.")
         }
         if value.utf8.count > maxBytes {
             throw ServiceFailure.invalidRequest("\(name) must be at most \(maxBytes) bytes.")
