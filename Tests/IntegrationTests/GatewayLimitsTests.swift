@@ -44,6 +44,25 @@ struct GatewayLimitsTests {
         #expect(metrics.contains("http_rate_limited_total 2"), "\(metrics)")
     }
 
+    @Test("linking an identity asks a provider like a login, so it is rate limited like one")
+    func linkRateLimit() async throws {
+        let gateway = try await StandaloneGateway.start(natsURL: TestEnvironment.natsURL) {
+            $0.rateLimitRPS = 1
+            $0.rateLimitBurst = 3
+        }
+        defer { Task { await gateway.stop() } }
+        try await gateway.waitUntilConnected()
+        var statuses: [Int] = []
+        for _ in 0..<5 {
+            let response = try await RunningStack.send("POST", gateway.url + "/api/members/me/identities",
+                                                       headers: [("Content-Type", "application/json"), ("Authorization", "Bearer x.y.z")],
+                                                       body: Array(#"{"provider":"GOOGLE","idToken":"x.y.z"}"#.utf8))
+            statuses.append(response.status)
+        }
+        #expect(statuses.prefix(3).allSatisfy { $0 != 429 }, "\(statuses)")
+        #expect(statuses.suffix(2).allSatisfy { $0 == 429 }, "\(statuses)")
+    }
+
     @Test("behind a trusted proxy the rate limit counts the client X-Forwarded-For names; otherwise the header is ignored")
     func forwardedFor() async throws {
         let stack = try await TestStack.shared.running()

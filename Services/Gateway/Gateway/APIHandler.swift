@@ -96,9 +96,12 @@ final class APIHandler: Sendable {
         return response
     }
 
-    /// The per-address limit on `/api/auth/*`: nil when allowed, else seconds to wait.
+    /// The per-address limit on `/api/auth/*` and on linking an identity (which, like a login, asks a
+    /// provider): nil when allowed, else seconds to wait.
     private func rateLimit(_ request: HTTPRequest) -> Int? {
-        guard let rateLimiter, request.path.hasPrefix("/api/auth/") else { return nil }
+        guard let rateLimiter, request.path.hasPrefix("/api/auth/") || request.path.hasPrefix("/api/members/me/identities") else {
+            return nil
+        }
         guard let retryAfter = rateLimiter.acquire(ClientAddress.of(request, trusting: configuration.trustedProxies)) else { return nil }
         metrics.increment("http_rate_limited_total")
         return retryAfter
