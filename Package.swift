@@ -66,11 +66,11 @@ let package = Package(
                   ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "JOSE", "Crypto"],
                   resources: [.copy("Resources/openapi.yaml")])
         + service("TokenVerifier",
-                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "JOSE", "Crypto", "HTTPClient"])
+                  ["Logging", "Runtime", "Contracts", "Messaging", "Management", "NATS", "JOSE", "Crypto", "HTTPClient"])
         + service("MemberService",
-                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence"])
+                  ["Logging", "Runtime", "Contracts", "Messaging", "Management", "NATS", "Postgres", "Persistence"])
         + service("TokenIssuer",
-                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence", "JOSE", "Crypto"])
+                  ["Logging", "Runtime", "Contracts", "Messaging", "Management", "NATS", "Postgres", "Persistence", "JOSE", "Crypto"])
         + service("DevIDP",
                   ["Logging", "Runtime", "HTTPServer", "JOSE", "Crypto"])
         + [

@@ -49,6 +49,15 @@ public struct ManagementServer: Sendable {
         }
     }
 
+    /// A NATS service's start: `body` runs with a readiness of its own and an empty registry behind the
+    /// management port (when configured), which serves from before the service connects to anything.
+    public static func serving(_ configuration: ManagementConfiguration, logger: Logger,
+                               _ body: @Sendable (Readiness) async throws -> Void) async throws {
+        let readiness = Readiness()
+        let server = ManagementServer(configuration: configuration, metrics: MetricsRegistry(), readiness: readiness, logger: logger)
+        try await server.serving { try await body(readiness) }
+    }
+
     /// The answer to one management request.
     static func answer(_ request: HTTPRequest, metrics: MetricsRegistry, readiness: Readiness) -> HTTPResponse {
         guard request.method == "GET" || request.method == "HEAD" else {

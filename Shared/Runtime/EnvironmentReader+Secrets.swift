@@ -4,24 +4,36 @@ extension EnvironmentReader {
     /// The largest secret file read: secrets are keys and passwords, never more.
     static let maxSecretFileSize = 64 * 1024
 
-    /// The contents of the file that `name` points at (a mounted secret), trailing line ends removed; nil when `name` is unset. Errors name the variable and never include the contents.
-    public func secretFile(_ name: String) throws(ConfigurationError) -> String? {
-        guard let path = optional(name) else { return nil }
-        // Opened through any symbolic link (Kubernetes mounts secrets as links), and read only up to the
-        // limit: the size a link or a FIFO reports says nothing.
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ConfigurationError(variable: name, problem: "cannot read '\(path)'")
+    /// The bytes of a key or password file (`variable` names where its path came from), read through any
+    /// symbolic link (Kubernetes mounts secrets as links). Only a regular file is opened (a device or a
+    /// pipe could block or never end), and only up to `maxBytes`: the size a file reports may change
+    /// while it is read. Errors name the variable and never include the contents.
+    public static func readSecretFile(_ path: String, variable: String, maxBytes: Int) throws(ConfigurationError) -> Data {
+        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        let attributes = try? FileManager.default.attributesOfItem(atPath: resolved)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular, let handle = FileHandle(forReadingAtPath: resolved) else {
+            throw ConfigurationError(variable: variable,
+                                     problem: "\(String(reflecting: path)) is not a regular file of at most \(maxBytes) bytes that can be read")
         }
         defer { try? handle.close() }
         let data: Data
         do {
-            data = try handle.read(upToCount: Self.maxSecretFileSize + 1) ?? Data()
+            data = try handle.read(upToCount: maxBytes + 1) ?? Data()
         } catch {
-            throw ConfigurationError(variable: name, problem: "cannot read '\(path)': \((error as NSError).localizedDescription)")
+            throw ConfigurationError(variable: variable, problem: "cannot read \(String(reflecting: path)): \((error as NSError).localizedDescription)")
         }
-        guard data.count <= Self.maxSecretFileSize else {
-            throw ConfigurationError(variable: name, problem: "'\(path)' is larger than \(Self.maxSecretFileSize) bytes")
+        guard data.count <= maxBytes else {
+            throw ConfigurationError(variable: variable,
+                                     problem: "\(String(reflecting: path)) is not a regular file of at most \(maxBytes) bytes: it is larger")
         }
+        return data
+    }
+
+    /// The contents of the file that `name` points at (a mounted secret), trailing line ends removed; nil
+    /// when `name` is unset. Errors name the variable and never include the contents.
+    public func secretFile(_ name: String) throws(ConfigurationError) -> String? {
+        guard let path = optional(name) else { return nil }
+        let data = try Self.readSecretFile(path, variable: name, maxBytes: Self.maxSecretFileSize)
         // Only the line ends an editor or `echo` leaves (LF or CRLF, counted in bytes: Swift sees "\r\n" as
         // one character): a password may begin or end with a space.
         var bytes = data[...]

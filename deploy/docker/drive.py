@@ -275,12 +275,7 @@ def faults(results):
     ends = [t[2] for t in timeline[1:]] + [max(r[1] for r in records) + 1]
     rows = []
     for (name, kind, at, back), end in zip(timeline, ends):
-        window = [r for r in records if at <= r[1] < end]
-        failed = [r for r in window if r[3] != 200]
-        statuses = {}
-        for r in failed:
-            statuses[r[3]] = statuses.get(r[3], 0) + 1
-        last_failure = max((r[1] for r in failed), default=None)
+        window, failed, statuses, last_failure = fault_drive.fault_window(records, at, end)
         recovery = 0.0 if last_failure is None else max(0.0, last_failure - back)
         rows.append({"fault": name, "kind": kind, "requests": len(window),
                      "logins": sum(r[2] == "login" for r in window),

@@ -93,6 +93,18 @@ def login_and_refresh(gateway, idp, sub, record, stopping):
         time.sleep(0.5)
 
 
+def fault_window(records, at, end):
+    """The answers that came (ended) while a fault was in force, [at, end): all of them, the failed
+    ones, the failures counted by status (0: the connection broke), and when the last failure came."""
+    window = [r for r in records if at <= r[1] < end]
+    failed = [r for r in window if r[3] != 200]
+    statuses = {}
+    for r in failed:
+        statuses[r[3]] = statuses.get(r[3], 0) + 1
+    last_failure = max((r[1] for r in failed), default=None)
+    return window, failed, statuses, last_failure
+
+
 def worker(index):
     gateway, idp = Client(GATEWAY), Client(IDP)
     n = 0
@@ -141,12 +153,7 @@ def main():
     # no gateway can retry those, the app must. Every other failure is an HTTP answer.
     print("|---|---|---|---|---|")
     for (name, at, back), end in zip(timeline, ends):
-        window = [r for r in records if at <= r[1] < end]
-        failed = [r for r in window if r[3] != 200]
-        statuses = {}
-        for r in failed:
-            statuses[r[3]] = statuses.get(r[3], 0) + 1
-        last_failure = max((r[1] for r in failed), default=None)
+        window, failed, statuses, last_failure = fault_window(records, at, end)
         recovery = "0 (none failed)" if last_failure is None else f"{max(0.0, last_failure - back):.1f}"
         answers = ", ".join(f"{status or 'connection'}: {count}" for status, count in sorted(statuses.items())) or "-"
         print(f"| {name} | {len(window)} | {len(failed)} | {answers} | {recovery} |")

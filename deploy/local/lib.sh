@@ -12,10 +12,10 @@ PACKAGES=(pkg-config libssl-dev libpq-dev libnats-dev libmicrohttpd-dev libcurl4
 
 log() { printf '%s\n' "$*" >&2; }
 
-# Installs the packages that are missing (apt-get update only when something is).
-ensure_packages() {
+# install_missing PACKAGE...: installs those of them that are missing (apt-get update only when some are).
+install_missing() {
   local missing=() p
-  for p in "${PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if ((${#missing[@]})); then
@@ -24,6 +24,11 @@ ensure_packages() {
     as_root apt-get update -qq
     as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
+}
+
+# Installs the packages of PACKAGES that are missing, then checks for PostgreSQL's programs and Swift.
+ensure_packages() {
+  install_missing "${PACKAGES[@]}"
   # Debian's postgresql package may start its own cluster on 5432; ours are throwaway ones.
   find_pg_bin || return 1
   command -v swift >/dev/null || { log "swift is not on PATH (Swift 6.x toolchain needed)"; return 1; }

@@ -32,15 +32,10 @@ extension SigningKeys {
         var keys: [Key] = []
         for file in files {
             // A key file is small and regular: anything else (a device, a pipe, a huge file) is refused unread.
-            let attributes = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: file).resolvingSymlinksInPath().path)
-            guard attributes?[.type] as? FileAttributeType == .typeRegular,
-                  let size = attributes?[.size] as? Int, size <= maxFileSize else {
-                throw ConfigurationError(variable: "SIGNING_KEY_FILE",
-                                         problem: "\(String(reflecting: file)) is not a regular file of at most \(maxFileSize) bytes")
-            }
+            let data = try EnvironmentReader.readSecretFile(file, variable: "SIGNING_KEY_FILE", maxBytes: maxFileSize)
             do {
-                let pem = try String(contentsOfFile: file, encoding: .utf8)
-                let key = try key(pem: pem, activatesAt: .distantPast, retiredAt: nil)
+                // Bytes that are not UTF-8 become replacement characters, which no PEM parser takes.
+                let key = try key(pem: String(decoding: data, as: UTF8.self), activatesAt: .distantPast, retiredAt: nil)
                 if !keys.contains(where: { $0.kid == key.kid }) { keys.append(key) }
             } catch {
                 throw ConfigurationError(variable: "SIGNING_KEY_FILE",

@@ -3,7 +3,6 @@ import HTTPClient
 import Logging
 import Management
 import Messaging
-import Metrics
 import NATS
 import Runtime
 
@@ -20,10 +19,7 @@ public struct TokenVerifierServer: Service {
     }
 
     public func run() async throws {
-        let readiness = Readiness()
-        let management = ManagementServer(configuration: configuration.management, metrics: MetricsRegistry(),
-                                          readiness: readiness, logger: logger)
-        try await management.serving { try await serve(readiness) }
+        try await ManagementServer.serving(configuration.management, logger: logger) { try await serve($0) }
     }
 
     private func serve(_ readiness: Readiness) async throws {
