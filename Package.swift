@@ -39,6 +39,7 @@ let package = Package(
         .executable(name: "member-service", targets: ["MemberServiceApp"]),
         .executable(name: "token-issuer", targets: ["TokenIssuerApp"]),
         .executable(name: "dev-idp", targets: ["DevIDPApp"]),
+        .executable(name: "nats-auth", targets: ["NATSAuth"]),
         .library(name: "SocialLoginClient", targets: ["SocialLoginClient"]),
     ],
     targets: [
@@ -58,7 +59,7 @@ let package = Package(
         shared("HTTPClient", ["CCurl", "Logging"]),
         shared("Contracts", ["JOSE", "Runtime"]),
         shared("Metrics", []),
-        shared("Messaging", ["Contracts", "NATS", "Logging", "Runtime", "Metrics"]),
+        shared("Messaging", ["Contracts", "NATS", "Crypto", "Logging", "Runtime", "Metrics"]),
         shared("Persistence", ["Contracts", "Postgres", "Logging", "Runtime"]),
         shared("Management", ["HTTPServer", "Metrics", "Logging", "Runtime"]),
     ]
@@ -71,6 +72,8 @@ let package = Package(
                   ["Logging", "Runtime", "Contracts", "Messaging", "Management", "NATS", "Postgres", "Persistence"])
         + service("TokenIssuer",
                   ["Logging", "Runtime", "Contracts", "Messaging", "Management", "NATS", "Postgres", "Persistence", "JOSE", "Crypto"])
+        + [.executableTarget(name: "NATSAuth", dependencies: ["Messaging", "Crypto"], path: "Services/NATSAuth",
+                             swiftSettings: swiftSettings)]
         + service("DevIDP",
                   ["Logging", "Runtime", "HTTPServer", "JOSE", "Crypto"])
         + [
@@ -83,7 +86,7 @@ let package = Package(
             .target(name: "TestVectors", dependencies: ["JOSE"], path: "Tests/TestVectors", swiftSettings: swiftSettings),
             tests("JOSETests", ["JOSE", "Crypto", "TestVectors"]),
             tests("ContractsTests", ["Contracts", "JOSE"]),
-            tests("NATSTests", ["NATS", "Logging"]),
+            tests("NATSTests", ["NATS", "Crypto", "Logging"]),
             tests("PostgresTests", ["Postgres", "Logging"]),
             tests("HTTPServerTests", ["HTTPServer", "HTTPClient", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "HTTPServer", "Logging"]),
@@ -93,6 +96,6 @@ let package = Package(
             // The app-side client: Foundation only, so it builds for iOS, macOS and Linux.
             .target(name: "SocialLoginClient", path: "Client/SocialLoginClient", swiftSettings: swiftSettings),
             tests("SocialLoginClientTests", ["SocialLoginClient", "TestSupport", "DevIDP", "JOSE", "Crypto", "HTTPServer", "HTTPClient", "Logging"]),
-            tests("DeployTests", ["TestSupport", "JOSE"]),
+            tests("DeployTests", ["TestSupport", "Messaging", "JOSE"]),
         ]
 )

@@ -24,6 +24,17 @@ public enum Events {
     public static let refreshTokenReused = EventType<RefreshTokenReused>("refresh-token.reused")
     /// `events.apple.notification`
     public static let appleNotification = EventType<AppleNotificationReceived>("apple.notification")
+
+    /// The durable consumers of the stream, named here because the NATS permissions
+    /// (`BusIdentity`) give each one to its service alone.
+    public enum Durables {
+        /// token-verifier's consumer of `member.deleted` (grant revocation).
+        public static let revocations = "token-verifier-revocations"
+        /// token-issuer's consumer of `member.deleted` (ends the member's sessions).
+        public static let sessionsOfDeletedMembers = "token-issuer-sessions"
+        /// token-issuer's consumer of `identity.unlinked` (JetStream filters one subject per consumer).
+        public static let sessionsOfUnlinkedIdentities = "token-issuer-sessions-identities"
+    }
 }
 
 /// An event type: its name and payload type. Its NATS subject is `events.<name>`.

@@ -4,9 +4,8 @@ import NATS
 extension NATSConnection {
     /// Connects to NATS, trying again every second until it answers or the task is cancelled,
     /// so a service that starts before nats-server waits for it instead of exiting.
-    public static func connectRetrying(url: String, name: String, logger: Logger) async throws -> NATSConnection {
-        var configuration = NATSConnection.Configuration(url: url, name: name)
-        configuration.name = name
+    public static func connectRetrying(url: String, access: Access, name: String, logger: Logger) async throws -> NATSConnection {
+        let configuration = NATSConnection.Configuration(url: url, name: name, access: access)
         var warned = false
         while true {
             try Task.checkCancellation()

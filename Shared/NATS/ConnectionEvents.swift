@@ -7,6 +7,7 @@ import Synchronization
 final class ConnectionEvents: Sendable {
     private struct State {
         var closed = false
+        var permissionViolations = 0
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -36,11 +37,20 @@ final class ConnectionEvents: Sendable {
         logger.info("NATS connection re-established", url.map { ["nats.url": $0] } ?? [:])
     }
 
+    /// Permission violations the server reported on this connection (a publish or subscribe its
+    /// identity may not make: a deployment whose permissions lag the code, or an intruder).
+    var permissionViolations: Int { state.withLock { $0.permissionViolations } }
+
     func asyncError(status: natsStatus, subject: String?) {
         let text = natsStatus_GetText(status).map { String(cString: $0) } ?? "status \(status.rawValue)"
         var metadata = ["nats.error": text]
         if let subject { metadata["nats.subject"] = subject }
-        logger.warning("NATS asynchronous error", metadata)
+        if status == NATS_NOT_PERMITTED {
+            state.withLock { $0.permissionViolations += 1 }
+            logger.error("NATS permission violation: this identity may not use that subject", metadata)
+        } else {
+            logger.warning("NATS asynchronous error", metadata)
+        }
     }
 
     func closed() {

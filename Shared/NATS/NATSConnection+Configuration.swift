@@ -25,6 +25,8 @@ extension NATSConnection {
         public var pendingByteLimit: Int
         /// Time `drainAndClose` allows subscriptions to finish their queued messages.
         public var drainTimeout: Duration
+        /// Who this client is to the server: its nkey, its inbox prefix, TLS (SPEC section 9).
+        public var access: Access
 
         /// Creates a configuration; every setting but the URL and name has a production default.
         public init(
@@ -38,7 +40,8 @@ extension NATSConnection {
             subscriptionBufferSize: Int = 256,
             pendingMessageLimit: Int = 65_536,
             pendingByteLimit: Int = 64 * 1024 * 1024,
-            drainTimeout: Duration = .seconds(5)
+            drainTimeout: Duration = .seconds(5),
+            access: Access = Access()
         ) {
             self.url = url
             self.name = name
@@ -51,11 +54,63 @@ extension NATSConnection {
             self.pendingMessageLimit = pendingMessageLimit
             self.pendingByteLimit = pendingByteLimit
             self.drainTimeout = drainTimeout
+            self.access = access
         }
 
         /// The server URLs, split at commas and trimmed.
         var servers: [String] {
             url.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+    }
+
+    /// How a client proves who it is and keeps its replies to itself.
+    public struct Access: Sendable, Equatable {
+        /// The user nkey this client signs in with; nil connects without credentials.
+        public var nkey: NKeyCredentials?
+        /// Replies to this client's requests arrive on `<inboxPrefix>.<unique>.…`; the server lets only
+        /// this identity subscribe there. No dots, wildcards or white space.
+        public var inboxPrefix: String
+        /// TLS when set: the CA that signed the server's certificate, and this client's own certificate
+        /// and key when the server asks for one.
+        public var tls: TLS?
+
+        /// Creates an access; the defaults connect without credentials over plain TCP with `_INBOX`.
+        public init(nkey: NKeyCredentials? = nil, inboxPrefix: String = "_INBOX", tls: TLS? = nil) {
+            self.nkey = nkey
+            self.inboxPrefix = inboxPrefix
+            self.tls = tls
+        }
+    }
+
+    /// A user nkey: its public key (`U…`) and the file holding its seed (`SU…`), which cnats reads
+    /// at each connect to sign the server's nonce.
+    public struct NKeyCredentials: Sendable, Equatable {
+        /// The public key the server's configuration lists.
+        public var publicKey: String
+        /// The seed file (`NATS_NKEY_SEED_FILE`).
+        public var seedFile: String
+
+        /// Creates the credentials.
+        public init(publicKey: String, seedFile: String) {
+            self.publicKey = publicKey
+            self.seedFile = seedFile
+        }
+    }
+
+    /// The files of a TLS connection (PEM).
+    public struct TLS: Sendable, Equatable {
+        /// The CA certificates that may sign the server's certificate; nil trusts the system's.
+        public var caFile: String?
+        /// This client's certificate chain, for servers that verify clients.
+        public var certificateFile: String?
+        /// The private key of `certificateFile`.
+        public var keyFile: String?
+
+        /// Creates the settings.
+        public init(caFile: String? = nil, certificateFile: String? = nil, keyFile: String? = nil) {
+            self.caFile = caFile
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
         }
     }
 }

@@ -23,6 +23,7 @@ extension NATSConnection {
         try check(natsOptions_SetMaxPingsOut(options, Int32(clamping: configuration.maxPingsOut)), "set max pings out")
         try check(natsOptions_SetTimeout(options, max(1, configuration.connectTimeout.milliseconds)), "set connect timeout")
         try check(natsOptions_SetMaxPendingMsgs(options, Int32(clamping: configuration.pendingMessageLimit)), "set max pending")
+        try applyAccess(configuration.access, to: options)
         // Without SendAsap cnats delays each publish from a callback by ~1 ms (INTEROP.md pitfall 6).
         try check(natsOptions_SetSendAsap(options, true), "set send asap")
 
@@ -51,7 +52,15 @@ extension NATSConnection {
         }, eventsPointer), "set error handler")
 
         var connection: OpaquePointer?
-        let status = natsConnection_Connect(&connection, options)
+        var status = natsConnection_Connect(&connection, options)
+        // cnats 3.4.1 (Debian 12) sends no signature when the nonce's Ed25519 signature begins with a
+        // zero byte (1 in 256; fixed upstream in nats.c #705), and the server refuses the connect. A
+        // new connection gets a new nonce, so a few more tries make that 1 in billions.
+        var attempts = 1
+        while status == NATS_CONNECTION_AUTH_FAILED, configuration.access.nkey != nil, attempts < 4 {
+            attempts += 1
+            status = natsConnection_Connect(&connection, options)
+        }
         guard status == NATS_OK, let connection else {
             // A connection that never opened never calls the closed callback.
             Unmanaged<ConnectionEvents>.fromOpaque(eventsPointer).release()
@@ -74,7 +83,24 @@ extension NATSConnection {
         }
     }
 
-    /// Subscribes the multiplexer to `_INBOX.<nuid>.*`, the one subscription all replies arrive on.
+    /// Sets the nkey, the inbox prefix and TLS. cnats reads the seed file at each connect, signs the
+    /// server's nonce and wipes the seed from memory.
+    private static func applyAccess(_ access: Access, to options: OpaquePointer?) throws {
+        try check(natsOptions_SetCustomInboxPrefix(options, access.inboxPrefix), "set inbox prefix")
+        if let nkey = access.nkey {
+            try check(natsOptions_SetNKeyFromSeed(options, nkey.publicKey, nkey.seedFile), "set nkey")
+        }
+        guard let tls = access.tls else { return }
+        try check(natsOptions_SetSecure(options, true), "require TLS")
+        if let caFile = tls.caFile {
+            try check(natsOptions_LoadCATrustedCertificates(options, caFile), "load NATS_TLS_CA_FILE")
+        }
+        if let certificateFile = tls.certificateFile, let keyFile = tls.keyFile {
+            try check(natsOptions_LoadCertificatesChain(options, certificateFile, keyFile), "load NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE")
+        }
+    }
+
+    /// Subscribes the multiplexer to `<inbox prefix>.<nuid>.*`, the one subscription all replies arrive on.
     private static func subscribeInbox(_ connection: OpaquePointer, _ multiplexer: RequestMultiplexer) throws -> OpaquePointer {
         var subscription: OpaquePointer?
         // One +1 reference for the subscription; its completion callback (after the last message) releases it.

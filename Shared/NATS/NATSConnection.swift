@@ -35,7 +35,7 @@ public final class NATSConnection: Sendable {
             throw NATSError(code: .invalidArgument, detail: "no server URL in '\(configuration.url)'")
         }
         let logger = logger.with(["nats.connection": configuration.name])
-        let events = ConnectionEvents(logger: logger, multiplexer: try RequestMultiplexer())
+        let events = ConnectionEvents(logger: logger, multiplexer: try RequestMultiplexer(inboxPrefix: configuration.access.inboxPrefix))
         let queue = DispatchQueue(label: "nats.blocking", attributes: .concurrent)
         let handle: ConnectionHandle = try await withCheckedThrowingContinuation { continuation in
             queue.async {
@@ -46,6 +46,10 @@ public final class NATSConnection: Sendable {
         return NATSConnection(handle: handle, events: events, configuration: configuration, logger: logger,
                               blockingQueue: queue)
     }
+
+    /// How many times the server refused a publish or subscription of this connection for lack of
+    /// permission (SPEC section 9); each is also logged as an error.
+    public var permissionViolations: Int { events.permissionViolations }
 
     /// True while the connection is up (not reconnecting, draining or closed).
     public var isConnected: Bool {

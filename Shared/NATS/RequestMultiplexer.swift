@@ -21,17 +21,21 @@ final class RequestMultiplexer: Sendable {
     /// How often at most the timeout timer fires while requests are pending.
     static let resolution: UInt64 = 5_000_000
 
-    /// The reply subject prefix, `_INBOX.<nuid>.`, as bytes without a terminator.
+    /// The reply subject prefix, `<inbox prefix>.<nuid>.`, as bytes without a terminator.
     private let prefix: [UInt8]
     private let nextToken = Atomic<UInt64>(0)
     private let state: Mutex<State>
 
-    /// Creates a multiplexer with a fresh unique inbox prefix.
-    init() throws {
+    /// Creates a multiplexer with a fresh unique inbox under `inboxPrefix` (`_INBOX` unless the
+    /// identity has its own).
+    init(inboxPrefix: String = "_INBOX") throws {
+        try Subject.validateName(inboxPrefix, kind: "inbox prefix")
         var inbox: UnsafeMutablePointer<natsInbox>?
         try check(natsInbox_Create(&inbox), "create inbox")
         defer { natsInbox_Destroy(inbox) }
-        prefix = Array(String(cString: UnsafeRawPointer(inbox!).assumingMemoryBound(to: CChar.self)).utf8) + [UInt8(ascii: ".")]
+        // natsInbox_Create always says `_INBOX.<nuid>`: keep the unique part, put the identity's prefix before it.
+        let unique = String(cString: UnsafeRawPointer(inbox!).assumingMemoryBound(to: CChar.self)).split(separator: ".").last!
+        prefix = Array("\(inboxPrefix).\(unique).".utf8)
         state = Mutex(State(timer: DispatchSource.makeTimerSource(queue: DispatchQueue(label: "nats.request-timeouts"))))
         state.withLock { state in
             state.timer.setEventHandler { [weak self] in self?.expireDeadlines() }

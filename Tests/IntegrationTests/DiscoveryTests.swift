@@ -113,7 +113,7 @@ struct DiscoveryTests {
     // MARK: - helpers
 
     private static func connect() async throws -> NATSConnection {
-        try await NATSConnection.connect(.init(url: TestEnvironment.natsURL, name: "discovery-test"),
+        try await NATSConnection.connect(TestIdentities.configuration(name: "discovery-test"),
                                          logger: Logger(label: "discovery-test", level: .error))
     }
 

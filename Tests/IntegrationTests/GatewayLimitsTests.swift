@@ -121,7 +121,7 @@ struct GatewayLimitsTests {
         let nats = try await TestNATSServer.start()
         defer { nats.stop() }
         // A "verifier" that takes requests and never answers.
-        let silent = try await NATSConnection.connect(.init(url: nats.url, name: "silent-verifier"),
+        let silent = try await NATSConnection.connect(TestIdentities.configuration(url: nats.url, name: "silent-verifier"),
                                                       logger: Logger(label: "silent", level: .critical))
         let subscription = try silent.subscribe(Endpoints.verify.subject, queue: QueueGroups.tokenVerifier)
         defer { subscription.unsubscribe() }

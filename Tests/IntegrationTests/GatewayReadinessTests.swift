@@ -27,7 +27,7 @@ struct GatewayReadinessTests {
         #expect(try await RunningStack.send("GET", gateway.managementURL + "/healthz").status == 200)
 
         // An issuer answers for its keys; no verifier or member-service exists.
-        let connection = try await NATSConnection.connect(.init(url: nats.url, name: "keys-only-issuer"), logger: Logger(label: "test", level: .error))
+        let connection = try await NATSConnection.connect(TestIdentities.configuration(url: nats.url, name: "keys-only-issuer"), logger: Logger(label: "test", level: .error))
         let keys = Responder(connection: connection, endpoint: Endpoints.accessTokenKeys, queue: QueueGroups.tokenIssuer,
                              logger: Logger(label: "test", level: .error)) { _ in
             AccessTokenKeys(jwks: JWKSet(keys: []), issuer: TestStack.tokenIssuer, audience: TestStack.tokenAudience)

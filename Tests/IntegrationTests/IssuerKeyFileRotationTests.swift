@@ -30,7 +30,7 @@ struct IssuerKeyFileRotationTests {
             let server = try await TestNATSServer.start(jetStream: true)
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signing-keys-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let connection = try await NATSConnection.connect(.init(url: server.url, name: "key-file-test"),
+            let connection = try await NATSConnection.connect(TestIdentities.configuration(url: server.url, name: "key-file-test"),
                                                               logger: Logger(label: "key-file-test", level: .critical))
             return Bench(server: server, directory: directory, client: ServiceClient(connection: connection, logger: Logger(label: "key-file-test", level: .critical)),
                          connection: connection)

@@ -15,7 +15,7 @@ struct ResponderShutdownTests {
     @Test("requests running or waiting when the responder is cancelled all get their answers")
     func drainsOnStop() async throws {
         let logger = Logger(label: "responder-shutdown", level: .error)
-        let nats = try await NATSConnection.connect(.init(url: TestEnvironment.natsURL, name: "responder-shutdown"), logger: logger)
+        let nats = try await NATSConnection.connect(TestIdentities.configuration(name: "responder-shutdown"), logger: logger)
         let endpoint = Endpoint<Ask, Answer>("test.shutdown.\(RunningStack.uniqueSubject())")
         let responder = Responder(connection: nats, endpoint: endpoint, queue: "shutdown-tests", maxConcurrent: 2, logger: logger) { ask in
             try await Task.sleep(for: .milliseconds(300))

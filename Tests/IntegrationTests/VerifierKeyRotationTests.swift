@@ -41,13 +41,14 @@ struct VerifierKeyRotationTests {
 
             var configuration = TokenVerifierConfiguration()
             configuration.natsURL = nats.url
+            configuration.natsAccess = TestIdentities.access(for: .tokenVerifier)
             configuration.providers = [
                 .kakao: OIDCProviderConfiguration(provider: .kakao, clientIDs: [TestStack.ClientID.kakao],
                                                   issuers: [idp.issuer("kakao")], jwksURL: idp.jwksURL("kakao"), nonceMode: .raw),
             ]
             let verifierServer = TokenVerifierServer(configuration: configuration, logger: logger)
             Task { try? await verifierServer.run() }
-            let connection = try await NATSConnection.connect(.init(url: nats.url, name: "rotation-suite"), logger: logger)
+            let connection = try await NATSConnection.connect(TestIdentities.configuration(url: nats.url, name: "rotation-suite"), logger: logger)
             let client = ServiceClient(connection: connection, logger: logger)
             // Ready once the verifier answers.
             let up = await eventually(timeout: .seconds(30)) {

@@ -19,7 +19,7 @@ struct SubscriptionTests {
 
     @Test func slowConsumerGetsEverythingThroughASmallBuffer() async throws {
         let connection = try await NATSConnection.connect(
-            .init(url: TestNATS.url, name: "small-buffer", subscriptionBufferSize: 4), logger: TestNATS.logger)
+            .init(url: TestNATS.url, name: "small-buffer", subscriptionBufferSize: 4, access: TestNATS.access), logger: TestNATS.logger)
         let subject = TestNATS.unique("slow")
         let subscription = try connection.subscribe(subject)
         for index in 0..<200 { try connection.publish(subject, [UInt8(index)]) }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 import NATS
@@ -11,9 +12,18 @@ enum TestNATS {
 
     static let logger = Logger(label: "nats-tests", level: .warning, format: .text)
 
+    /// The test command's unrestricted test user (`$NATS_IDENTITIES_DIR/tests.nk`), when the server
+    /// requires credentials.
+    static var access: NATSConnection.Access {
+        guard let directory = ProcessInfo.processInfo.environment["NATS_IDENTITIES_DIR"], !directory.isEmpty,
+              let seed = try? String(contentsOfFile: "\(directory)/tests.nk", encoding: .utf8),
+              let key = try? NKey(seed: seed) else { return NATSConnection.Access() }
+        return NATSConnection.Access(nkey: .init(publicKey: key.publicKey, seedFile: "\(directory)/tests.nk"))
+    }
+
     static func connect(_ name: String = "nats-tests", url: String = TestNATS.url,
                         reconnectWait: Duration = .milliseconds(250)) async throws -> NATSConnection {
-        try await NATSConnection.connect(.init(url: url, name: name, reconnectWait: reconnectWait), logger: logger)
+        try await NATSConnection.connect(.init(url: url, name: name, reconnectWait: reconnectWait, access: access), logger: logger)
     }
 
     /// A name no other test (or earlier run) uses, for subjects, streams and consumers.

@@ -26,6 +26,7 @@ public final class StandaloneGateway: Sendable {
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.natsURL = natsURL
+        configuration.natsAccess = TestIdentities.access(for: .gateway)
         configuration.tokenIssuer = TestStack.tokenIssuer
         configuration.tokenAudience = TestStack.tokenAudience
         configuration.management = .init(host: "127.0.0.1", port: 0)

@@ -10,7 +10,7 @@ actor TestNATS {
     func connection() async throws -> NATSConnection {
         if let opening { return try await opening.value }
         let task = Task {
-            try await NATSConnection.connect(NATSConnection.Configuration(url: TestEnvironment.natsURL, name: "tests"),
+            try await NATSConnection.connect(TestIdentities.configuration(name: "tests"),
                                              logger: Logger(label: "test-nats", level: .error))
         }
         opening = task

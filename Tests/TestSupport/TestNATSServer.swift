@@ -7,9 +7,9 @@ public final class TestNATSServer: Sendable {
     /// Its URL.
     public let url: String
     private let process: Process
-    private let store: URL?
+    private let store: URL
 
-    private init(url: String, process: Process, store: URL?) {
+    private init(url: String, process: Process, store: URL) {
         self.url = url
         self.process = process
         self.store = store
@@ -26,8 +26,15 @@ public final class TestNATSServer: Sendable {
         }
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["-a", "127.0.0.1", "-p", String(port)]
-        let store = jetStream ? FileManager.default.temporaryDirectory.appendingPathComponent("test-nats-\(UUID().uuidString.prefix(8))") : nil
-        if let store { process.arguments! += ["-js", "-sd", store.path] }
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("test-nats-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true)
+        if jetStream { process.arguments! += ["-js", "-sd", store.appendingPathComponent("js").path] }
+        // The same identities and permissions as the shared server (SPEC section 9).
+        if let authorization = try TestIdentities.serverAuthorization() {
+            let file = store.appendingPathComponent("auth.conf")
+            try authorization.write(to: file, atomically: true, encoding: .utf8)
+            process.arguments! += ["-c", file.path]
+        }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -48,7 +55,7 @@ public final class TestNATSServer: Sendable {
             process.waitUntilExit()
         }
         ServersToStopAtExit.remove(process.processIdentifier)
-        if let store { try? FileManager.default.removeItem(at: store) }
+        try? FileManager.default.removeItem(at: store)
     }
 
     /// A port nothing listens on right now.
@@ -86,10 +93,10 @@ public final class TestNATSServer: Sendable {
 /// the process): terminated then, so that no nats-server outlives the test run.
 private enum ServersToStopAtExit {
     /// Each server's process and JetStream store.
-    static let pids = Mutex<[Int32: URL?]>([:])
+    static let pids = Mutex<[Int32: URL]>([:])
     static let installed = Mutex(false)
 
-    static func add(_ pid: Int32, store: URL?) {
+    static func add(_ pid: Int32, store: URL) {
         pids.withLock { $0[pid] = store }
         let first = installed.withLock { installed -> Bool in
             defer { installed = true }
@@ -99,7 +106,7 @@ private enum ServersToStopAtExit {
             atexit {
                 for (pid, store) in ServersToStopAtExit.pids.withLock({ $0 }) {
                     kill(pid, SIGKILL)
-                    if let store { try? FileManager.default.removeItem(at: store) }
+                    try? FileManager.default.removeItem(at: store)
                 }
             }
         }

@@ -184,12 +184,30 @@ stop_postgres() {
   return 0
 }
 
-# start_nats DIR PORT MONITOR_PORT: nats-server with JetStream (store in DIR/js).
+# make_nats_identities NATS_AUTH DIR [test]: a seed per identity in DIR (kept when there) and
+# DIR/auth.conf, nats-server's authorization made from the permission table by the nats-auth
+# executable NATS_AUTH. With "test", also an unrestricted tests.nk for the tests' own connections.
+make_nats_identities() {
+  local tool=$1 dir=$2
+  mkdir -p "$dir"
+  chmod 700 "$dir"
+  "$tool" seeds "$dir" >/dev/null
+  if [ "${3:-}" = test ]; then
+    "$tool" seed "$dir/tests.nk"
+    "$tool" config "$dir" --test-user "$dir/tests.nk" >"$dir/auth.conf.tmp"
+  else
+    "$tool" config "$dir" >"$dir/auth.conf.tmp"
+  fi
+  mv "$dir/auth.conf.tmp" "$dir/auth.conf"
+}
+
+# start_nats DIR PORT MONITOR_PORT [AUTH_CONF]: nats-server with JetStream (store in DIR/js), with
+# the authorization in AUTH_CONF when given (make_nats_identities).
 start_nats() {
-  local dir=$1 port=$2 monitor=$3
+  local dir=$1 port=$2 monitor=$3 auth=${4:-}
   mkdir -p "$dir"
   spawn "$dir/nats.log" nats-server -a 127.0.0.1 -p "$port" --http_port "$monitor" -js -sd "$dir/js" \
-    -P "$dir/nats.pid" -l "$dir/nats.log"
+    -P "$dir/nats.pid" -l "$dir/nats.log" ${auth:+-c "$auth"}
   wait_port 127.0.0.1 "$port" 30 || { log "nats-server did not start; see $dir/nats.log"; return 1; }
 }
 

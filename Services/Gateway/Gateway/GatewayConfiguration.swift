@@ -1,5 +1,7 @@
 import HTTPServer
 import Management
+import Messaging
+import NATS
 
 /// The gateway's settings.
 public struct GatewayConfiguration: Sendable {
@@ -9,6 +11,8 @@ public struct GatewayConfiguration: Sendable {
     public var port: Int = 8080
     /// NATS server URL(s). Default `nats://127.0.0.1:4222`.
     public var natsURL: String = "nats://127.0.0.1:4222"
+    /// How it signs in to NATS: its nkey, TLS (`NATS_NKEY_SEED_FILE`, `NATS_TLS_*`) and its own inbox prefix.
+    public var natsAccess = NATSConnection.Access(inboxPrefix: BusIdentity.gateway.inboxPrefix)
     /// `iss` that access tokens must carry (`TOKEN_ISSUER`). Default `http://localhost:8080`.
     public var tokenIssuer: String = "http://localhost:8080"
     /// `aud` that access tokens must carry (`TOKEN_AUDIENCE`). Default `api`.

@@ -57,7 +57,7 @@ public struct GatewayServer: Service {
         handler.readiness.require("http") { server.port != 0 }
         handler.readiness.started()
         let connector = ClosureService {
-            let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, name: "gateway", logger: logger)
+            let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, access: configuration.natsAccess, name: "gateway", logger: logger)
             let client = ServiceClient(connection: nats, logger: logger, metrics: metrics)
             handler.client = client
             logger.info("gateway connected to NATS")

@@ -28,7 +28,7 @@ public struct MemberServer: Service {
             schema: MemberMigrations.schema, migrations: MemberMigrations.all, logger: logger)
         defer { Task { await database.close() } }
 
-        let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, name: "member-service", logger: logger)
+        let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, access: configuration.natsAccess, name: "member-service", logger: logger)
         let wakeup = Wakeup()
         let store = MemberStore(database: database, outbox: wakeup)
         let relay = OutboxRelay(database: database, publisher: EventPublisher(connection: nats, logger: logger),

@@ -8,6 +8,7 @@ extension MemberServiceConfiguration {
     public init(environment: EnvironmentReader) throws(ConfigurationError) {
         self.init()
         natsURL = try environment.url("NATS_URL", default: natsURL, schemes: ["nats", "tls"])
+        natsAccess = try environment.natsAccess(for: .memberService)
         databaseURL = try environment.databaseURL(default: databaseURL)
         databasePoolSize = try environment.int("DATABASE_POOL_SIZE", default: databasePoolSize, in: 1...256)
         outboxPollInterval = try environment.seconds("OUTBOX_POLL_INTERVAL", default: 1, in: 1...60)

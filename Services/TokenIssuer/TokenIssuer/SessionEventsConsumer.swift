@@ -10,9 +10,9 @@ import Runtime
 /// redelivered event is harmless.
 struct SessionEventsConsumer: Service {
     /// The durable consumer of `member.deleted`.
-    static let memberDeletedDurable = "token-issuer-sessions"
+    static let memberDeletedDurable = Events.Durables.sessionsOfDeletedMembers
     /// The durable consumer of `identity.unlinked` (JetStream filters one subject per consumer).
-    static let identityUnlinkedDurable = "token-issuer-sessions-identities"
+    static let identityUnlinkedDurable = Events.Durables.sessionsOfUnlinkedIdentities
 
     let connection: NATSConnection
     let store: SessionStore

@@ -8,6 +8,7 @@ extension TokenIssuerConfiguration {
     public init(environment: EnvironmentReader) throws(ConfigurationError) {
         self.init()
         natsURL = try environment.url("NATS_URL", default: natsURL, schemes: ["nats", "tls"])
+        natsAccess = try environment.natsAccess(for: .tokenIssuer)
         databaseURL = try environment.databaseURL(default: databaseURL)
         databasePoolSize = try environment.int("DATABASE_POOL_SIZE", default: databasePoolSize, in: 1...256)
         issuer = environment.string("TOKEN_ISSUER", default: issuer)

@@ -1,9 +1,12 @@
 import Management
 import Messaging
+import NATS
 /// The token-issuer's settings.
 public struct TokenIssuerConfiguration: Sendable {
     /// NATS server URL(s). Default `nats://127.0.0.1:4222`.
     public var natsURL: String = "nats://127.0.0.1:4222"
+    /// How it signs in to NATS: its nkey, TLS (`NATS_NKEY_SEED_FILE`, `NATS_TLS_*`) and its own inbox prefix.
+    public var natsAccess = NATSConnection.Access(inboxPrefix: BusIdentity.tokenIssuer.inboxPrefix)
     /// PostgreSQL URL. Default `postgres://auth:auth@127.0.0.1:5432/auth`.
     public var databaseURL: String = "postgres://auth:auth@127.0.0.1:5432/auth"
     /// Database connections per replica. Default 8.

@@ -44,7 +44,7 @@ public struct TokenIssuerServer: Service {
                                  reuseGrace: configuration.refreshReuseGrace)
         let secret = try await store.successorSecret()
 
-        let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, name: "token-issuer", logger: logger)
+        let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, access: configuration.natsAccess, name: "token-issuer", logger: logger)
         let publisher = EventPublisher(connection: nats, logger: logger)
         // Waited for, not fatal: a JetStream cluster may be electing a leader (SIGTERM still stops it).
         await publisher.ensureStreamRetrying(configuration.events)

@@ -10,7 +10,7 @@ import Runtime
 /// up to a minute) and so retried until the provider answers.
 struct RevocationConsumer: Service {
     /// The durable consumer's name, shared by the replicas.
-    static let durableName = "token-verifier-revocations"
+    static let durableName = Events.Durables.revocations
 
     let connection: NATSConnection
     let revoker: GrantRevoker

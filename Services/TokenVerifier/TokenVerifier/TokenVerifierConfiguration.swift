@@ -1,11 +1,14 @@
 import Management
 import Messaging
+import NATS
 import Contracts
 
 /// The token-verifier's settings.
 public struct TokenVerifierConfiguration: Sendable {
     /// NATS server URL(s). Default `nats://127.0.0.1:4222`.
     public var natsURL: String = "nats://127.0.0.1:4222"
+    /// How it signs in to NATS: its nkey, TLS (`NATS_NKEY_SEED_FILE`, `NATS_TLS_*`) and its own inbox prefix.
+    public var natsAccess = NATSConnection.Access(inboxPrefix: BusIdentity.tokenVerifier.inboxPrefix)
     /// The enabled OpenID Connect providers (Google, Apple, Kakao), by provider.
     public var providers: [Provider: OIDCProviderConfiguration] = [:]
     /// Naver, enabled when `NAVER_CLIENT_ID` and `NAVER_CLIENT_SECRET` are set.

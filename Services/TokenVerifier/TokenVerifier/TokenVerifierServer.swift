@@ -54,7 +54,7 @@ public struct TokenVerifierServer: Service {
         logger.info("providers enabled", ["providers": verifiers.keys.map(\.rawValue).sorted().joined(separator: ","),
                                           "apple.code_exchange": appleTokens == nil ? "off" : "on"])
 
-        let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, name: "token-verifier", logger: logger)
+        let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, access: configuration.natsAccess, name: "token-verifier", logger: logger)
         let registry = verifiers
         let verify = Responder(connection: nats, endpoint: Endpoints.verify, queue: QueueGroups.tokenVerifier,
                                logger: logger) { request in

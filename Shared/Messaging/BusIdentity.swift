@@ -1,0 +1,163 @@
+import Contracts
+
+/// Who may do what on NATS (SPEC section 9). This is the one table: nats-server's authorization
+/// (`BusAuthorization`, the `nats-auth` tool) is made from it, the README's table is printed from
+/// it, and every service connects with its identity's inbox prefix from it. Everything not listed
+/// is denied.
+public enum BusIdentity: String, CaseIterable, Sendable {
+    /// The HTTP API: the only one that sends requests to the services.
+    case gateway
+    /// Proves provider tokens; revokes provider grants of deleted members.
+    case tokenVerifier = "token-verifier"
+    /// Members and identities; publishes their events.
+    case memberService = "member-service"
+    /// Tokens and sessions; publishes session events.
+    case tokenIssuer = "token-issuer"
+    /// A person or script running the system: asks for a signing-key rotation and service
+    /// discovery, reads and edits the event stream (`nats stream view`, `nats stream edit`) and
+    /// follows events; it cannot call the services, answer them, publish events or touch the
+    /// services' durable consumers.
+    case `operator`
+
+    /// The prefix of this identity's reply subjects: only it may subscribe under it, so no other
+    /// identity reads its replies (refresh tokens travel in them).
+    public var inboxPrefix: String { "_INBOX_\(rawValue)" }
+
+    /// What the server lets this identity do.
+    public var grant: BusGrant {
+        switch self {
+        case .gateway:
+            BusGrant(
+                publish: BusSubjects.servedByTokenVerifier + BusSubjects.servedByMemberService + BusSubjects.servedByTokenIssuer
+                    + BusSubjects.pings + JetStreamSubjects.follower,
+                denyPublish: JetStreamSubjects.everyDurable,
+                subscribe: [],
+                allowResponses: false)
+        case .tokenVerifier:
+            BusGrant(
+                publish: JetStreamSubjects.streamSetUp + JetStreamSubjects.durable(Events.Durables.revocations),
+                subscribe: BusSubjects.servedByTokenVerifier + BusSubjects.answering(QueueGroups.tokenVerifier),
+                allowResponses: true)
+        case .memberService:
+            BusGrant(
+                publish: BusSubjects.events(publishedBy: .memberService) + JetStreamSubjects.streamSetUp,
+                subscribe: BusSubjects.servedByMemberService + BusSubjects.answering(QueueGroups.memberService),
+                allowResponses: true)
+        case .tokenIssuer:
+            BusGrant(
+                publish: BusSubjects.events(publishedBy: .tokenIssuer) + JetStreamSubjects.streamSetUp
+                    + JetStreamSubjects.durable(Events.Durables.sessionsOfDeletedMembers)
+                    + JetStreamSubjects.durable(Events.Durables.sessionsOfUnlinkedIdentities)
+                    + [SigningKeyNotices.changed],
+                subscribe: BusSubjects.servedByTokenIssuer + BusSubjects.answering(QueueGroups.tokenIssuer)
+                    + [Endpoints.rotateSigningKeys.subject, SigningKeyNotices.changed],
+                allowResponses: true)
+        case .operator:
+            BusGrant(
+                publish: [Endpoints.rotateSigningKeys.subject, "$SRV.>"] + BusSubjects.pings + JetStreamSubjects.inspection,
+                denyPublish: JetStreamSubjects.everyDurable,
+                subscribe: ["events.>"],
+                allowResponses: false)
+        }
+    }
+}
+
+/// One identity's permissions: subjects (NATS wildcards allowed) it may publish to and subscribe
+/// to. Its own inbox (`<prefix>.>`) is always added to `subscribe`; `allowResponses` lets it answer
+/// a request it received, once, on that request's reply subject.
+public struct BusGrant: Sendable, Equatable {
+    /// Subjects it may publish to.
+    public var publish: [String]
+    /// Subjects it may never publish to, even where `publish` has a wildcard that covers them.
+    public var denyPublish: [String]
+    /// Subjects it may subscribe to, besides its inbox.
+    public var subscribe: [String]
+    /// Whether it may answer requests it received.
+    public var allowResponses: Bool
+
+    /// Creates a grant.
+    public init(publish: [String], denyPublish: [String] = [], subscribe: [String], allowResponses: Bool) {
+        self.publish = publish
+        self.denyPublish = denyPublish
+        self.subscribe = subscribe
+        self.allowResponses = allowResponses
+    }
+}
+
+/// The subjects of the contracts, grouped by the service that answers or publishes them.
+public enum BusSubjects {
+    /// What the token-verifier answers.
+    public static let servedByTokenVerifier = [Endpoints.verify.subject, Endpoints.verifyAppleNotification.subject]
+    /// What the member-service answers.
+    public static let servedByMemberService = [
+        Endpoints.memberLogin.subject, Endpoints.memberGet.subject, Endpoints.memberDelete.subject,
+        Endpoints.memberAppleNotification.subject, Endpoints.memberLinkIdentity.subject, Endpoints.memberUnlinkIdentity.subject,
+    ]
+    /// What the token-issuer answers for the gateway (`rotate-keys` is the operator's).
+    public static let servedByTokenIssuer = [
+        Endpoints.issueTokens.subject, Endpoints.refreshTokens.subject, Endpoints.accessTokenKeys.subject,
+        Endpoints.logout.subject, Endpoints.logoutAll.subject, Endpoints.listSessions.subject, Endpoints.endSession.subject,
+    ]
+    /// Every service's readiness ping.
+    public static let pings = [QueueGroups.tokenVerifier, QueueGroups.memberService, QueueGroups.tokenIssuer]
+        .map { Endpoints.ping($0).subject }
+
+    /// What a service answers besides its endpoints: its ping and service discovery (`$SRV`).
+    public static func answering(_ queueGroup: String) -> [String] {
+        [Endpoints.ping(queueGroup).subject, "$SRV.*", "$SRV.*.\(queueGroup)", "$SRV.*.\(queueGroup).*"]
+    }
+
+    /// The event subjects a service publishes (through its outbox).
+    public static func events(publishedBy identity: BusIdentity) -> [String] {
+        switch identity {
+        case .memberService:
+            [Events.memberCreated.subject, Events.memberLoggedIn.subject, Events.memberDeleted.subject,
+             Events.identityLinked.subject, Events.identityUnlinked.subject, Events.appleNotification.subject]
+        case .tokenIssuer:
+            [Events.sessionEnded.subject, Events.refreshTokenReused.subject]
+        case .gateway, .tokenVerifier, .operator:
+            []
+        }
+    }
+}
+
+/// The JetStream API subjects (`$JS.API.…`) each kind of user of the event stream needs.
+public enum JetStreamSubjects {
+    private static let api = "$JS.API"
+    private static let stream = Events.stream
+
+    /// Look up the stream, create it when missing, add missing subjects (never delete it).
+    public static let streamSetUp = ["STREAM.INFO", "STREAM.CREATE", "STREAM.UPDATE"].map { "\(api).\($0).\(stream)" }
+
+    /// Create, bind, fetch from and acknowledge one durable consumer, and no other.
+    public static func durable(_ name: String) -> [String] {
+        ["CONSUMER.CREATE.\(stream).\(name)", "CONSUMER.CREATE.\(stream).\(name).>", "CONSUMER.DURABLE.CREATE.\(stream).\(name)",
+         "CONSUMER.INFO.\(stream).\(name)", "CONSUMER.MSG.NEXT.\(stream).\(name)"].map { "\(api).\($0)" }
+            + ["$JS.ACK.\(stream).\(name).>"]
+    }
+
+    /// The gateway's follower of `session.ended`: an ephemeral ordered consumer (created, deleted,
+    /// re-created after a gap, answered for flow control) and the last message of a subject.
+    public static let follower = [
+        "\(api).STREAM.INFO.\(stream)", "\(api).CONSUMER.CREATE.\(stream)", "\(api).CONSUMER.CREATE.\(stream).>",
+        "\(api).CONSUMER.DELETE.\(stream).*", "\(api).CONSUMER.INFO.\(stream).*",
+        "\(api).STREAM.MSG.GET.\(stream)", "\(api).DIRECT.GET.\(stream).>", "$JS.FC.\(stream).>",
+    ]
+
+    /// Every durable consumer's API and acknowledgement subjects: no one's wildcards may reach
+    /// another service's consumer (deleting it, or acknowledging its messages unhandled).
+    public static let everyDurable = [Events.Durables.revocations, Events.Durables.sessionsOfDeletedMembers,
+                                      Events.Durables.sessionsOfUnlinkedIdentities]
+        .flatMap { name in ["\(api).CONSUMER.*.\(stream).\(name)", "\(api).CONSUMER.*.\(stream).\(name).>",
+                            "$JS.ACK.\(stream).\(name).>"] }
+
+    /// The operator's: the stream's and consumers' state, editing the stream's limits (never
+    /// deleting or purging it), and reading it through ephemeral consumers of its own.
+    public static let inspection = [
+        "\(api).INFO", "\(api).STREAM.INFO.\(stream)", "\(api).STREAM.NAMES", "\(api).STREAM.LIST",
+        "\(api).STREAM.UPDATE.\(stream)", "\(api).CONSUMER.NAMES.\(stream)", "\(api).CONSUMER.LIST.\(stream)",
+        "\(api).CONSUMER.INFO.\(stream).*", "\(api).STREAM.MSG.GET.\(stream)", "\(api).DIRECT.GET.\(stream).>",
+        "\(api).CONSUMER.CREATE.\(stream)", "\(api).CONSUMER.CREATE.\(stream).>", "\(api).CONSUMER.MSG.NEXT.\(stream).*",
+        "\(api).CONSUMER.DELETE.\(stream).*", "$JS.ACK.\(stream).>", "$JS.FC.\(stream).>",
+    ]
+}

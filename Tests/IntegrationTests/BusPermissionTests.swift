@@ -1,0 +1,166 @@
+import Contracts
+import Crypto
+import Foundation
+import Logging
+import Messaging
+import NATS
+import Testing
+import TestSupport
+
+/// The attack of issue 13 replayed against the running stack's nats-server, which runs with the
+/// authorization made from `BusIdentity` (SPEC section 9): a client without credentials cannot
+/// connect, and each identity may do its job and nothing else.
+@Suite("NATS identities and permissions", .enabled(if: TestIdentities.directory != nil, "the test command runs NATS with identities"))
+struct BusPermissionTests {
+    static let logger = Logger(label: "bus-permissions", level: .critical)
+
+    static func connect(_ identity: BusIdentity) async throws -> NATSConnection {
+        try await NATSConnection.connect(.init(url: TestEnvironment.natsURL, name: "as-\(identity.rawValue)",
+                                               access: TestIdentities.access(for: identity)), logger: logger)
+    }
+
+    /// Waits until the server's answer to everything sent so far arrived (a violation comes before the PONG).
+    static func settle(_ connection: NATSConnection) async throws {
+        try await connection.flush(timeout: .seconds(5))
+        try await Task.sleep(for: .milliseconds(100))
+    }
+
+    @Test("a client without credentials, or with a key the server does not know, is refused at connect")
+    func unknownClientsAreRefused() async throws {
+        _ = try await TestStack.shared.running()
+        await #expect(throws: NATSError.self) {
+            try await NATSConnection.connect(.init(url: TestEnvironment.natsURL, name: "anonymous", maxReconnect: 0), logger: Self.logger)
+        }
+        let stranger = FileManager.default.temporaryDirectory.appendingPathComponent("stranger-\(UUID().uuidString).nk")
+        let key = try NKey.generateUser()
+        try key.seed.write(to: stranger, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: stranger) }
+        await #expect(throws: NATSError.self) {
+            try await NATSConnection.connect(
+                .init(url: TestEnvironment.natsURL, name: "stranger", maxReconnect: 0,
+                      access: .init(nkey: .init(publicKey: key.publicKey, seedFile: stranger.path))), logger: Self.logger)
+        }
+    }
+
+    @Test("member-service's identity gets no token from auth.issuer.issue; the gateway's does (the control)")
+    func onlyTheGatewayMintsTokens() async throws {
+        let stack = try await TestStack.shared.running()
+        let memberId = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self).memberId
+        let request = try MessageCoding.encode(IssueTokensRequest(memberId: memberId, deviceId: "evil", provider: .google))
+
+        let gateway = try await Self.connect(.gateway)
+        let granted = try await gateway.request(Endpoints.issueTokens.subject, request, timeout: .seconds(5))
+        #expect(String(decoding: granted.payload, as: UTF8.self).contains("accessToken"))
+        await gateway.drainAndClose()
+
+        let member = try await Self.connect(.memberService)
+        await #expect(throws: NATSError.self) {
+            try await member.request(Endpoints.issueTokens.subject, request, timeout: .seconds(1))
+        }
+        #expect(member.permissionViolations >= 1)
+        await member.drainAndClose()
+    }
+
+    @Test("subscribing to everything, to another identity's inbox or to another service's queue is a violation")
+    func noEavesdropping() async throws {
+        _ = try await TestStack.shared.running()
+        let member = try await Self.connect(.memberService)
+        let everything = try member.subscribe(">")
+        try await Self.settle(member)
+        #expect(member.permissionViolations == 1)
+        for subject in [BusIdentity.gateway.inboxPrefix + ".>", "_INBOX.>", Endpoints.verify.subject] {
+            _ = try member.subscribe(subject, queue: QueueGroups.tokenVerifier)
+        }
+        try await Self.settle(member)
+        #expect(member.permissionViolations == 4)
+
+        // Nothing published reaches the refused subscription.
+        let tests = try await NATSConnection.connect(TestIdentities.configuration(name: "publisher"), logger: Self.logger)
+        defer { Task { await tests.drainAndClose() } }
+        try tests.publish("anything.at.all", Array("secret".utf8))
+        try await tests.flush(timeout: .seconds(5))
+        let received = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask { for await _ in everything { return true }; return false }
+            group.addTask { try await Task.sleep(for: .milliseconds(500)); return false }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+        #expect(!received)
+        await member.drainAndClose()
+    }
+
+    /// What one identity must not do, each a subject the attack used or a neighbour of its grant.
+    static let forbidden: [(BusIdentity, publish: [String], subscribe: [String])] = [
+        (.gateway, [Events.memberDeleted.subject, Events.sessionEnded.subject, Endpoints.rotateSigningKeys.subject,
+                    "$JS.API.CONSUMER.DELETE.\(Events.stream).\(Events.Durables.revocations)", "$JS.API.STREAM.DELETE.\(Events.stream)"],
+         [Endpoints.verify.subject, Endpoints.issueTokens.subject, "_INBOX_token-issuer.>", Events.sessionEnded.subject]),
+        (.tokenVerifier, [Endpoints.issueTokens.subject, Endpoints.memberLogin.subject, Events.memberDeleted.subject,
+                          "$JS.API.CONSUMER.MSG.NEXT.\(Events.stream).\(Events.Durables.sessionsOfDeletedMembers)"],
+         [Endpoints.memberLogin.subject, "_INBOX_gateway.>", Events.memberDeleted.subject]),
+        (.memberService, [Endpoints.issueTokens.subject, Endpoints.verify.subject, Events.sessionEnded.subject,
+                          "$JS.API.STREAM.DELETE.\(Events.stream)", "$JS.API.STREAM.PURGE.\(Events.stream)"],
+         [Endpoints.issueTokens.subject, "_INBOX_gateway.>"]),
+        (.tokenIssuer, [Endpoints.memberDelete.subject, Events.memberDeleted.subject, Endpoints.verify.subject],
+         [Endpoints.verify.subject, "_INBOX_gateway.>"]),
+        (.operator, [Endpoints.issueTokens.subject, Endpoints.memberLogin.subject, Events.memberDeleted.subject,
+                     "$JS.API.STREAM.DELETE.\(Events.stream)", "$JS.API.STREAM.PURGE.\(Events.stream)",
+                     "$JS.API.CONSUMER.DELETE.\(Events.stream).\(Events.Durables.revocations)",
+                     "$JS.ACK.\(Events.stream).\(Events.Durables.sessionsOfDeletedMembers).1.1.1.1.1"],
+         [">", "_INBOX_gateway.>", Endpoints.rotateSigningKeys.subject]),
+    ]
+
+    @Test("each identity may publish and subscribe where its grant says, and nowhere else",
+          arguments: BusIdentity.allCases)
+    func allowList(_ identity: BusIdentity) async throws {
+        _ = try await TestStack.shared.running()
+        let connection = try await Self.connect(identity)
+        defer { Task { await connection.drainAndClose() } }
+        let grant = identity.grant
+
+        // Allowed: a concrete subject of each grant entry (a wildcard token made concrete). Events
+        // and acknowledgements are left out: an empty one would land in the stream or ack a
+        // message; the suites publish and acknowledge them for real.
+        for subject in grant.publish.map(Self.concrete)
+            where !subject.hasPrefix("events.") && !subject.hasPrefix("$JS.ACK.") && !subject.hasPrefix("$JS.FC.")
+                && !grant.denyPublish.contains(where: { Self.matches($0, subject) }) {
+            try connection.publish(subject, [])
+        }
+        var subscriptions = [try connection.subscribe(identity.inboxPrefix + ".probe")]
+        for subject in grant.subscribe {
+            subscriptions.append(try connection.subscribe(Self.concrete(subject), queue: "permission-probe"))
+        }
+        try await Self.settle(connection)
+        #expect(connection.permissionViolations == 0, "\(identity.rawValue) was refused one of its own subjects")
+        subscriptions.forEach { $0.unsubscribe() }
+
+        let (_, publish, subscribe) = try #require(Self.forbidden.first { $0.0 == identity })
+        for (index, subject) in publish.enumerated() {
+            try connection.publish(subject, [])
+            try await Self.settle(connection)
+            #expect(connection.permissionViolations == index + 1, "\(identity.rawValue) may publish to \(subject)")
+        }
+        for (index, subject) in subscribe.enumerated() {
+            _ = try connection.subscribe(subject)
+            try await Self.settle(connection)
+            #expect(connection.permissionViolations == publish.count + index + 1, "\(identity.rawValue) may subscribe to \(subject)")
+        }
+    }
+
+    /// A subject matching `pattern` with its wildcards filled in (`*` → `probe`, `>` → `probe.x`).
+    /// Publishing an empty body to it changes nothing: no one serves `probe`, a service cannot
+    /// decode an empty request (and has no reply subject to answer), and the JetStream API
+    /// refuses it as malformed.
+    static func concrete(_ pattern: String) -> String {
+        pattern.split(separator: ".").map { $0 == "*" ? "probe" : $0 == ">" ? "probe.x" : String($0) }.joined(separator: ".")
+    }
+
+    /// Whether `subject` matches the NATS pattern `pattern`.
+    static func matches(_ pattern: String, _ subject: String) -> Bool {
+        let patternTokens = pattern.split(separator: "."), subjectTokens = subject.split(separator: ".")
+        for (index, token) in patternTokens.enumerated() {
+            if token == ">" { return subjectTokens.count > index }
+            guard index < subjectTokens.count, token == "*" || token == subjectTokens[index] else { return false }
+        }
+        return patternTokens.count == subjectTokens.count
+    }
+}

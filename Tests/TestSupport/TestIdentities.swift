@@ -1,0 +1,60 @@
+import Crypto
+import Foundation
+import Messaging
+import NATS
+
+/// The NATS identities the tests connect with. The test command makes their seeds
+/// (`nats-auth seeds`, plus an unrestricted `tests.nk` for the tests' own inspecting connections)
+/// and starts nats-server with the authorization made from them; it exports the directory as
+/// `NATS_IDENTITIES_DIR`. Unset, everything connects without credentials (a server without auth).
+public enum TestIdentities {
+    /// `NATS_IDENTITIES_DIR`, or nil.
+    public static var directory: String? {
+        ProcessInfo.processInfo.environment["NATS_IDENTITIES_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// How `identity` connects: its seed from the directory and its inbox prefix.
+    public static func access(for identity: BusIdentity) -> NATSConnection.Access {
+        NATSConnection.Access(nkey: credentials(file: "\(identity.rawValue).nk"), inboxPrefix: identity.inboxPrefix)
+    }
+
+    /// The environment that gives the executable `service` (`token-issuer`, ...) its identity:
+    /// `NATS_NKEY_SEED_FILE`, when the tests run with identities.
+    public static func environment(for service: String) -> [String: String] {
+        guard let directory, let identity = BusIdentity(rawValue: service) else { return [:] }
+        return ["NATS_NKEY_SEED_FILE": "\(directory)/\(identity.rawValue).nk"]
+    }
+
+    /// How the tests' own connections connect: the unrestricted test user, with the default inbox.
+    public static var tests: NATSConnection.Access {
+        NATSConnection.Access(nkey: credentials(file: "tests.nk"))
+    }
+
+    /// A connection configuration for the tests' own use on `url`.
+    public static func configuration(url: String = TestEnvironment.natsURL, name: String) -> NATSConnection.Configuration {
+        NATSConnection.Configuration(url: url, name: name, access: tests)
+    }
+
+    /// nats-server's authorization for the directory's keys (and the test user), for private servers;
+    /// nil without a directory.
+    public static func serverAuthorization() throws -> String? {
+        guard let directory else { return nil }
+        var keys: [BusIdentity: String] = [:]
+        for identity in BusIdentity.allCases {
+            keys[identity] = try publicKey("\(directory)/\(identity.rawValue).nk")
+        }
+        let tests = BusAuthorization.Unrestricted(publicKey: try publicKey("\(directory)/tests.nk"), name: "tests")
+        return BusAuthorization.serverConfiguration(publicKeys: keys, unrestricted: [tests])
+    }
+
+    private static func credentials(file: String) -> NATSConnection.NKeyCredentials? {
+        guard let directory else { return nil }
+        let path = "\(directory)/\(file)"
+        guard let key = try? publicKey(path) else { return nil }
+        return NATSConnection.NKeyCredentials(publicKey: key, seedFile: path)
+    }
+
+    private static func publicKey(_ path: String) throws -> String {
+        try NKey(seed: String(contentsOfFile: path, encoding: .utf8)).publicKey
+    }
+}
