@@ -1,5 +1,5 @@
 extension PostgresClient {
-    /// Creates `schema` if missing and applies the pending `migrations` in version order, each in its own
+    /// Creates `schema` if missing (its name is checked below: lower-case letters, digits, `_`) and applies the pending `migrations` in version order, each in its own
     /// transaction, recording them in `<schema>.schema_migrations`.
     ///
     /// A transaction-scoped advisory lock derived from the schema name makes concurrent callers (replicas starting
@@ -22,8 +22,14 @@ extension PostgresClient {
 
         try await withConnection { connection in
             try await Self.locked(connection, lockKey: lockKey) {
+                // Only when missing: a service whose role owns a schema made for it (deploy/postgres/roles.sql)
+                // has no right to create schemas, and PostgreSQL checks that right before IF NOT EXISTS.
                 _ = try await connection.execute("""
-                    CREATE SCHEMA IF NOT EXISTS "\(schema)";
+                    DO $$ BEGIN
+                        IF NOT EXISTS (SELECT FROM pg_namespace WHERE nspname = '\(schema)') THEN
+                            CREATE SCHEMA "\(schema)";
+                        END IF;
+                    END $$;
                     CREATE TABLE IF NOT EXISTS \(table) (
                         version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
                     """)

@@ -62,7 +62,14 @@ struct ComposeFileTests {
             "apple-private-key": ["token-verifier"],
             "provider-token-key": ["token-verifier"],
             "apple-public-key": ["dev-idp"],
-            "database-password": ["postgres", "member-service", "token-issuer"],
+            "database-password": ["postgres"],
+            "member-database-password": ["postgres", "member-service"],
+            "issuer-database-password": ["postgres", "token-issuer"],
+            "nats-auth": ["nats"],
+            "nats-gateway-seed": ["gateway"],
+            "nats-token-verifier-seed": ["token-verifier"],
+            "nats-member-service-seed": ["member-service"],
+            "nats-token-issuer-seed": ["token-issuer"],
         ]
         #expect(declared == Set(consumers.keys), "\(declared)")
         let services = try #require(file["services"])
@@ -88,8 +95,10 @@ struct ComposeFileTests {
             ("token-issuer", "ACCESS_TOKEN_TTL", "${ACCESS_TOKEN_TTL:-900}"),
             ("token-issuer", "REFRESH_TOKEN_TTL", "${REFRESH_TOKEN_TTL:-2592000}"),
             ("token-issuer", "REFRESH_REUSE_GRACE", "${REFRESH_REUSE_GRACE:-10}"),
-            // The password comes from the database-password secret, not from the URL.
-            ("member-service", "DATABASE_URL", "${DATABASE_URL:-postgres://auth@postgres:5432/auth}"),
+            // Each its own role (deploy/postgres/roles.sql); the password from its secret, not from the URL.
+            ("member-service", "DATABASE_URL", "${MEMBER_DATABASE_URL:-postgres://member_service@postgres:5432/auth}"),
+            ("token-issuer", "DATABASE_URL", "${ISSUER_DATABASE_URL:-postgres://token_issuer@postgres:5432/auth}"),
+            ("token-issuer", "NATS_NKEY_SEED_FILE", "${NATS_NKEY_SEED_FILE:-/run/secrets/nats-seed}"),
             ("member-service", "DATABASE_PASSWORD_FILE", "${DATABASE_PASSWORD_FILE:-/run/secrets/database-password}"),
             ("token-issuer", "SIGNING_KEY_FILE", "${SIGNING_KEY_FILE:-/run/secrets/signing-key.pem}"),
             ("token-verifier", "PROVIDER_TOKEN_KEY_FILE", "${PROVIDER_TOKEN_KEY_FILE:-/run/secrets/provider-token-key}"),
@@ -121,6 +130,12 @@ struct ComposeFileTests {
     /// network the servers are `postgres`, `nats` and `dev-idp`.
     static let composeDefaults: Set<String> = ["NATS_URL", "DATABASE_URL", "DEV_IDP_BASE_URL"]
 
+    /// Variables each service gets from a compose variable of its own: `DATABASE_URL` names each
+    /// service's own database role (SPEC section 9), so one value for both would be wrong.
+    static let perService: [String: [String: String]] = [
+        "DATABASE_URL": ["member-service": "MEMBER_DATABASE_URL", "token-issuer": "ISSUER_DATABASE_URL"],
+    ]
+
     /// The `environment` map of a compose service (merge keys resolved), or nil.
     private func environment(_ services: JSONValue, _ name: String) -> [String: JSONValue]? {
         if case .object(let members) = services.at("\(name).environment") { members } else { nil }
@@ -151,7 +166,7 @@ struct ComposeFileTests {
         for (name, value) in environment(services, service) ?? [:] {
             let text = value.stringValue ?? ""
             if Self.fixedInContainer.contains(name) { continue }
-            let prefix = "${\(name):-"
+            let prefix = "${\(Self.perService[name]?[service] ?? name):-"
             guard text.hasPrefix(prefix), text.hasSuffix("}") else {
                 Issue.record("\(service) \(name): '\(text)' is not ${\(name):-default}")
                 continue
@@ -172,7 +187,7 @@ struct ComposeFileTests {
                 values[name, default: []].append((service, value.stringValue ?? "\(value)"))
             }
         }
-        for (name, uses) in values where Set(uses.map(\.value)).count > 1 {
+        for (name, uses) in values where Set(uses.map(\.value)).count > 1 && Self.perService[name] == nil {
             Issue.record("\(name) differs between services: \(uses.map { "\($0.service): \($0.value)" })")
         }
     }

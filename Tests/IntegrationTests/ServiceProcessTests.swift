@@ -18,7 +18,7 @@ struct ServiceProcessTests {
             "GATEWAY_HOST": "127.0.0.1", "GATEWAY_PORT": String(try TestNATSServer.freePort()),
             "MANAGEMENT_HOST": "127.0.0.1", "MANAGEMENT_PORT": String(management),
             "LOG_LEVEL": "error",
-        ])
+        ].merging(TestIdentities.environment(for: service)) { $1 })
         defer { process.kill() }
         let base = "http://127.0.0.1:\(management)"
         // The management port answers while the service waits; it is alive, not ready.
@@ -46,10 +46,10 @@ struct ServiceProcessTests {
         let database = try await TestStack.freshDatabase()
         let management = try TestNATSServer.freePort()
         let process = try await ServiceProcess.start(service, environment: [
-            "NATS_URL": nats.url, "DATABASE_URL": database,
+            "NATS_URL": nats.url, "DATABASE_URL": TestStack.serviceURL(database, service == "token-issuer" ? .tokenIssuer : .memberService),
             "MANAGEMENT_HOST": "127.0.0.1", "MANAGEMENT_PORT": String(management),
             "LOG_LEVEL": "error",
-        ])
+        ].merging(TestIdentities.environment(for: service)) { $1 })
         defer { process.kill() }
         let base = "http://127.0.0.1:\(management)"
         let ready = await eventually(timeout: .seconds(30)) {

@@ -10,11 +10,14 @@ extension TestStack {
         -> (issuer: ServiceHandle, databaseURL: String) {
         var configuration = TokenIssuerConfiguration()
         configuration.natsURL = natsURL
+        configuration.natsAccess = TestIdentities.access(for: .tokenIssuer)
+        let adminURL: String
         if let databaseURL {
-            configuration.databaseURL = databaseURL
+            adminURL = databaseURL
         } else {
-            configuration.databaseURL = try await freshDatabase()
+            adminURL = try await freshDatabase()
         }
+        configuration.databaseURL = serviceURL(adminURL, .tokenIssuer)
         configuration.issuer = tokenIssuer
         configuration.audience = tokenAudience
         configure(&configuration)
@@ -23,6 +26,6 @@ extension TestStack {
             TokenIssuerServer(configuration: configuration, logger: logger, onReady: ready)
         }
         await issuer.start()
-        return (issuer, configuration.databaseURL)
+        return (issuer, adminURL)
     }
 }

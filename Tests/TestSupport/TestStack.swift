@@ -79,6 +79,7 @@ public actor TestStack {
 
         var verifier = TokenVerifierConfiguration()
         verifier.natsURL = TestEnvironment.natsURL
+        verifier.natsAccess = TestIdentities.access(for: .tokenVerifier)
         verifier.providers = [
             .google: OIDCProviderConfiguration(provider: .google, clientIDs: [ClientID.googleIOS, ClientID.googleWeb],
                                                issuers: [idp.issuer("google")], jwksURL: idp.jwksURL("google")),
@@ -102,10 +103,12 @@ public actor TestStack {
         verifier.providerTimeout = providerTimeout
         var member = MemberServiceConfiguration()
         member.natsURL = TestEnvironment.natsURL
-        member.databaseURL = databaseURL
+        member.natsAccess = TestIdentities.access(for: .memberService)
+        member.databaseURL = serviceURL(databaseURL, .memberService)
         var issuer = TokenIssuerConfiguration()
         issuer.natsURL = TestEnvironment.natsURL
-        issuer.databaseURL = databaseURL
+        issuer.natsAccess = TestIdentities.access(for: .tokenIssuer)
+        issuer.databaseURL = serviceURL(databaseURL, .tokenIssuer)
         issuer.issuer = tokenIssuer
         issuer.audience = tokenAudience
         issuer.refreshReuseGrace = reuseGrace
@@ -132,6 +135,7 @@ public actor TestStack {
             configuration.host = "127.0.0.1"
             configuration.port = 0
             configuration.natsURL = TestEnvironment.natsURL
+            configuration.natsAccess = TestIdentities.access(for: .gateway)
             configuration.tokenIssuer = tokenIssuer
             configuration.tokenAudience = tokenAudience
             configuration.rateLimitRPS = 0
@@ -184,21 +188,16 @@ public actor TestStack {
         return file.path
     }
 
-    /// A new, empty database on the test server, so the run starts from nothing.
+    /// A new, empty database on the test server, so the run starts from nothing, with the
+    /// services' roles and schemas made by deploy/local/../postgres/roles.sql. Its URL is the
+    /// administrator's (for tests that look inside); ``serviceURL(_:_:)`` gives a service's.
     public static func freshDatabase() async throws -> String {
-        let admin = PostgresClient(configuration: try PostgresConfiguration(url: TestEnvironment.databaseURL),
-                                   logger: Logger(label: "test-admin", level: .error))
-        let name = "auth_test_\(UUID().uuidString.prefix(8).lowercased())"
-        do {
-            _ = try await admin.query("CREATE DATABASE \(name)", [])
-        } catch {
-            await admin.close()
-            throw TestStackError("PostgreSQL at \(TestEnvironment.databaseURL) is not usable (\(error)); run the tests with deploy/local/test")
-        }
-        await admin.close()
-        guard var components = URLComponents(string: TestEnvironment.databaseURL) else { throw TestStackError("bad DATABASE_URL") }
-        components.path = "/\(name)"
-        return components.string!
+        try await TestDatabases.shared.fresh()
+    }
+
+    /// The URL a service connects with to the database of `adminURL`: its own role.
+    public static func serviceURL(_ adminURL: String, _ role: TestDatabases.Role) -> String {
+        TestDatabases.serviceURL(adminURL, role)
     }
 }
 

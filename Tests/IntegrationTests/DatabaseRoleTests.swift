@@ -1,0 +1,46 @@
+import Foundation
+import Logging
+import Postgres
+import Testing
+import TestSupport
+
+/// SPEC section 9: member-service and token-issuer each connect as their own role, which owns its
+/// schema and has no right on the other's; the issuer's signing keys are its alone. The running
+/// stack's database was made by deploy/postgres/roles.sql, as a deployment's is.
+@Suite("Database roles")
+struct DatabaseRoleTests {
+    static func query(_ url: String, _ sql: String) async throws -> [String] {
+        let client = PostgresClient(configuration: try PostgresConfiguration(url: url), logger: Logger(label: "roles", level: .critical))
+        defer { Task { await client.close() } }
+        return try await client.query(sql).map { row in try row.optionalString(row.columns[0]) ?? "NULL" }
+    }
+
+    @Test("each service's role owns its schema and has no right on the other's", arguments: [
+        (TestDatabases.Role.memberService, "member", "issuer", "issuer.signing_keys"),
+        (TestDatabases.Role.tokenIssuer, "issuer", "member", "member.members"),
+    ])
+    func ownSchemaOnly(_ role: TestDatabases.Role, own: String, other: String, otherTable: String) async throws {
+        let stack = try await TestStack.shared.running()
+        let url = TestStack.serviceURL(stack.databaseURL, role)
+        let owner = try await Self.query(stack.databaseURL, "SELECT nspowner::regrole::text FROM pg_namespace WHERE nspname = '\(own)'")
+        #expect(owner == [role.rawValue])
+        #expect(try await Self.query(url, "SELECT has_schema_privilege('\(own)', 'USAGE')::text") == ["true"])
+        #expect(try await Self.query(url, "SELECT has_schema_privilege('\(other)', 'USAGE')::text") == ["false"])
+        #expect(try await Self.query(url, "SELECT has_schema_privilege('\(other)', 'CREATE')::text") == ["false"])
+        await #expect(throws: PostgresError.self) { _ = try await Self.query(url, "SELECT count(*)::text FROM \(otherTable)") }
+        // Nor a way around it: no new schema, nothing in public, not a superuser.
+        await #expect(throws: PostgresError.self) { _ = try await Self.query(url, "CREATE SCHEMA sneaky") }
+        await #expect(throws: PostgresError.self) { _ = try await Self.query(url, "CREATE TABLE public.sneaky (x int)") }
+        #expect(try await Self.query(url, "SELECT rolsuper::text FROM pg_roles WHERE rolname = current_user") == ["false"])
+    }
+
+    @Test("member-service's credentials cannot read the signing keys; the issuer's can (the control)")
+    func signingKeysAreTheIssuers() async throws {
+        let stack = try await TestStack.shared.running()
+        let keys = try await Self.query(TestStack.serviceURL(stack.databaseURL, .tokenIssuer), "SELECT count(*)::text FROM issuer.signing_keys")
+        #expect(Int(keys.first ?? "0")! >= 1)
+        await #expect(throws: PostgresError.self) {
+            _ = try await Self.query(TestStack.serviceURL(stack.databaseURL, .memberService), "SELECT private_key_pem FROM issuer.signing_keys")
+        }
+    }
+}
