@@ -176,5 +176,6 @@ enum MemberMigrations {
             END;
             $$;
             """),
+        emailVerification,
     ]
 }
