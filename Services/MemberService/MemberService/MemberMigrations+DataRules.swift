@@ -93,4 +93,19 @@ extension MemberMigrations {
         END;
         $$;
         """)
+
+    /// The Apple notifications handled, by `jti`, so each takes effect once; kept only as long as
+    /// the token-verifier would accept the notification (see `MemberStore.handle(_:)`).
+    static let appleNotificationsOnce = Migration(version: 4, name: "apple notifications handled once", sql: """
+        CREATE TABLE member.apple_notifications (
+            jti             TEXT PRIMARY KEY,
+            issued_at       TIMESTAMPTZ NOT NULL,
+            handled_at      TIMESTAMPTZ NOT NULL DEFAULT now(),
+            -- The first outcome, answered again to a replay.
+            member_id       BIGINT,
+            identity_ended  BOOLEAN NOT NULL DEFAULT FALSE,
+            member_deleted  BOOLEAN NOT NULL DEFAULT FALSE
+        );
+        CREATE INDEX apple_notifications_issued ON member.apple_notifications (issued_at);
+        """)
 }

@@ -177,5 +177,6 @@ enum MemberMigrations {
             $$;
             """),
         emailVerification,
+        appleNotificationsOnce,
     ]
 }
