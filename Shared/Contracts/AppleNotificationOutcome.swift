@@ -4,15 +4,18 @@ public struct AppleNotificationOutcome: Codable, Sendable, Equatable {
     public var v: Int = 1
     /// Always true once the notification is handled (also when there was nothing to do).
     public var handled: Bool
-    /// The member the notification concerned, if the Apple identity is known.
+    /// The member the notification concerned, if the Apple identity is known and was linked before the event.
     public var memberId: Int64?
+    /// True when the notification ended the member's Apple identity (`consent-revoked`, `account-delete`).
+    public var identityEnded: Bool
     /// True when the member was deleted because Apple ended its last identity.
     public var memberDeleted: Bool
 
-    /// Creates an outcome.
-    public init(handled: Bool = true, memberId: Int64?, memberDeleted: Bool) {
+    /// Creates an outcome. A notification handled before (the same `jti`) answers the first outcome again.
+    public init(handled: Bool = true, memberId: Int64?, identityEnded: Bool = false, memberDeleted: Bool) {
         self.handled = handled
         self.memberId = memberId
+        self.identityEnded = identityEnded
         self.memberDeleted = memberDeleted
     }
 }

@@ -19,8 +19,13 @@ public struct AppleNotificationRequest: Codable, Sendable, Equatable {
     }
 }
 
-/// A verified Apple notification event (the `events` claim, which Apple sends as a JSON string).
+/// A verified Apple notification event (the `events` claim, which Apple sends as a JSON string),
+/// with the notification's `jti` and `iat`.
 public struct AppleNotification: Codable, Sendable, Equatable {
+    /// How old a notification (its `iat`) may be: the token-verifier refuses older ones, so the
+    /// member-service need remember a handled `jti` no longer than this.
+    public static let maxAge: Duration = .seconds(7 * 86_400)
+
     /// The contract version (1).
     public var v: Int = 1
     /// `consent-revoked`, `account-delete`, `email-disabled` or `email-enabled`.
@@ -33,13 +38,20 @@ public struct AppleNotification: Codable, Sendable, Equatable {
     public var isPrivateEmail: Bool?
     /// When Apple says the event happened.
     public var eventTime: Date?
+    /// The notification's unique ID (`jti`): each takes effect once.
+    public var jti: String
+    /// When Apple signed the notification (`iat`).
+    public var issuedAt: Date
 
     /// Creates an event.
-    public init(type: String, subject: String, email: String? = nil, isPrivateEmail: Bool? = nil, eventTime: Date? = nil) {
+    public init(type: String, subject: String, email: String? = nil, isPrivateEmail: Bool? = nil, eventTime: Date? = nil,
+                jti: String, issuedAt: Date) {
         self.type = type
         self.subject = subject
         self.email = email
         self.isPrivateEmail = isPrivateEmail
         self.eventTime = eventTime
+        self.jti = jti
+        self.issuedAt = issuedAt
     }
 }

@@ -9,6 +9,41 @@ extension Endpoints {
     public static let listSessions = Endpoint<ListSessionsRequest, SessionList>("auth.issuer.sessions")
     /// token-issuer: end one of a member's sessions by ID; `NOT_FOUND` when it is not theirs or not live.
     public static let endSession = Endpoint<EndSessionRequest, SessionsEnded>("auth.issuer.end-session")
+    /// token-issuer: the member-service deleted a member: end its sessions and start none for it
+    /// from now on (idempotent). The gateway calls it before it answers the deletion.
+    public static let endDeletedMember = Endpoint<DeletedMemberRequest, SessionsEnded>("auth.issuer.member-deleted")
+    /// token-issuer: a member's identity of one provider was unlinked or ended by the provider: end
+    /// the sessions opened through it (idempotent).
+    public static let endIdentitySessions = Endpoint<EndIdentitySessionsRequest, SessionsEnded>("auth.issuer.identity-ended")
+}
+
+/// A member the member-service deleted (`auth.issuer.member-deleted`).
+public struct DeletedMemberRequest: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The deleted member.
+    public var memberId: Int64
+
+    /// Creates a request.
+    public init(memberId: Int64) {
+        self.memberId = memberId
+    }
+}
+
+/// A member's identity that is gone (`auth.issuer.identity-ended`).
+public struct EndIdentitySessionsRequest: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The member.
+    public var memberId: Int64
+    /// The provider of the identity; its sessions are those that signed in with it.
+    public var provider: Provider
+
+    /// Creates a request.
+    public init(memberId: Int64, provider: Provider) {
+        self.memberId = memberId
+        self.provider = provider
+    }
 }
 
 /// Ends the session an access token belongs to (`auth.issuer.logout`).

@@ -63,6 +63,8 @@ public struct MemberProfile: Codable, Sendable, Equatable {
     public var memberId: Int64
     /// The member's email, if known.
     public var email: String?
+    /// True only when a linked identity's provider vouched for `email`; an email the app sent is never verified.
+    public var emailVerified: Bool
     /// The member's name, if known.
     public var name: String?
     /// The linked provider identities.
@@ -71,9 +73,10 @@ public struct MemberProfile: Codable, Sendable, Equatable {
     public var createdAt: Date
 
     /// Creates a profile.
-    public init(memberId: Int64, email: String?, name: String?, identities: [LinkedIdentity], createdAt: Date) {
+    public init(memberId: Int64, email: String?, emailVerified: Bool, name: String?, identities: [LinkedIdentity], createdAt: Date) {
         self.memberId = memberId
         self.email = email
+        self.emailVerified = emailVerified
         self.name = name
         self.identities = identities
         self.createdAt = createdAt
@@ -84,15 +87,18 @@ public struct MemberProfile: Codable, Sendable, Equatable {
 public struct LinkedIdentity: Codable, Sendable, Equatable {
     /// The provider.
     public var provider: Provider
-    /// The email the provider gave, if any.
+    /// The identity's email: the provider's, or the one the app sent (Apple's first login).
     public var email: String?
+    /// True only when the provider vouched for `email`.
+    public var emailVerified: Bool
     /// When it was linked.
     public var linkedAt: Date
 
     /// Creates an entry.
-    public init(provider: Provider, email: String?, linkedAt: Date) {
+    public init(provider: Provider, email: String?, emailVerified: Bool, linkedAt: Date) {
         self.provider = provider
         self.email = email
+        self.emailVerified = emailVerified
         self.linkedAt = linkedAt
     }
 }

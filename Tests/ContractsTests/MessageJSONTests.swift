@@ -41,12 +41,13 @@ struct MessageJSONCompatibilityTests {
 
     @Test("service contracts, events and HTTP bodies")
     func contracts() throws {
-        let profile = MemberProfile(memberId: 42, email: "a\"b\\c/d@example.com", name: "Zoë 🍎 \n\t\u{1}",
-                                    identities: [LinkedIdentity(provider: .google, email: nil, linkedAt: when),
-                                                 LinkedIdentity(provider: .apple, email: "x@privaterelay.appleid.com", linkedAt: when)],
+        let profile = MemberProfile(memberId: 42, email: "a\"b\\c/d@example.com", emailVerified: false, name: "Zoë 🍎 \n\t\u{1}",
+                                    identities: [LinkedIdentity(provider: .google, email: nil, emailVerified: false, linkedAt: when),
+                                                 LinkedIdentity(provider: .apple, email: "x@privaterelay.appleid.com", emailVerified: true,
+                                                                linkedAt: when)],
                                     createdAt: when)
         try check(profile)
-        try check(MemberProfile(memberId: -9_223_372_036_854_775_807, email: nil, name: nil, identities: [], createdAt: when))
+        try check(MemberProfile(memberId: -9_223_372_036_854_775_807, email: nil, emailVerified: false, name: nil, identities: [], createdAt: when))
         try check(VerifyRequest(provider: .naver, token: "tok", nonce: nil, authorizationCode: "code"))
         try check(VerifiedIdentity(provider: .apple, subject: "001.abc", email: "e@x", emailVerified: true))
         try check(LoginResponse(accessToken: "a.b.c", refreshToken: "r", expiresIn: 900, memberId: 7, isExistingMember: false))

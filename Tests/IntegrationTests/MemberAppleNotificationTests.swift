@@ -8,6 +8,12 @@ import TestSupport
 /// end to end is in MemberDeletionTests (it needs the verifier's notification endpoint).
 @Suite("Apple notifications in the member-service")
 struct MemberAppleNotificationTests {
+    /// A notification as the verifier passes it on: a fresh `jti`, issued now.
+    private func notification(_ type: String, _ subject: String, email: String? = nil, isPrivateEmail: Bool? = nil) -> AppleNotification {
+        AppleNotification(type: type, subject: subject, email: email, isPrivateEmail: isPrivateEmail,
+                          jti: UUID().uuidString, issuedAt: Date())
+    }
+
     @Test("consent-revoked ends the Apple identity of a member who has another, idempotently")
     func consentRevokedKeepsMember() async throws {
         let stack = try await TestStack.shared.running()
@@ -18,17 +24,21 @@ struct MemberAppleNotificationTests {
             provider: "apple", identityToken: try await stack.appleToken(sub: appleSub, rawNonce: rawNonce), rawNonce: rawNonce))
         #expect(linked.status == 200, "body: \(linked.text)")
 
-        let outcome = try await stack.call(Endpoints.memberAppleNotification, AppleNotification(type: "consent-revoked", subject: appleSub))
-        #expect(outcome == AppleNotificationOutcome(memberId: login.memberId, memberDeleted: false))
+        let revoked = notification("consent-revoked", appleSub)
+        let outcome = try await stack.call(Endpoints.memberAppleNotification, revoked)
+        #expect(outcome == AppleNotificationOutcome(memberId: login.memberId, identityEnded: true, memberDeleted: false))
         #expect(try await stack.me(login.accessToken).data(MemberResponse.self).identities.map(\.provider) == ["GOOGLE"])
         let unlinked = try await stack.event(Events.identityUnlinked) { $0.memberId == login.memberId }
         #expect(unlinked?.data == IdentityUnlinked(memberId: login.memberId, provider: .apple, reason: "consent-revoked"))
         let received = try await stack.event(Events.appleNotification) { $0.subject == appleSub }
         #expect(received?.data == AppleNotificationReceived(type: "consent-revoked", subject: appleSub, memberId: login.memberId))
 
-        // Apple sends it again: nothing left to do, still handled.
-        let again = try await stack.call(Endpoints.memberAppleNotification, AppleNotification(type: "consent-revoked", subject: appleSub))
-        #expect(again == AppleNotificationOutcome(memberId: nil, memberDeleted: false))
+        // Apple sends it again: the first outcome, nothing more done.
+        let again = try await stack.call(Endpoints.memberAppleNotification, revoked)
+        #expect(again == outcome)
+        // Another consent-revoked (a new jti) finds nothing left to do, still handled.
+        let another = try await stack.call(Endpoints.memberAppleNotification, notification("consent-revoked", appleSub))
+        #expect(another == AppleNotificationOutcome(memberId: nil, memberDeleted: false))
         #expect(try await stack.me(login.accessToken).status == 200)
     }
 
@@ -39,8 +49,8 @@ struct MemberAppleNotificationTests {
         let member = try await stack.call(Endpoints.memberLogin, MemberLoginRequest(identity: VerifiedIdentity(
             provider: .apple, subject: appleSub, email: "\(appleSub)@example.com", sealedCredential: "sealed-\(appleSub)")))
 
-        let outcome = try await stack.call(Endpoints.memberAppleNotification, AppleNotification(type: "account-delete", subject: appleSub))
-        #expect(outcome == AppleNotificationOutcome(memberId: member.memberId, memberDeleted: true))
+        let outcome = try await stack.call(Endpoints.memberAppleNotification, notification("account-delete", appleSub))
+        #expect(outcome == AppleNotificationOutcome(memberId: member.memberId, identityEnded: true, memberDeleted: true))
         #expect(try await stack.count("SELECT count(*)::text FROM member.members WHERE id = $1::bigint", [String(member.memberId)]) == 0)
         #expect(try await stack.count("SELECT count(*)::text FROM member.identities WHERE provider_user_id = $1", [appleSub]) == 0)
         let unlinked = try await stack.event(Events.identityUnlinked) { $0.memberId == member.memberId }
@@ -56,13 +66,13 @@ struct MemberAppleNotificationTests {
         let login = try await stack.appleLogin(sub: appleSub, tokenEmail: "\(appleSub)@privaterelay.appleid.com").data(LoginResponse.self)
         #expect(try await stack.identityRows(memberId: login.memberId)["APPLE"]?["email_disabled"] == "false")
 
-        _ = try await stack.call(Endpoints.memberAppleNotification, AppleNotification(
-            type: "email-disabled", subject: appleSub, email: "\(appleSub)@privaterelay.appleid.com", isPrivateEmail: true))
+        _ = try await stack.call(Endpoints.memberAppleNotification, notification(
+            "email-disabled", appleSub, email: "\(appleSub)@privaterelay.appleid.com", isPrivateEmail: true))
         let disabled = try #require(try await stack.identityRows(memberId: login.memberId)["APPLE"])
         #expect(disabled["email_disabled"] == "true")
         #expect(disabled["is_private_email"] == "true")
 
-        _ = try await stack.call(Endpoints.memberAppleNotification, AppleNotification(type: "email-enabled", subject: appleSub))
+        _ = try await stack.call(Endpoints.memberAppleNotification, notification("email-enabled", appleSub))
         #expect(try await stack.identityRows(memberId: login.memberId)["APPLE"]?["email_disabled"] == "false")
         #expect(try await stack.me(login.accessToken).status == 200)
     }
@@ -71,7 +81,7 @@ struct MemberAppleNotificationTests {
     func unknownSubject() async throws {
         let stack = try await TestStack.shared.running()
         let sub = RunningStack.uniqueSubject("nobody")
-        let outcome = try await stack.call(Endpoints.memberAppleNotification, AppleNotification(type: "consent-revoked", subject: sub))
+        let outcome = try await stack.call(Endpoints.memberAppleNotification, notification("consent-revoked", sub))
         #expect(outcome == AppleNotificationOutcome(memberId: nil, memberDeleted: false))
         let received = try #require(try await stack.event(Events.appleNotification) { $0.subject == sub })
         #expect(received.data.memberId == nil)

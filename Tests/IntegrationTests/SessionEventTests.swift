@@ -88,7 +88,7 @@ struct SessionMemberEventTests {
         #expect(again.filter { $0.data.memberId == memberId }.isEmpty)
     }
 
-    @Test("identity.unlinked by the provider ends only the sessions that signed in with it; the member's own unlink ends none")
+    @Test("identity.unlinked, whoever unlinked it, ends only the sessions that signed in with it")
     func identityUnlinked() async throws {
         let stack = try await TestStack.shared.running()
         let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
@@ -101,13 +101,6 @@ struct SessionMemberEventTests {
         #expect(apple.filter { $0.data.memberId == memberId }.isEmpty)
         #expect(try await stack.get("/api/members/me", bearer: login.accessToken).status == 200)
 
-        // The member unlinking Google themselves keeps the session they did it from.
-        let requested = try await stack.events(Events.sessionEnded, timeout: .seconds(2), during: {
-            try await stack.publish(Events.identityUnlinked, IdentityUnlinked(memberId: memberId, provider: .google, reason: "requested"))
-        }, until: { _ in false })
-        #expect(requested.filter { $0.data.memberId == memberId }.isEmpty)
-        #expect(try await stack.get("/api/members/me", bearer: login.accessToken).status == 200)
-
         // The provider ending the Google identity ends the Google session.
         let google = try await stack.events(Events.sessionEnded, timeout: .seconds(10), during: {
             try await stack.publish(Events.identityUnlinked, IdentityUnlinked(memberId: memberId, provider: .google, reason: "consent-revoked"))
@@ -115,5 +108,13 @@ struct SessionMemberEventTests {
         #expect(google.filter { $0.data.memberId == memberId }.map(\.data.reason) == ["identity-ended"])
         #expect(try await stack.me(login.accessToken, until: 401).status == 401)
         #expect(try await stack.refresh(login.refreshToken).failure?.code == .invalidRefreshToken)
+
+        // The member unlinking Google themselves ends the Google sessions as well.
+        let other = try await stack.googleLogin(sub: RunningStack.uniqueSubject(), deviceId: "tablet").data(LoginResponse.self)
+        let requested = try await stack.events(Events.sessionEnded, timeout: .seconds(10), during: {
+            try await stack.publish(Events.identityUnlinked, IdentityUnlinked(memberId: other.memberId, provider: .google, reason: "requested"))
+        }, until: { seen in seen.contains { $0.data.memberId == other.memberId } })
+        #expect(requested.filter { $0.data.memberId == other.memberId }.map(\.data.reason) == ["identity-ended"])
+        #expect(try await stack.refresh(other.refreshToken).failure?.code == .invalidRefreshToken)
     }
 }

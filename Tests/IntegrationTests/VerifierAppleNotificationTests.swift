@@ -21,6 +21,7 @@ struct VerifierAppleNotificationTests {
             event_time: 1_700_000_000_123))
         let event = try await verify(stack, first).get()
         #expect(event.type == "email-disabled" && event.subject == sub)
+        #expect(!event.jti.isEmpty && abs(event.issuedAt.timeIntervalSinceNow) < 120)
         #expect(event.email == "relay@privaterelay.appleid.com" && event.isPrivateEmail == true)
         // Milliseconds are read; the contract's ISO 8601 dates carry whole seconds.
         #expect(abs((event.eventTime ?? .distantPast).timeIntervalSince1970 - 1_700_000_000) < 1)
@@ -33,6 +34,7 @@ struct VerifierAppleNotificationTests {
 
     @Test("a forged, foreign or broken notification is INVALID_PROVIDER_TOKEN", arguments: [
         "aud", "iss", "events-missing", "events-object", "events-garbage", "future", "expired", "tampered", "garbage",
+        "no-jti", "empty-jti", "number-jti", "too-old",
     ])
     func refused(_ kind: String) async throws {
         let stack = try await TestStack.shared.running()
@@ -47,6 +49,10 @@ struct VerifierAppleNotificationTests {
         case "events-garbage": mint.claims = ["events": .string("{not json")]
         case "future": mint.claims = ["iat": .integer(now + 600)]
         case "expired": mint.claims = ["exp": .integer(now - 600)]
+        case "no-jti": mint.claims = ["jti": .null]
+        case "empty-jti": mint.claims = ["jti": .string("")]
+        case "number-jti": mint.claims = ["jti": .integer(7)]
+        case "too-old": mint.claims = ["iat": .integer(now - AppleNotification.maxAge.components.seconds - 600)]
         default: break
         }
         var payload = try await stack.idp.mintAppleNotification(mint)

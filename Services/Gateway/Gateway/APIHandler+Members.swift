@@ -27,10 +27,13 @@ extension APIHandler {
     }
 
     /// Account deletion; a repeated request (the member is gone already) is answered the same.
+    /// Answered once the issuer ended the member's sessions and refuses new ones, so no session of
+    /// the member works after the 204, not even one a racing login started.
     func deleteMe(_ request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
         let memberId = try await authenticatedMember(request)
         _ = try await services().call(Endpoints.memberDelete, MemberDeleteRequest(memberId: memberId),
                                       timeout: configuration.serviceTimeout, retries: 1)
+        try await memberDeleted(memberId)
         return .noContent
     }
 
@@ -83,7 +86,24 @@ extension APIHandler {
         }
         _ = try await services().call(Endpoints.memberUnlinkIdentity, UnlinkIdentityRequest(memberId: memberId, provider: provider),
                                       timeout: configuration.serviceTimeout)
+        try await identityEnded(memberId, provider)
         return .noContent
+    }
+
+    /// Tells the issuer that the member was deleted: its sessions end, none starts again; this
+    /// gateway refuses their access tokens at once (the others on `session.ended`). Idempotent.
+    func memberDeleted(_ memberId: Int64) async throws(ServiceFailure) {
+        let ended = try await services().call(Endpoints.endDeletedMember, DeletedMemberRequest(memberId: memberId),
+                                              timeout: configuration.serviceTimeout, retries: 1)
+        accessTokens.sessionsEnded(ended.sessionIds)
+    }
+
+    /// Ends the member's sessions opened through its identity of `provider`, which is gone. Idempotent.
+    func identityEnded(_ memberId: Int64, _ provider: Provider) async throws(ServiceFailure) {
+        let ended = try await services().call(Endpoints.endIdentitySessions,
+                                              EndIdentitySessionsRequest(memberId: memberId, provider: provider),
+                                              timeout: configuration.serviceTimeout, retries: 1)
+        accessTokens.sessionsEnded(ended.sessionIds)
     }
 
     /// The member ID of the request's Bearer token, or 401.

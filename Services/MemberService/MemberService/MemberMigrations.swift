@@ -176,5 +176,7 @@ enum MemberMigrations {
             END;
             $$;
             """),
+        emailVerification,
+        appleNotificationsOnce,
     ]
 }

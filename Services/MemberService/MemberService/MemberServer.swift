@@ -68,7 +68,7 @@ public struct MemberServer: Service {
                 let outcome = try await store.handle(notification)
                 logger.info("apple notification handled",
                             ["apple.event": notification.type, "member.id": outcome.memberId.map(String.init) ?? "none",
-                             "member.deleted": String(outcome.memberDeleted)])
+                             "identity.ended": String(outcome.identityEnded), "member.deleted": String(outcome.memberDeleted)])
                 return outcome
             },
         ]
@@ -93,6 +93,9 @@ public struct MemberServer: Service {
         }
         guard !notification.type.isEmpty, notification.type.utf8.count <= 64 else {
             throw .invalidRequest("The notification's type must be 1 to 64 bytes.")
+        }
+        guard (1...255).contains(notification.jti.utf8.count) else {
+            throw .invalidRequest("The notification's jti must be 1 to 255 bytes.")
         }
     }
 }

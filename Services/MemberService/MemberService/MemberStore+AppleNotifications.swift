@@ -2,59 +2,103 @@ import Contracts
 import Postgres
 
 extension MemberStore {
+    /// How long a handled `jti` is remembered: the verifier's notification max age, plus an hour
+    /// for a verifier clock that runs behind the database's.
+    static let handledNotificationRetention: Duration = AppleNotification.maxAge + .seconds(3_600)
+
     /// Acts on a verified Apple notification: `consent-revoked` and `account-delete` end the Apple
     /// identity (and the member with it when it was the last one); `email-disabled` and
-    /// `email-enabled` update the identity's email flags. Idempotent: a repeated event, or one
-    /// about an unknown Apple user, finds nothing left to do. Always writes `apple.notification`.
+    /// `email-enabled` update the identity's email flags. Each `jti` takes effect once: a replay
+    /// changes nothing and answers the first outcome. An event from before the identity was linked
+    /// (about an earlier account of the same Apple user) changes nothing. Writes `apple.notification`.
     func handle(_ notification: AppleNotification) async throws -> AppleNotificationOutcome {
         try await change { connection in
-            let subject = PostgresValue.text(notification.subject)
-            let owner = try await connection.query(
-                "SELECT member_id FROM member.identities WHERE provider = 'APPLE' AND provider_user_id = $1", [subject])
-            let memberId = try owner.first?.int("member_id")
-            var memberDeleted = false
-            if let member = memberId {
+            if let first = try await Self.handledBefore(notification, on: connection) { return first }
+            // Contract dates carry whole seconds: an event in the second of the link counts as after it.
+            let owner = try await connection.query("""
+                SELECT member_id, date_trunc('second', linked_at) <= $2::timestamptz AS linked_before FROM member.identities
+                 WHERE provider = 'APPLE' AND provider_user_id = $1
+                """, [.text(notification.subject), .timestamp(notification.eventTime ?? notification.issuedAt)])
+            var outcome = AppleNotificationOutcome(memberId: nil, memberDeleted: false)
+            if let row = owner.first, try row.bool("linked_before") {
+                let memberId = try row.int("member_id")
+                outcome.memberId = memberId
                 switch notification.type {
                 case "consent-revoked", "account-delete":
-                    memberDeleted = try await Self.endAppleIdentity(notification, memberId: member, on: connection)
+                    (outcome.identityEnded, outcome.memberDeleted) = try await Self.endAppleIdentity(notification, memberId: memberId,
+                                                                                                   on: connection)
                 case "email-disabled", "email-enabled":
+                    // Apple's notification is not one of the sources that vouch for an email: a new address is unverified.
                     _ = try await connection.query("""
                         UPDATE member.identities
-                           SET email_disabled = $2, email = COALESCE($3, email), is_private_email = COALESCE($4, is_private_email)
+                           SET email_disabled = $2, email = COALESCE($3, email),
+                               email_verified = CASE WHEN $3::text IS NULL OR $3 = email THEN email_verified ELSE FALSE END,
+                               is_private_email = COALESCE($4, is_private_email)
                          WHERE provider = 'APPLE' AND provider_user_id = $1
-                        """, [subject, .bool(notification.type == "email-disabled"),
+                        """, [.text(notification.subject), .bool(notification.type == "email-disabled"),
                               .optionalText(notification.email), .optionalBool(notification.isPrivateEmail)])
                 default:
                     break  // A type Apple may add later: recorded, nothing to change.
                 }
             }
-            try await OutboxEvent(Events.appleNotification,
-                                  AppleNotificationReceived(type: notification.type, subject: notification.subject, memberId: memberId))
+            _ = try await connection.query("""
+                UPDATE member.apple_notifications SET member_id = $2, identity_ended = $3, member_deleted = $4 WHERE jti = $1
+                """, [.text(notification.jti), outcome.memberId.map { .int($0) } ?? .null,
+                      .bool(outcome.identityEnded), .bool(outcome.memberDeleted)])
+            try await OutboxEvent(Events.appleNotification, AppleNotificationReceived(
+                type: notification.type, subject: notification.subject, memberId: outcome.memberId))
                 .write(on: connection)
-            return AppleNotificationOutcome(memberId: memberId, memberDeleted: memberDeleted)
+            return outcome
         }
     }
 
+    /// Records the notification's `jti` and returns nil when it is new; the first outcome when it
+    /// was handled before. Forgets the `jti`s too old for the verifier to accept again, so the
+    /// record stays bounded; a notification that old is refused here as well.
+    private static func handledBefore(_ notification: AppleNotification,
+                                      on connection: PostgresConnection) async throws -> AppleNotificationOutcome? {
+        let retention = PostgresValue.int(Int64(handledNotificationRetention.components.seconds))
+        _ = try await connection.query(
+            "DELETE FROM member.apple_notifications WHERE issued_at < now() - make_interval(secs => $1)", [retention])
+        guard try await connection.query("SELECT $1::timestamptz >= now() - make_interval(secs => $2) AS fresh",
+                                         [.timestamp(notification.issuedAt), retention]).first?.bool("fresh") == true else {
+            throw ServiceFailure.invalidRequest("The notification is older than Apple notifications may be.")
+        }
+        let inserted = try await connection.query("""
+            INSERT INTO member.apple_notifications (jti, issued_at) VALUES ($1, $2) ON CONFLICT (jti) DO NOTHING RETURNING jti
+            """, [.text(notification.jti), .timestamp(notification.issuedAt)])
+        guard inserted.isEmpty else { return nil }
+        let first = try await connection.query(
+            "SELECT member_id, identity_ended, member_deleted FROM member.apple_notifications WHERE jti = $1",
+            [.text(notification.jti)])
+        guard let row = first.first else { throw ServiceFailure.internal }
+        return AppleNotificationOutcome(memberId: row.isNull("member_id") ? nil : try row.int("member_id"),
+                                        identityEnded: try row.bool("identity_ended"), memberDeleted: try row.bool("member_deleted"))
+    }
+
     /// Ends the member's Apple identity (`identity.unlinked` with Apple's event type as the reason),
-    /// deleting the member when it was the last identity. True when the member was deleted.
+    /// deleting the member when it was the last identity. Returns whether the identity ended and
+    /// whether the member was deleted.
     private static func endAppleIdentity(_ notification: AppleNotification, memberId: Int64,
-                                         on connection: PostgresConnection) async throws -> Bool {
-        guard try await lockMember(memberId, on: connection) else { return false }
+                                         on connection: PostgresConnection) async throws -> (ended: Bool, deleted: Bool) {
+        guard try await lockMember(memberId, on: connection) else { return (false, false) }
         let identities = try await connection.query(
             "SELECT provider, provider_user_id FROM member.identities WHERE member_id = $1 FOR UPDATE", [.int(memberId)])
         let isApple = { (row: PostgresRow) throws -> Bool in
             try row.string("provider") == Provider.apple.rawValue && row.string("provider_user_id") == notification.subject
         }
-        // Another replica may have handled the same event while this one waited for the lock.
-        guard try identities.contains(where: isApple) else { return false }
+        // Another replica may have ended it (another notification) while this one waited for the lock.
+        guard try identities.contains(where: isApple) else { return (false, false) }
         try await OutboxEvent(Events.identityUnlinked,
                               IdentityUnlinked(memberId: memberId, provider: .apple, reason: notification.type))
             .write(on: connection)
         if identities.count == 1 {
-            return try await delete(memberId: memberId, reason: "apple-\(notification.type)", keepingGrantsOf: .apple, on: connection)
+            let deleted = try await delete(memberId: memberId, reason: "apple-\(notification.type)", keepingGrantsOf: .apple,
+                                           on: connection)
+            return (true, deleted)
         }
         _ = try await connection.query(
             "DELETE FROM member.identities WHERE provider = 'APPLE' AND provider_user_id = $1", [.text(notification.subject)])
-        return false
+        return (true, false)
     }
 }

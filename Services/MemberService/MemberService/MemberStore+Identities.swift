@@ -18,7 +18,9 @@ extension MemberStore {
                 // Linked already: keep what the provider asserts now, as a login would.
                 _ = try await connection.query("""
                     UPDATE member.identities
-                       SET email = COALESCE($3, email, $4), email_verified = COALESCE($5, email_verified),
+                       SET email = COALESCE($3, email, $4),
+                           email_verified = CASE WHEN $3::text IS NOT NULL THEN COALESCE($5::boolean, FALSE)
+                                                 WHEN email IS NOT NULL THEN email_verified ELSE FALSE END,
                            is_private_email = COALESCE($6, is_private_email), name = COALESCE($7, name),
                            sealed_credential = COALESCE($8, sealed_credential)
                      WHERE provider = $1 AND provider_user_id = $2
@@ -33,7 +35,7 @@ extension MemberStore {
                 _ = try await connection.query("""
                     INSERT INTO member.identities
                            (provider, provider_user_id, email, email_verified, is_private_email, name, sealed_credential, member_id)
-                    VALUES ($1, $2, COALESCE($3, $4), $5, $6, $7, $8, $9)
+                    VALUES ($1, $2, COALESCE($3, $4), $3::text IS NOT NULL AND COALESCE($5::boolean, FALSE), $6, $7, $8, $9)
                     """, Self.identityParameters(identity, appEmail: request.email, name: name) + [.int(request.memberId)])
             } catch let error as PostgresError where error.isUniqueViolation {
                 // A first login of the same identity created another member meanwhile.
@@ -71,8 +73,8 @@ extension MemberStore {
         return profile
     }
 
-    /// `$1` provider, `$2` subject, `$3` token email, `$4` app email, `$5` email verified,
-    /// `$6` private email, `$7` name, `$8` sealed credential.
+    /// `$1` provider, `$2` subject, `$3` token email, `$4` app email, `$5` the token's email verified
+    /// (about `$3` only: an app email is never verified), `$6` private email, `$7` name, `$8` sealed credential.
     private static func identityParameters(_ identity: VerifiedIdentity, appEmail: String?, name: String?) -> [PostgresValue] {
         [
             .text(identity.provider.rawValue), .text(identity.subject), .optionalText(identity.email),

@@ -34,23 +34,24 @@ struct MemberStore: Sendable {
     func profile(memberId: Int64) async throws -> MemberProfile? {
         // One round trip: the member's columns repeat on each of its identity rows.
         let rows = try await database.query("""
-            SELECT m.id, m.email, m.name, m.created_at, i.provider, i.email AS identity_email, i.linked_at
+            SELECT m.id, m.email, m.name, m.created_at, i.provider, i.email AS identity_email, i.email_verified, i.linked_at
               FROM member.members m
               LEFT JOIN member.identities i ON i.member_id = m.id
              WHERE m.id = $1
              ORDER BY i.linked_at, i.provider
             """, [.int(memberId)])
         guard let member = rows.first else { return nil }
-        return MemberProfile(
-            memberId: try member.int("id"),
-            email: try member.optionalString("email"),
-            name: try member.optionalString("name"),
-            identities: try rows.compactMap { row in
-                guard !row.isNull("provider"), let provider = Provider(rawValue: try row.string("provider")) else { return nil }
-                return LinkedIdentity(provider: provider, email: try row.optionalString("identity_email"),
-                                      linkedAt: try row.date("linked_at"))
-            },
-            createdAt: try member.date("created_at"))
+        let email = try member.optionalString("email")
+        let identities = try rows.compactMap { row -> LinkedIdentity? in
+            guard !row.isNull("provider"), let provider = Provider(rawValue: try row.string("provider")) else { return nil }
+            return LinkedIdentity(provider: provider, email: try row.optionalString("identity_email"),
+                                  emailVerified: try row.bool("email_verified"), linkedAt: try row.date("linked_at"))
+        }
+        // The member's email is verified while a linked identity's provider vouches for that address.
+        let verified = email != nil && identities.contains { $0.email == email && $0.emailVerified }
+        return MemberProfile(memberId: try member.int("id"), email: email, emailVerified: verified,
+                             name: try member.optionalString("name"), identities: identities,
+                             createdAt: try member.date("created_at"))
     }
 
     /// Runs `body` in a transaction whose events the relay publishes after commit. Changes of one

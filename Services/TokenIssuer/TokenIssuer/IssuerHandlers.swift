@@ -59,6 +59,18 @@ struct IssuerHandlers: Sendable {
         return sessionsEnded(ended, memberId: request.memberId, reason: .revoked)
     }
 
+    func endDeletedMember(_ request: DeletedMemberRequest) async throws -> SessionsEnded {
+        try Self.checkMember(request.memberId)
+        let ended = try await store.endDeletedMember(request.memberId)
+        return sessionsEnded(ended, memberId: request.memberId, reason: .memberDeleted)
+    }
+
+    func endIdentitySessions(_ request: EndIdentitySessionsRequest) async throws -> SessionsEnded {
+        try Self.checkMember(request.memberId)
+        let ended = try await store.endSessions(memberId: request.memberId, provider: request.provider, reason: .identityEnded)
+        return sessionsEnded(ended, memberId: request.memberId, reason: .identityEnded)
+    }
+
     func sessions(_ request: ListSessionsRequest) async throws -> SessionList {
         try Self.checkMember(request.memberId)
         return SessionList(sessions: try await store.sessions(memberId: request.memberId))

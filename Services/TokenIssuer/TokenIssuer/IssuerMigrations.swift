@@ -197,5 +197,6 @@ enum IssuerMigrations {
             ALTER TABLE issuer.signing_keys ADD CONSTRAINT signing_keys_some_key
                 CHECK (private_key_pem IS NOT NULL OR public_key_pem IS NOT NULL);
             """),
+        deletedMembers,
     ]
 }

@@ -4,7 +4,9 @@ import Messaging
 import NATS
 import Runtime
 
-/// Ends sessions when the member-service reports a deleted member or an ended identity. Reads the
+/// Ends sessions when the member-service reports a deleted member or an ended identity. The
+/// gateway already asked for that before it answered (`auth.issuer.member-deleted`,
+/// `auth.issuer.identity-ended`); the events make sure of it when that call was lost. Reads the
 /// events stream through durable consumers shared by every replica, so events published while the
 /// issuer was down are handled when it is back. Ending an ended session changes nothing, so a
 /// redelivered event is harmless.
@@ -23,17 +25,14 @@ struct SessionEventsConsumer: Service {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await consume(Events.memberDeleted, durable: Self.memberDeletedDurable) { event in
-                    try await store.endSessions(memberId: event.memberId, reason: .memberDeleted)
+                    try await store.endDeletedMember(event.memberId)
                 }
             }
             group.addTask {
                 try await consume(Events.identityUnlinked, durable: Self.identityUnlinkedDurable) { event in
-                    // A provider that ended the identity (Apple's consent-revoked, account-delete)
-                    // ends the sessions signed in with it. A member who unlinks an identity
-                    // themselves keeps their sessions: they are still that member, and the
-                    // request usually comes from one of those very sessions.
-                    guard event.reason != "requested" else { return [] }
-                    return try await store.endSessions(memberId: event.memberId, provider: event.provider, reason: .identityEnded)
+                    // Whoever ended the identity (the member, or the provider: Apple's consent-revoked,
+                    // account-delete), the sessions signed in with it end.
+                    try await store.endSessions(memberId: event.memberId, provider: event.provider, reason: .identityEnded)
                 }
             }
             try await group.waitForAll()

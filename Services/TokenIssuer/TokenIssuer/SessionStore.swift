@@ -17,6 +17,7 @@ struct SessionStore: Sendable {
     let reuseGrace: Duration
 
     /// Ends the member's session on `deviceId`, if any, and starts a new one; returns its ID and refresh token.
+    /// `UNAUTHORIZED` when the member was deleted: a login that found it just before does not outlive it.
     func startSession(memberId: Int64, deviceId: String, provider: Provider) async throws -> (sessionId: String, token: RefreshToken) {
         let token = RefreshToken.random()
         let rows = try await database.query(
@@ -24,7 +25,15 @@ struct SessionStore: Sendable {
             [.int(memberId), .text(deviceId), .text(provider.rawValue), .bytea(token.hash),
              .int(Int64(refreshTokenTTL.components.seconds))])
         guard let row = rows.first else { throw ServiceFailure.internal }
+        guard !row.isNull("id") else { throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.") }
         return (try row.uuid("id").uuidString.lowercased(), token)
+    }
+
+    /// Records that the member was deleted, so no session starts for it again, and ends its live
+    /// sessions; returns the IDs it ended. Idempotent.
+    func endDeletedMember(_ memberId: Int64) async throws -> [String] {
+        let rows = try await database.query("SELECT id FROM issuer.end_deleted_member($1) AS id", [.int(memberId)])
+        return try rows.map { try $0.uuid("id").uuidString.lowercased() }
     }
 
     /// Rotates `token`: the first use yields its successor, a duplicate inside the grace window
@@ -88,7 +97,7 @@ struct SessionStore: Sendable {
     }
 
     /// Deletes, in batches, sessions that expired or ended longer than `endedRetention` ago (with their
-    /// refresh tokens) and refresh tokens past their expiry. Only one replica cleans at a time: a
+    /// refresh tokens), refresh tokens past their expiry and deleted members older than a refresh token lives. Only one replica cleans at a time: a
     /// replica that finds the lock taken leaves the work to the holder. Returns the rows deleted.
     func cleanUp(endedRetention: Duration, batchSize: Int = 1_000) async throws -> Int {
         var total = 0
@@ -110,7 +119,14 @@ struct SessionStore: Sendable {
                         SELECT token_hash FROM issuer.refresh_tokens WHERE expires_at < now() LIMIT $1)
                     """,
                     [.int(batchSize)])
-                return (sessions.affectedRows, tokens.affectedRows)
+                // A deleted member is remembered as long as a refresh token lives.
+                let members = try await connection.query(
+                    """
+                    DELETE FROM issuer.deleted_members WHERE member_id IN (
+                        SELECT member_id FROM issuer.deleted_members WHERE deleted_at < now() - make_interval(secs => $1) LIMIT $2)
+                    """,
+                    [.int(Int64(refreshTokenTTL.components.seconds)), .int(batchSize)])
+                return (sessions.affectedRows, tokens.affectedRows + members.affectedRows)
             }
             guard let deleted else { break }
             total += deleted.sessions + deleted.tokens

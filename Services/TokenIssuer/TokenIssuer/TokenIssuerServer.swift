@@ -81,6 +81,9 @@ public struct TokenIssuerServer: Service {
             Responder(connection: nats, endpoint: Endpoints.logout, queue: queue, logger: logger, handler: handlers.logout),
             Responder(connection: nats, endpoint: Endpoints.logoutAll, queue: queue, logger: logger, handler: handlers.logoutAll),
             Responder(connection: nats, endpoint: Endpoints.endSession, queue: queue, logger: logger, handler: handlers.endSession),
+            Responder(connection: nats, endpoint: Endpoints.endDeletedMember, queue: queue, logger: logger, handler: handlers.endDeletedMember),
+            Responder(connection: nats, endpoint: Endpoints.endIdentitySessions, queue: queue, logger: logger,
+                      handler: handlers.endIdentitySessions),
             Responder(connection: nats, endpoint: Endpoints.listSessions, queue: queue, logger: logger, handler: handlers.sessions),
             Responder(connection: nats, endpoint: Endpoints.accessTokenKeys, queue: queue, logger: logger, handler: handlers.jwks),
             Responder(connection: nats, endpoint: Endpoints.rotateSigningKeys, queue: queue, logger: logger) { request in

@@ -3,8 +3,9 @@ import Foundation
 import JOSE
 
 /// Proves Apple's server-to-server notifications: a JWS signed with Apple's identity-token keys,
-/// `iss` Apple's, `aud` one of our Apple client IDs, `iat` not in the future and `exp` (when
-/// present) not passed; the event is the `events` claim, a JSON object sent as a string.
+/// `iss` Apple's, `aud` one of our Apple client IDs, `iat` not in the future nor older than
+/// ``AppleNotification/maxAge``, `exp` (when present) not passed, and a `jti` (the member-service
+/// lets each take effect once); the event is the `events` claim, a JSON object sent as a string.
 struct AppleNotificationVerifier: Sendable {
     let oidc: OIDCVerifier
 
@@ -16,15 +17,18 @@ struct AppleNotificationVerifier: Sendable {
         let leeway = oidc.clockSkew.components.seconds
         guard let issuer = claims.iss, configuration.issuers.contains(issuer) else { throw Self.invalid("issuer") }
         guard claims.aud.contains(where: configuration.clientIDs.contains) else { throw Self.invalid("audience") }
-        guard let issuedAt = claims.iat, issuedAt <= current + leeway else { throw Self.invalid("issue time") }
+        guard let issuedAt = claims.iat, issuedAt <= current + leeway,
+              issuedAt >= current - AppleNotification.maxAge.components.seconds else { throw Self.invalid("issue time") }
         if let expiry = claims.exp, current >= expiry + leeway { throw Self.invalid("expiry") }
+        guard case .string(let jti)? = claims.raw["jti"], (1...255).contains(jti.utf8.count) else { throw Self.invalid("jti") }
         guard case .string(let text)? = claims.raw["events"],
               let event = try? JSONDecoder().decode(Event.self, from: Data(text.utf8)),
               !event.type.isEmpty, !event.sub.isEmpty else {
             throw Self.invalid("events claim")
         }
         return AppleNotification(type: event.type, subject: event.sub, email: event.email,
-                                 isPrivateEmail: event.is_private_email?.value, eventTime: event.event_time.map(Self.date))
+                                 isPrivateEmail: event.is_private_email?.value, eventTime: event.event_time.map(Self.date),
+                                 jti: jti, issuedAt: Date(timeIntervalSince1970: TimeInterval(issuedAt)))
     }
 
     /// Apple documents `event_time` in seconds and has sent milliseconds; both are read.

@@ -56,7 +56,9 @@ struct NaverVerifier: ProviderTokenVerifier {
         guard let profile = answer.response, let id = profile.id, !id.isEmpty, id.utf8.count <= 255 else {
             throw Self.invalid
         }
-        var identity = VerifiedIdentity(provider: .naver, subject: id, email: Self.nonEmpty(profile.email),
+        let email = Self.nonEmpty(profile.email)
+        // Naver's own API answered with the email: Naver vouches for it.
+        var identity = VerifiedIdentity(provider: .naver, subject: id, email: email, emailVerified: email.map { _ in true },
                                         name: Self.nonEmpty(profile.name) ?? Self.nonEmpty(profile.nickname))
         if let sealer {
             do {

@@ -32,6 +32,8 @@ public struct MemberResponse: Codable, Sendable, Equatable {
     public var memberId: Int64
     /// The member's email, if known.
     public var email: String?
+    /// True only when a provider vouched for `email`; an email the app sent is shown with false.
+    public var emailVerified: Bool
     /// The member's name, if known.
     public var name: String?
     /// The linked identities.
@@ -43,8 +45,11 @@ public struct MemberResponse: Codable, Sendable, Equatable {
     public init(_ profile: MemberProfile) {
         memberId = profile.memberId
         email = profile.email
+        emailVerified = profile.emailVerified
         name = profile.name
-        identities = profile.identities.map { IdentityResponse(provider: $0.provider.rawValue, email: $0.email, linkedAt: $0.linkedAt) }
+        identities = profile.identities.map {
+            IdentityResponse(provider: $0.provider.rawValue, email: $0.email, emailVerified: $0.emailVerified, linkedAt: $0.linkedAt)
+        }
         createdAt = profile.createdAt
     }
 }
@@ -53,8 +58,10 @@ public struct MemberResponse: Codable, Sendable, Equatable {
 public struct IdentityResponse: Codable, Sendable, Equatable {
     /// `GOOGLE`, `APPLE`, `NAVER` or `KAKAO`.
     public var provider: String
-    /// The email the provider gave, if any.
+    /// The identity's email: the provider's, or the one the app sent (Apple's first login).
     public var email: String?
+    /// True only when the provider vouched for `email`.
+    public var emailVerified: Bool
     /// When it was linked.
     public var linkedAt: Date
 }
