@@ -97,6 +97,7 @@ public enum BusSubjects {
     public static let servedByTokenIssuer = [
         Endpoints.issueTokens.subject, Endpoints.refreshTokens.subject, Endpoints.accessTokenKeys.subject,
         Endpoints.logout.subject, Endpoints.logoutAll.subject, Endpoints.listSessions.subject, Endpoints.endSession.subject,
+        Endpoints.endDeletedMember.subject, Endpoints.endIdentitySessions.subject,
     ]
     /// Every service's readiness ping.
     public static let pings = [QueueGroups.tokenVerifier, QueueGroups.memberService, QueueGroups.tokenIssuer]
