@@ -17,7 +17,8 @@ public final class TestNATSServer: Sendable {
 
     /// Starts nats-server on a free port (with `jetStream`, with JetStream storing in a temporary
     /// directory) and waits until it accepts connections.
-    public static func start(jetStream: Bool = false) async throws -> TestNATSServer {
+    /// With `tls` (a certificate and key, PEM), it requires TLS of every client.
+    public static func start(jetStream: Bool = false, tls: (certificate: String, key: String)? = nil) async throws -> TestNATSServer {
         let port = try freePort()
         let process = Process()
         let candidates = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"]
@@ -29,6 +30,7 @@ public final class TestNATSServer: Sendable {
         let store = FileManager.default.temporaryDirectory.appendingPathComponent("test-nats-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true)
         if jetStream { process.arguments! += ["-js", "-sd", store.appendingPathComponent("js").path] }
+        if let tls { process.arguments! += ["--tls", "--tlscert", tls.certificate, "--tlskey", tls.key] }
         // The same identities and permissions as the shared server (SPEC section 9).
         if let authorization = try TestIdentities.serverAuthorization() {
             let file = store.appendingPathComponent("auth.conf")
