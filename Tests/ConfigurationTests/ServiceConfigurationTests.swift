@@ -189,4 +189,15 @@ struct ServiceConfigurationTests {
             }
         }
     }
+
+    @Test("the Apple key file is read like every secret file: a regular file, bounded, never a device")
+    func appleKeyFileIsBounded() throws {
+        let large = FileManager.default.temporaryDirectory.appendingPathComponent("apple-\(UUID().uuidString).p8")
+        try Data(repeating: 65, count: 100_000).write(to: large)
+        defer { try? FileManager.default.removeItem(at: large) }
+        for path in [large.path, "/dev/zero", FileManager.default.temporaryDirectory.path] {
+            #expect { try AppleCredentials.loadPrivateKey(path: path) }
+                throws: { ($0 as? ConfigurationError)?.variable == "APPLE_PRIVATE_KEY_FILE" }
+        }
+    }
 }

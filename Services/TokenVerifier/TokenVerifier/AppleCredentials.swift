@@ -28,9 +28,8 @@ public struct AppleCredentials: Sendable {
     /// Reads the private key file; fails naming `APPLE_PRIVATE_KEY_FILE` when it cannot be used.
     public static func loadPrivateKey(path: String) throws(ConfigurationError) -> PrivateKey {
         let variable = "APPLE_PRIVATE_KEY_FILE"
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigurationError(variable: variable, problem: "'\(path)' cannot be read")
-        }
+        // A regular file of at most 16 KiB (a .p8 is about 250 bytes), read through links.
+        let data = try EnvironmentReader.readSecretFile(path, variable: variable, maxBytes: 16 * 1024)
         let key: PrivateKey
         do {
             key = try PrivateKey(pem: String(decoding: data, as: UTF8.self))
