@@ -65,9 +65,16 @@ final class APIHandler: Sendable {
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let started = ContinuousClock.now
         let requestID = Self.requestID(from: request.header("x-request-id"))
-        let (route, parameters, unmatched) = match(request)
+        // A path in any other spelling than its route's reaches neither the route nor the rate limit it could
+        // dodge that way; a body announced too large is refused unread, and costs no token.
+        let canonical = request.hasCanonicalPath
+        let (route, parameters, unmatched) = canonical ? match(request) : (nil, [:], .failure(ServiceFailure(.notFound, "No such endpoint.")))
         var response: HTTPResponse
-        if let retryAfter = rateLimit(request) {
+        if !canonical {
+            response = unmatched
+        } else if request.bodyTooLarge {
+            response = .failure(RequestBody.tooLarge)
+        } else if let retryAfter = rateLimit(request) {
             response = .failure(ServiceFailure(.rateLimited, "Too many requests from this address; retry after \(retryAfter) s."),
                                 retryAfter: retryAfter)
         } else if let route {
