@@ -89,7 +89,8 @@ let package = Package(
             .target(name: "HTTPTesting", path: "Tests/HTTPTesting", swiftSettings: swiftSettings),
             tests("HTTPServerTests", ["HTTPServer", "HTTPTesting", "HTTPClient", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "HTTPServer", "Logging"]),
-            tests("IntegrationTests", ["TestSupport", "HTTPTesting", "Contracts", "Messaging", "NATS", "JOSE", "Crypto", "Postgres", "HTTPClient", "HTTPServer", "Logging", "DevIDP", "TokenVerifier"]),
+            tests("IntegrationTests", ["TestSupport", "HTTPTesting", "TestVectors", "Contracts", "Messaging", "NATS", "JOSE", "Crypto", "Postgres", "HTTPClient", "HTTPServer", "Logging", "DevIDP", "TokenVerifier"]),
+            tests("GatewayTests", ["Gateway", "Contracts", "JOSE", "Crypto", "Logging", "Metrics"]),
             tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Crypto", "JOSE", "Logging", "Runtime"]),
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging", "TestVectors"]),
             // The app-side client: Foundation only, so it builds for iOS, macOS and Linux.

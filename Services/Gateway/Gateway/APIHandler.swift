@@ -26,9 +26,11 @@ final class APIHandler: Sendable {
         self.logger = logger
         self.metrics = metrics
         self.accessTokens = AccessTokenVerifier(issuer: configuration.tokenIssuer, audience: configuration.tokenAudience,
-                                                leeway: configuration.clockSkew, logger: logger, metrics: metrics)
+                                                leeway: configuration.clockSkew, maxCached: configuration.verifiedTokenCacheSize,
+                                                maxEndedSessions: configuration.endedSessionCapacity, logger: logger, metrics: metrics)
         self.rateLimiter = configuration.rateLimitRPS > 0
-            ? RateLimiter(rate: configuration.rateLimitRPS, burst: configuration.rateLimitBurst) : nil
+            ? RateLimiter(rate: configuration.rateLimitRPS, burst: configuration.rateLimitBurst,
+                          maxAddresses: configuration.rateLimitAddresses) : nil
         metrics.describeCounter("http_requests_total", "HTTP requests answered, by route, method and status.")
         metrics.describeHistogram("http_request_duration_seconds", "Time to answer an HTTP request, by route.")
         metrics.describeCounter("http_rate_limited_total", "Requests refused with 429 by the per-address rate limit.")
