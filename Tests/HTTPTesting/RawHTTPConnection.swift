@@ -24,6 +24,11 @@ public final class RawHTTPConnection {
     public struct Failure: Error, CustomStringConvertible {
         /// What went wrong.
         public let description: String
+
+        /// A failure saying `description`.
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     private let descriptor: Int32
@@ -103,6 +108,29 @@ public final class RawHTTPConnection {
         let body = Array(buffer[..<length])
         buffer.removeFirst(length)
         return Response(status: status, headers: headers, body: body)
+    }
+
+    /// The status of the next response, or nil when the server closes the connection (or resets it) before
+    /// sending a byte: the answer of a server that refuses to parse a request at all.
+    public func readStatusOrClose() throws -> Int? {
+        let lineEnd: [UInt8] = Array("\r\n".utf8)
+        while buffer.firstRange(of: lineEnd) == nil {
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let received = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if received > 0 {
+                buffer.append(contentsOf: chunk[..<received])
+            } else if buffer.isEmpty, received == 0 || errno == ECONNRESET {
+                return nil
+            } else {
+                throw Failure(description: received == 0 ? "connection closed inside the status line" : "recv() failed: \(errno)")
+            }
+        }
+        let line = String(decoding: buffer[..<buffer.firstRange(of: lineEnd)!.lowerBound], as: UTF8.self)
+        let parts = line.split(separator: " ")
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), let status = Int(parts[1]) else {
+            throw Failure(description: "bad status line: \(line)")
+        }
+        return status
     }
 
     /// True when the server has closed the connection (reads end of stream or a reset).
