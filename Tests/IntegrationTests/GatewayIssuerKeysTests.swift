@@ -18,7 +18,8 @@ struct GatewayIssuerKeysTests {
     func unknownKeyFetchedOnce() async throws {
         let nats = try await TestNATSServer.start()
         defer { nats.stop() }
-        let issuer = try await StandInIssuer.start(natsURL: nats.url, answerAfter: .milliseconds(300))
+        // Answering slowly, so that all 50 requests arrive while the one fetch is in flight, however slowly they come.
+        let issuer = try await StandInIssuer.start(natsURL: nats.url, answerAfter: .seconds(2))
         defer { Task { await issuer.stop() } }
         let gateway = try await StandaloneGateway.start(natsURL: nats.url) { $0.rateLimitRPS = 0 }
         defer { Task { await gateway.stop() } }
