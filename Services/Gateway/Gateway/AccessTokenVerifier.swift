@@ -24,7 +24,7 @@ final class AccessTokenVerifier: Sendable {
     private let verified: Mutex<ExpiringDictionary<String, AccessTokenClaims, Int64>>
     private let metrics: MetricsRegistry
 
-    init(issuer: String, audience: String, leeway: Duration, maxCached: Int = 100_000, maxEndedSessions: Int = 1_000_000,
+    init(issuer: String, audience: String, leeway: Duration, maxCached: Int = 100_000, maxEndedSessions: Int = 500_000,
          logger: Logger, metrics: MetricsRegistry) {
         self.issuer = issuer
         self.audience = audience
