@@ -3,11 +3,15 @@
 #include <microhttpd.h>
 #include <sys/socket.h>
 
+/* The type of MHD_OPTION_URI_LOG_CALLBACK's function, which microhttpd.h names nowhere. */
+typedef void *(*cmhd_uri_log_callback) (void *context, const char *uri, struct MHD_Connection *connection);
+
 /* MHD_start_daemon is variadic (Swift cannot call it): the options the HTTPServer module uses, in one fixed call. */
 static inline struct MHD_Daemon *
 cmhd_start_daemon (unsigned int flags, const struct sockaddr *address,
                    MHD_AccessHandlerCallback handler, void *handler_context,
                    MHD_RequestCompletedCallback completed, void *completed_context,
+                   cmhd_uri_log_callback uri_log, void *uri_log_context,
                    MHD_LogCallback logger, void *logger_context,
                    unsigned int connection_limit, unsigned int per_address_limit,
                    unsigned int timeout_seconds, unsigned int thread_pool_size,
@@ -17,6 +21,7 @@ cmhd_start_daemon (unsigned int flags, const struct sockaddr *address,
   return MHD_start_daemon (flags, 0, NULL, NULL, handler, handler_context,
                            MHD_OPTION_SOCK_ADDR, address,
                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+                           MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_context,
                            MHD_OPTION_EXTERNAL_LOGGER, logger, logger_context,
                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,

@@ -10,14 +10,21 @@ import Glibc
 extension HTTPServer {
     /// MHD's access handler: called after the headers, once per chunk of body, and once more at the end.
     static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, conCls in
-        guard let cls, let connection, let url, let method, let uploadDataSize, let conCls else { return .NO }
-        let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-        guard let existing = conCls.pointee else {
-            // First call, right after the headers: answering now would make MHD close the connection (no keep-alive).
-            conCls.pointee = Unmanaged.passRetained(RequestContext()).toOpaque()
-            return .YES
+        // MHD calls the URI-log callback, which makes the context, before this one.
+        guard let cls, let connection, let url, let method, let uploadDataSize, let conCls, let existing = conCls.pointee else {
+            return .NO
         }
+        let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
         let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+        if !context.headersRead {
+            context.headersRead = true
+            // A body announced larger than the limit is answered now, unread: answering before the body makes MHD
+            // close the connection afterwards, which such a client deserves. Any other request is answered at its
+            // last call, which keeps the connection alive.
+            guard server.announcesTooLargeBody(connection) else { return .YES }
+            context.bodyTooLarge = true
+            return server.dispatch(connection: connection, context: context, method: method, url: url)
+        }
         if uploadDataSize.pointee > 0 {
             server.receive(UnsafeRawBufferPointer(start: uploadData, count: uploadDataSize.pointee),
                            into: context, connection: connection)
@@ -32,7 +39,15 @@ extension HTTPServer {
         return server.dispatch(connection: connection, context: context, method: method, url: url)
     }
 
-    /// MHD's request-completed callback: releases the request's context (after the answer, a timeout or a disconnect).
+    /// MHD's URI-log callback, called once per request as soon as its request line is read: makes the request's
+    /// context, which keeps the target as sent (the access handler gets it decoded), and becomes `*con_cls`.
+    static let uriLog: cmhd_uri_log_callback = { _, uri, _ in
+        let context = RequestContext(target: uri.map { String(cString: $0) } ?? "")
+        return Unmanaged.passRetained(context).toOpaque()
+    }
+
+    /// MHD's request-completed callback: releases the request's context (after the answer, a timeout, a disconnect, or
+    /// a request MHD refused itself).
     static let requestCompleted: MHD_RequestCompletedCallback = { _, _, conCls, _ in
         guard let conCls, let existing = conCls.pointee else { return }
         Unmanaged<RequestContext>.fromOpaque(existing).release()
@@ -51,6 +66,13 @@ extension HTTPServer {
         let trimmed = message.hasSuffix("\n") ? String(message.dropLast()) : message
         server.lastDaemonMessage.withLock { $0 = trimmed }
         server.logger.debug("libmicrohttpd: \(trimmed)")
+    }
+
+    /// True when the request's `Content-Length` is over `maxBodySize` (MHD has already refused one that is not a number).
+    func announcesTooLargeBody(_ connection: OpaquePointer) -> Bool {
+        guard let value = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+              let length = UInt64(String(cString: value)) else { return false }
+        return length > UInt64(configuration.maxBodySize)
     }
 
     /// Appends a chunk of body, or discards it once the body is over `maxBodySize`.
@@ -75,6 +97,7 @@ extension HTTPServer {
         let request = HTTPRequest(
             method: String(cString: method),
             path: String(cString: url),
+            target: context.target,
             query: Self.values(of: .GET_ARGUMENT_KIND, on: connection, lowercasingNames: false),
             lowercasedHeaders: Self.values(of: .HEADER_KIND, on: connection, lowercasingNames: true),
             body: context.body,

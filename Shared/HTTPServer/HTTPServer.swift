@@ -83,6 +83,7 @@ public final class HTTPServer: Sendable {
             cmhd_start_daemon(flags, sockaddr,
                               Self.accessHandler, context,
                               Self.requestCompleted, context,
+                              Self.uriLog, context,
                               Self.daemonLog, context,
                               UInt32(configuration.connectionLimit), UInt32(configuration.perAddressConnectionLimit),
                               configuration.timeoutSeconds, UInt32(configuration.threads),

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import HTTPTesting
 import Testing
 
 /// Protection against floods and slow clients: a cap on connections per client address, and

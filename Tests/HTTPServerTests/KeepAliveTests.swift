@@ -1,4 +1,5 @@
 import HTTPServer
+import HTTPTesting
 import Testing
 
 @Suite("Keep-alive")

@@ -1,4 +1,5 @@
 import HTTPServer
+import HTTPTesting
 import Logging
 import Testing
 

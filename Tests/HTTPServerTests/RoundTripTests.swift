@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import HTTPServer
+import HTTPTesting
 import Synchronization
 import Testing
 
@@ -29,6 +30,7 @@ struct RoundTripTests {
             let received = try #require(seen.withLock { $0 })
             #expect(received.method == "GET")
             #expect(received.path == "/a b/c")
+            #expect(received.target == "/a%20b/c?name=J%C3%BCrgen&x=1&x=2&flag")
             #expect(received.query == ["name": "Jürgen", "x": "1", "flag": ""])
             #expect(received.header("authorization") == "Bearer abc")
             #expect(received.header("X-CUSTOM") == "one")

@@ -27,9 +27,12 @@ struct IssuerKeyRotationTests {
         let rotation = try await stack.rotateSigningKeys()
         #expect(rotation.kid != oldKid)
         #expect(rotation.activatesAt > Date().addingTimeInterval(-0.5))
-        // Published at once, while the old key still signs.
-        let (pending, _) = try await jwks(stack)
-        #expect(Set(pending.keys.compactMap(\.kid)).isSuperset(of: [oldKid, rotation.kid]))
+        // Published at once (the gateway's copy follows the issuer's notice within moments), while the old key still signs.
+        let published = await eventually(timeout: .seconds(5)) {
+            let set = try? await jwks(stack).0
+            return set.map { Set($0.keys.compactMap(\.kid)).isSuperset(of: [oldKid, rotation.kid]) } ?? false
+        }
+        #expect(published)
         if Date() < rotation.activatesAt.addingTimeInterval(-0.5) {
             let early = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
             #expect(try kid(early.accessToken) == oldKid)

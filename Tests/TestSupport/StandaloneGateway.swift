@@ -10,12 +10,15 @@ import Runtime
 public final class StandaloneGateway: Sendable {
     /// Its base URL.
     public let url: String
+    /// Its API port, for raw sockets.
+    public let port: Int
     /// Its management port's base URL (`/metrics`, `/healthz`, `/readyz`).
     public let managementURL: String
     private let task: Task<Void, Never>
 
-    private init(url: String, managementURL: String, task: Task<Void, Never>) {
-        self.url = url
+    private init(port: Int, managementURL: String, task: Task<Void, Never>) {
+        self.url = "http://127.0.0.1:\(port)"
+        self.port = port
         self.managementURL = managementURL
         self.task = task
     }
@@ -40,7 +43,7 @@ public final class StandaloneGateway: Sendable {
         }
         var iterator = ports.makeAsyncIterator()
         if let management = await iterator.next(), let port = await iterator.next() {
-            return StandaloneGateway(url: "http://127.0.0.1:\(port)", managementURL: "http://127.0.0.1:\(management)", task: task)
+            return StandaloneGateway(port: port, managementURL: "http://127.0.0.1:\(management)", task: task)
         }
         throw TestStackError("the standalone gateway did not start")
     }

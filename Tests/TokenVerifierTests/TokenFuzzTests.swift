@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import JOSE
 import Testing
+import TestVectors
 @testable import TokenVerifier
 
 /// Thousands of mutated tokens at the verifier: none is accepted, each is refused as an invalid

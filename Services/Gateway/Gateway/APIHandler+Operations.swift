@@ -5,7 +5,7 @@ import Management
 
 extension APIHandler {
     static let operationRoutes: [Route] = [
-        route("GET", "/.well-known/jwks.json") { handler, _, _ throws(ServiceFailure) in try await handler.jwks() },
+        route("GET", "/.well-known/jwks.json") { handler, _, _ throws(ServiceFailure) in try handler.jwks() },
         route("GET", "/healthz") { _, _, _ in .json(["status": "ok"], status: 200) },
         route("GET", "/readyz") { handler, request, _ throws(ServiceFailure) in
             switch request.query["services"] {
@@ -27,9 +27,9 @@ extension APIHandler {
         return Array(data)
     }()
 
-    /// The public keys of access tokens, for anyone who verifies them.
-    func jwks() async throws(ServiceFailure) -> HTTPResponse {
-        let set = try await accessTokens.publishedKeys(client: client, timeout: configuration.serviceTimeout)
+    /// The public keys of access tokens, for anyone who verifies them: this gateway's copy, which follows the issuer.
+    func jwks() throws(ServiceFailure) -> HTTPResponse {
+        let set = try accessTokens.keys.published()
         return .json(set, status: 200, headers: [("Cache-Control", "public, max-age=300")])
     }
 

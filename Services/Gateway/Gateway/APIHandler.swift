@@ -26,9 +26,11 @@ final class APIHandler: Sendable {
         self.logger = logger
         self.metrics = metrics
         self.accessTokens = AccessTokenVerifier(issuer: configuration.tokenIssuer, audience: configuration.tokenAudience,
-                                                leeway: configuration.clockSkew, logger: logger, metrics: metrics)
+                                                leeway: configuration.clockSkew, maxCached: configuration.verifiedTokenCacheSize,
+                                                maxEndedSessions: configuration.endedSessionCapacity, logger: logger, metrics: metrics)
         self.rateLimiter = configuration.rateLimitRPS > 0
-            ? RateLimiter(rate: configuration.rateLimitRPS, burst: configuration.rateLimitBurst) : nil
+            ? RateLimiter(rate: configuration.rateLimitRPS, burst: configuration.rateLimitBurst,
+                          maxAddresses: configuration.rateLimitAddresses) : nil
         metrics.describeCounter("http_requests_total", "HTTP requests answered, by route, method and status.")
         metrics.describeHistogram("http_request_duration_seconds", "Time to answer an HTTP request, by route.")
         metrics.describeCounter("http_rate_limited_total", "Requests refused with 429 by the per-address rate limit.")
@@ -65,9 +67,16 @@ final class APIHandler: Sendable {
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let started = ContinuousClock.now
         let requestID = Self.requestID(from: request.header("x-request-id"))
-        let (route, parameters, unmatched) = match(request)
+        // A path in any other spelling than its route's reaches neither the route nor the rate limit it could
+        // dodge that way; a body announced too large is refused unread, and costs no token.
+        let canonical = request.hasCanonicalPath
+        let (route, parameters, unmatched) = canonical ? match(request) : (nil, [:], .failure(ServiceFailure(.notFound, "No such endpoint.")))
         var response: HTTPResponse
-        if let retryAfter = rateLimit(request) {
+        if !canonical {
+            response = unmatched
+        } else if request.bodyTooLarge {
+            response = .failure(RequestBody.tooLarge)
+        } else if let retryAfter = rateLimit(request) {
             response = .failure(ServiceFailure(.rateLimited, "Too many requests from this address; retry after \(retryAfter) s."),
                                 retryAfter: retryAfter)
         } else if let route {

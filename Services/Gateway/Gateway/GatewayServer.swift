@@ -61,9 +61,9 @@ public struct GatewayServer: Service {
             let client = ServiceClient(connection: nats, logger: logger, metrics: metrics)
             handler.client = client
             logger.info("gateway connected to NATS")
-            let following = Task { await handler.accessTokens.followEndedSessions(nats) }
-            await handler.accessTokens.preloadKeys(client: client, timeout: configuration.serviceTimeout)
-            await Task.sleepUntilCancelled()
+            let following = Task { await handler.accessTokens.endedSessions.follow(nats) }
+            // Until cancelled: the gateway is ready for Bearer requests before the first one, not at it.
+            await handler.accessTokens.keys.follow(client: client, timeout: configuration.serviceTimeout)
             following.cancel()
             await following.value
             handler.client = nil

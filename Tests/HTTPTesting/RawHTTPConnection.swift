@@ -6,24 +6,36 @@ import Glibc
 
 /// A blocking HTTP/1.1 client on one TCP connection, for the cases URLSession hides (keep-alive, disconnects).
 /// Use it from `onThread` so that blocking reads never hold a Swift cooperative thread.
-final class RawHTTPConnection {
-    struct Response {
-        let status: Int
+public final class RawHTTPConnection {
+    /// One response as read off the wire.
+    public struct Response: Sendable {
+        /// The status code of the status line.
+        public let status: Int
         /// Header lines as sent, names lowercased.
-        let headers: [(String, String)]
-        let body: [UInt8]
+        public let headers: [(String, String)]
+        /// The body (`Content-Length` bytes).
+        public let body: [UInt8]
 
-        func header(_ name: String) -> String? { headers.first { $0.0 == name.lowercased() }?.1 }
+        /// The first value of header `name`.
+        public func header(_ name: String) -> String? { headers.first { $0.0 == name.lowercased() }?.1 }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    /// A socket call that failed, or a response that could not be read.
+    public struct Failure: Error, CustomStringConvertible {
+        /// What went wrong.
+        public let description: String
+
+        /// A failure saying `description`.
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     private let descriptor: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, ipv6: Bool = false, readTimeoutSeconds: Int = 30) throws {
+    /// Connects to `port` on the loopback address; a read that waits longer than `readTimeoutSeconds` throws.
+    public init(port: Int, ipv6: Bool = false, readTimeoutSeconds: Int = 30) throws {
         descriptor = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
         var timeout = timeval(tv_sec: readTimeoutSeconds, tv_usec: 0)
@@ -60,7 +72,7 @@ final class RawHTTPConnection {
     deinit { close(descriptor) }
 
     /// Sends raw bytes.
-    func send(_ bytes: [UInt8]) throws {
+    public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -70,10 +82,10 @@ final class RawHTTPConnection {
     }
 
     /// Sends text as UTF-8.
-    func send(_ text: String) throws { try send(Array(text.utf8)) }
+    public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
     /// Reads one response; `head` is true for a response to HEAD (no body even with Content-Length).
-    func readResponse(head: Bool = false) throws -> Response {
+    public func readResponse(head: Bool = false) throws -> Response {
         let separator: [UInt8] = Array("\r\n\r\n".utf8)
         var headerEnd: Int?
         while headerEnd == nil {
@@ -98,8 +110,31 @@ final class RawHTTPConnection {
         return Response(status: status, headers: headers, body: body)
     }
 
+    /// The status of the next response, or nil when the server closes the connection (or resets it) before
+    /// sending a byte: the answer of a server that refuses to parse a request at all.
+    public func readStatusOrClose() throws -> Int? {
+        let lineEnd: [UInt8] = Array("\r\n".utf8)
+        while buffer.firstRange(of: lineEnd) == nil {
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let received = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if received > 0 {
+                buffer.append(contentsOf: chunk[..<received])
+            } else if buffer.isEmpty, received == 0 || errno == ECONNRESET {
+                return nil
+            } else {
+                throw Failure(description: received == 0 ? "connection closed inside the status line" : "recv() failed: \(errno)")
+            }
+        }
+        let line = String(decoding: buffer[..<buffer.firstRange(of: lineEnd)!.lowerBound], as: UTF8.self)
+        let parts = line.split(separator: " ")
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), let status = Int(parts[1]) else {
+            throw Failure(description: "bad status line: \(line)")
+        }
+        return status
+    }
+
     /// True when the server has closed the connection (reads end of stream or a reset).
-    func isClosedByPeer() -> Bool {
+    public func isClosedByPeer() -> Bool {
         var byte: UInt8 = 0
         let received = recv(descriptor, &byte, 1, 0)
         return received == 0 || (received < 0 && errno == ECONNRESET)
@@ -116,7 +151,7 @@ final class RawHTTPConnection {
 }
 
 /// Runs blocking work on a thread of its own and awaits its result.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+public func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         let thread = Thread {
             continuation.resume(with: Result { try body() })

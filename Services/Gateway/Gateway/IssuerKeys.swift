@@ -1,0 +1,131 @@
+import Contracts
+import JOSE
+import Logging
+import Messaging
+import NATS
+import Synchronization
+
+/// The issuer's public keys as this gateway last fetched them over NATS: what access tokens are checked
+/// against, and what `/.well-known/jwks.json` serves, so that neither costs a NATS call.
+///
+/// The copy follows the issuer: it is fetched again when a token-issuer announces a change
+/// (`auth.issuer.keys-changed`: a rotation scheduled, a key file recorded), every `maximumAge` (a retired
+/// key leaves the set unannounced, and a notice may be missed while disconnected), and when a token names a
+/// key the copy lacks, at most once a second. However many ask at once, one fetch is in flight.
+final class IssuerKeys: Sendable {
+    /// One fetched key set.
+    struct Snapshot: Sendable {
+        let set: VerificationKeySet
+        let jwks: JWKSet
+        let fetchedAt: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var current: Snapshot?
+        var fetch: Task<Snapshot, any Error>?
+    }
+
+    private let state = Mutex(State())
+    private let maximumAge: Duration
+    private let logger: Logger
+
+    /// An empty copy, fetched again after `maximumAge` at the latest once `follow` runs.
+    init(maximumAge: Duration = .seconds(60), logger: Logger) {
+        self.maximumAge = maximumAge
+        self.logger = logger
+    }
+
+    /// True once a key set was fetched.
+    var isLoaded: Bool {
+        state.withLock { $0.current != nil }
+    }
+
+    /// The key set to publish, or 503 before the first fetch.
+    func published() throws(ServiceFailure) -> JWKSet {
+        guard let current = state.withLock({ $0.current }) else { throw ServiceFailure.unavailable }
+        return current.jwks
+    }
+
+    /// The keys to check a token naming `kid` against: the copy, fetched again first when it lacks `kid`
+    /// and is more than a second old.
+    func keySet(for kid: String?, client: ServiceClient?, timeout: Duration) async throws(ServiceFailure) -> VerificationKeySet {
+        if let current = state.withLock({ $0.current }) {
+            let known = kid.map { current.set.key(for: $0) != nil } ?? true
+            if known || ContinuousClock.now - current.fetchedAt < .seconds(1) { return current.set }
+        }
+        guard let client else { throw ServiceFailure.unavailable }
+        return try await fetch(client: client, timeout: timeout).set
+    }
+
+    /// Keeps the copy current for as long as the calling task runs: fetches it (every second until the
+    /// issuer answers), then again on every change notice and every `maximumAge`.
+    func follow(client: ServiceClient, timeout: Duration) async {
+        let notices: NATSSubscription?
+        do {
+            notices = try client.connection.subscribe(SigningKeyNotices.changed)
+        } catch {
+            notices = nil
+            logger.warning("cannot subscribe to signing-key notices; the keys are fetched every \(maximumAge) only",
+                           ["error": String(describing: error)])
+        }
+        let listener = Task {
+            guard let notices else { return }
+            for await _ in notices {
+                do {
+                    _ = try await fetch(client: client, timeout: timeout)
+                } catch {
+                    logger.warning("cannot fetch the issuer's changed keys", ["error": String(describing: error)])
+                }
+            }
+        }
+        defer {
+            notices?.unsubscribe()
+            listener.cancel()
+        }
+        var failing = false
+        while !Task.isCancelled {
+            do {
+                _ = try await fetch(client: client, timeout: timeout)
+                failing = false
+                try? await Task.sleep(for: maximumAge)
+            } catch {
+                if !failing {
+                    logger.warning("cannot fetch the issuer's keys yet; retrying", ["error": error.description])
+                    failing = true
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    /// Fetches the key set, or joins the fetch already in flight.
+    private func fetch(client: ServiceClient, timeout: Duration) async throws(ServiceFailure) -> Snapshot {
+        let task = state.withLock { state -> Task<Snapshot, any Error> in
+            if let running = state.fetch { return running }
+            // Not cancelled with a caller that stops waiting: the others still wait for it.
+            let task = Task<Snapshot, any Error> {
+                do {
+                    let reply = try await client.call(Endpoints.accessTokenKeys, AccessTokenKeysRequest(), timeout: timeout, retries: 1)
+                    let snapshot = Snapshot(set: VerificationKeySet(reply.jwks), jwks: reply.jwks, fetchedAt: .now)
+                    self.state.withLock { state in
+                        state.current = snapshot
+                        state.fetch = nil
+                    }
+                    return snapshot
+                } catch {
+                    self.state.withLock { $0.fetch = nil }
+                    throw error
+                }
+            }
+            state.fetch = task
+            return task
+        }
+        do {
+            return try await task.value
+        } catch let failure as ServiceFailure {
+            throw failure
+        } catch {
+            throw ServiceFailure.unavailable
+        }
+    }
+}
