@@ -31,7 +31,7 @@ public enum BusIdentity: String, CaseIterable, Sendable {
                 publish: BusSubjects.servedByTokenVerifier + BusSubjects.servedByMemberService + BusSubjects.servedByTokenIssuer
                     + BusSubjects.pings + JetStreamSubjects.follower,
                 denyPublish: JetStreamSubjects.everyDurable,
-                subscribe: [],
+                subscribe: [SigningKeyNotices.changed],
                 allowResponses: false)
         case .tokenVerifier:
             BusGrant(

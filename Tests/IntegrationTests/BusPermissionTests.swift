@@ -93,7 +93,8 @@ struct BusPermissionTests {
     static let forbidden: [(BusIdentity, publish: [String], subscribe: [String])] = [
         (.gateway, [Events.memberDeleted.subject, Events.sessionEnded.subject, Endpoints.rotateSigningKeys.subject,
                     "$JS.API.CONSUMER.DELETE.\(Events.stream).\(Events.Durables.revocations)", "$JS.API.STREAM.DELETE.\(Events.stream)"],
-         [Endpoints.verify.subject, Endpoints.issueTokens.subject, "_INBOX_token-issuer.>", Events.sessionEnded.subject]),
+         [Endpoints.verify.subject, Endpoints.issueTokens.subject, "_INBOX_token-issuer.>", Events.sessionEnded.subject,
+          Endpoints.rotateSigningKeys.subject]),
         (.tokenVerifier, [Endpoints.issueTokens.subject, Endpoints.memberLogin.subject, Events.memberDeleted.subject,
                           "$JS.API.CONSUMER.MSG.NEXT.\(Events.stream).\(Events.Durables.sessionsOfDeletedMembers)"],
          [Endpoints.memberLogin.subject, "_INBOX_gateway.>", Events.memberDeleted.subject]),

@@ -90,7 +90,7 @@ private final class StandInIssuer: Sendable {
     /// Connects to `natsURL` and answers for one key, `first`.
     static func start(natsURL: String, answerAfter delay: Duration = .zero) async throws -> StandInIssuer {
         let logger = Logger(label: "stand-in-issuer", level: .error)
-        let issuer = StandInIssuer(connection: try await NATSConnection.connect(.init(url: natsURL, name: "stand-in-issuer"), logger: logger))
+        let issuer = StandInIssuer(connection: try await NATSConnection.connect(TestIdentities.configuration(url: natsURL, name: "stand-in-issuer"), logger: logger))
         let first = try key("first")
         issuer.keys.withLock { $0 = [first] }
         let responder = Responder(connection: issuer.connection, endpoint: Endpoints.accessTokenKeys, queue: QueueGroups.tokenIssuer,
