@@ -22,16 +22,17 @@ func fail(_ message: String) -> Never {
 
 func seedPath(_ directory: String, _ identity: BusIdentity) -> String { "\(directory)/\(identity.rawValue).nk" }
 
-/// Writes a new seed to `path` (mode 0600) unless the file exists.
+/// Writes a new seed to `path` unless the file exists: created with mode 0600 from the start (never
+/// readable by others, not even for a moment), and only if it did not exist (O_EXCL).
 func makeSeed(_ path: String) {
     guard !FileManager.default.fileExists(atPath: path) else { return }
-    do {
-        let key = try NKey.generateUser()
-        guard FileManager.default.createFile(atPath: path, contents: Data((key.seed + "\n").utf8),
-                                             attributes: [.posixPermissions: 0o600]) else {
-            fail("cannot write \(path)")
-        }
-    } catch { fail("cannot make a key: \(error)") }
+    let key: NKey
+    do { key = try NKey.generateUser() } catch { fail("cannot make a key: \(error)") }
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+    guard descriptor >= 0 else { fail("cannot create \(path): \(String(cString: strerror(errno)))") }
+    defer { close(descriptor) }
+    let bytes = Array((key.seed + "\n").utf8)
+    guard write(descriptor, bytes, bytes.count) == bytes.count else { fail("cannot write \(path)") }
 }
 
 func seedPublicKey(_ path: String) -> String {

@@ -97,10 +97,14 @@ public struct SessionsEnded: Codable, Sendable, Equatable {
     public var v: Int = 1
     /// The IDs of the sessions this command ended.
     public var sessionIds: [String]
+    /// When the last access token of those sessions expires (now plus the access-token lifetime): a
+    /// gateway keeps them on its ended-session list until then, no longer.
+    public var tokensExpireAt: Date?
 
     /// Creates a reply.
-    public init(sessionIds: [String]) {
+    public init(sessionIds: [String], tokensExpireAt: Date? = nil) {
         self.sessionIds = sessionIds
+        self.tokensExpireAt = tokensExpireAt
     }
 }
 

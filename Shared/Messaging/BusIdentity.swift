@@ -14,10 +14,13 @@ public enum BusIdentity: String, CaseIterable, Sendable {
     /// Tokens and sessions; publishes session events.
     case tokenIssuer = "token-issuer"
     /// A person or script running the system: asks for a signing-key rotation and service
-    /// discovery, reads and edits the event stream (`nats stream view`, `nats stream edit`) and
-    /// follows events; it cannot call the services, answer them, publish events or touch the
-    /// services' durable consumers.
+    /// discovery, reads the event stream (`nats stream view`) and follows events; it cannot call the
+    /// services, answer them, publish events, edit the stream or touch the services' durable consumers.
     case `operator`
+    /// Edits the event stream's settings (`nats stream edit`: limits, replicas, subjects), which can
+    /// point the stream at anyone's subjects: a credential kept offline, used by a person, never by a
+    /// service.
+    case streamAdmin = "stream-admin"
 
     /// The prefix of this identity's reply subjects: only it may subscribe under it, so no other
     /// identity reads its replies (refresh tokens travel in them).
@@ -58,6 +61,8 @@ public enum BusIdentity: String, CaseIterable, Sendable {
                 denyPublish: JetStreamSubjects.everyDurable,
                 subscribe: ["events.>"],
                 allowResponses: false)
+        case .streamAdmin:
+            BusGrant(publish: JetStreamSubjects.streamAdministration, subscribe: [], allowResponses: false)
         }
     }
 }
@@ -116,7 +121,7 @@ public enum BusSubjects {
              Events.identityLinked.subject, Events.identityUnlinked.subject, Events.appleNotification.subject]
         case .tokenIssuer:
             [Events.sessionEnded.subject, Events.refreshTokenReused.subject]
-        case .gateway, .tokenVerifier, .operator:
+        case .gateway, .tokenVerifier, .operator, .streamAdmin:
             []
         }
     }
@@ -127,8 +132,12 @@ public enum JetStreamSubjects {
     private static let api = "$JS.API"
     private static let stream = Events.stream
 
-    /// Look up the stream, create it when missing, add missing subjects (never delete it).
-    public static let streamSetUp = ["STREAM.INFO", "STREAM.CREATE", "STREAM.UPDATE"].map { "\(api).\($0).\(stream)" }
+    /// Look up the stream and create it when missing; never edit it (see ``streamAdministration``).
+    public static let streamSetUp = ["STREAM.INFO", "STREAM.CREATE"].map { "\(api).\($0).\(stream)" }
+
+    /// Edit the stream's settings (never delete or purge it): the stream-admin's alone.
+    public static let streamAdministration = ["INFO", "STREAM.INFO.\(stream)", "STREAM.UPDATE.\(stream)", "STREAM.NAMES", "STREAM.LIST"]
+        .map { "\(api).\($0)" }
 
     /// Create, bind, fetch from and acknowledge one durable consumer, and no other.
     public static func durable(_ name: String) -> [String] {
@@ -150,13 +159,14 @@ public enum JetStreamSubjects {
     public static let everyDurable = [Events.Durables.revocations, Events.Durables.sessionsOfDeletedMembers,
                                       Events.Durables.sessionsOfUnlinkedIdentities]
         .flatMap { name in ["\(api).CONSUMER.*.\(stream).\(name)", "\(api).CONSUMER.*.\(stream).\(name).>",
+                            "\(api).CONSUMER.MSG.NEXT.\(stream).\(name)", "\(api).CONSUMER.DURABLE.CREATE.\(stream).\(name)",
                             "$JS.ACK.\(stream).\(name).>"] }
 
-    /// The operator's: the stream's and consumers' state, editing the stream's limits (never
-    /// deleting or purging it), and reading it through ephemeral consumers of its own.
+    /// The operator's: the stream's and consumers' state, and reading the stream through ephemeral
+    /// consumers of its own.
     public static let inspection = [
         "\(api).INFO", "\(api).STREAM.INFO.\(stream)", "\(api).STREAM.NAMES", "\(api).STREAM.LIST",
-        "\(api).STREAM.UPDATE.\(stream)", "\(api).CONSUMER.NAMES.\(stream)", "\(api).CONSUMER.LIST.\(stream)",
+        "\(api).CONSUMER.NAMES.\(stream)", "\(api).CONSUMER.LIST.\(stream)",
         "\(api).CONSUMER.INFO.\(stream).*", "\(api).STREAM.MSG.GET.\(stream)", "\(api).DIRECT.GET.\(stream).>",
         "\(api).CONSUMER.CREATE.\(stream)", "\(api).CONSUMER.CREATE.\(stream).>", "\(api).CONSUMER.MSG.NEXT.\(stream).*",
         "\(api).CONSUMER.DELETE.\(stream).*", "$JS.ACK.\(stream).>", "$JS.FC.\(stream).>",

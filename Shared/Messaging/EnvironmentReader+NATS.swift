@@ -30,10 +30,11 @@ extension EnvironmentReader {
         return access
     }
 
-    /// A TLS file's path, checked to be a readable regular file (contents are cnats's to parse).
+    /// A TLS file's path, checked to be a readable regular file of at most 1 MiB (a CA bundle is a few
+    /// hundred KiB; the contents are cnats's to parse).
     private func tlsFile(_ name: String) throws(ConfigurationError) -> String? {
         guard let path = optional(name) else { return nil }
-        _ = try Self.readSecretFile(path, variable: name, maxBytes: Self.maxSecretFileSize)
+        _ = try Self.readSecretFile(path, variable: name, maxBytes: 1024 * 1024)
         return path
     }
 }

@@ -35,17 +35,17 @@ public struct EventPublisher: Sendable {
     /// Creates the events stream with `settings` when it is missing (idempotent; replicas may race). An
     /// existing stream keeps the operator's limits and replicas: what differs is logged at each call.
     public func ensureStream(_ settings: EventStreamSettings = EventStreamSettings()) async throws {
+        // Never edited by a service: whoever may edit a stream's subjects can point it at another identity's
+        // replies (SPEC section 9); the stream-admin identity does that. Missing subjects are logged below.
         let outcome = try await jetStream.ensureStream(name: Events.stream, subjects: Events.subjects,
-                                                       maxAge: settings.maxAge, replicas: settings.replicas)
+                                                       maxAge: settings.maxAge, replicas: settings.replicas,
+                                                       addMissingSubjects: false)
         if outcome.created {
             logger.info("event stream created", ["stream": Events.stream, "stream.max_age_seconds": String(settings.maxAge.components.seconds),
                                                  "stream.replicas": String(settings.replicas)])
         }
-        if !outcome.addedSubjects.isEmpty {
-            logger.notice("event stream subjects added", ["stream": Events.stream, "stream.subjects": outcome.addedSubjects.joined(separator: ",")])
-        }
         if !outcome.differences.isEmpty {
-            logger.warning("event stream settings differ from EVENTS_MAX_AGE/EVENTS_REPLICAS; the stream's own are kept",
+            logger.warning("event stream settings differ from EVENTS_MAX_AGE/EVENTS_REPLICAS or its subjects; the stream's own are kept (stream-admin edits them)",
                            ["stream": Events.stream, "stream.differences": outcome.differences.joined(separator: "; ")])
         }
     }

@@ -25,10 +25,12 @@ public struct JetStream: Sendable {
 
     /// Creates the stream with `maxAge` and `replicas` when it is missing. An existing stream keeps its
     /// settings: limits and replicas are never changed behind an operator's back (the outcome lists what
-    /// differs); only subjects it lacks are added, so a newer event type is not lost. Safe to call from
+    /// differs); only subjects it lacks are added (unless `addMissingSubjects` is false: a client whose
+    /// permissions do not allow editing the stream reports them among the differences). Safe to call from
     /// several replicas at once.
     @discardableResult
-    public func ensureStream(name: String, subjects: [String], maxAge: Duration? = nil, replicas: Int = 1) async throws -> StreamOutcome {
+    public func ensureStream(name: String, subjects: [String], maxAge: Duration? = nil, replicas: Int = 1,
+                             addMissingSubjects: Bool = true) async throws -> StreamOutcome {
         try Subject.validateName(name, kind: "stream name")
         guard !subjects.isEmpty else { throw NATSError(code: .invalidArgument, detail: "stream '\(name)' has no subjects") }
         for subject in subjects { try Subject.validate(subject, wildcards: true) }
@@ -36,14 +38,16 @@ public struct JetStream: Sendable {
         let handle = connection.handle
         return try await connection.runBlocking {
             // Looked up first: an existing stream is never re-created with settings that may not even fit the cluster.
-            if let outcome = try Self.reconcileStream(handle, name: name, subjects: subjects, maxAge: maxAge, replicas: replicas) {
+            if let outcome = try Self.reconcileStream(handle, name: name, subjects: subjects, maxAge: maxAge, replicas: replicas,
+                                                      addMissingSubjects: addMissingSubjects) {
                 return outcome
             }
             if try Self.addStream(handle, name: name, subjects: subjects, maxAge: maxAge, replicas: replicas) {
                 return StreamOutcome(created: true)
             }
             // Another replica created it meanwhile.
-            guard let outcome = try Self.reconcileStream(handle, name: name, subjects: subjects, maxAge: maxAge, replicas: replicas) else {
+            guard let outcome = try Self.reconcileStream(handle, name: name, subjects: subjects, maxAge: maxAge, replicas: replicas,
+                                                         addMissingSubjects: addMissingSubjects) else {
                 throw NATSError(code: .protocolError, detail: "stream '\(name)' exists and cannot be read")
             }
             return outcome
@@ -78,7 +82,7 @@ public struct JetStream: Sendable {
     /// Compares an existing stream with the settings asked for, and adds the subjects it lacks; nil when
     /// there is no such stream.
     private static func reconcileStream(_ handle: ConnectionHandle, name: String, subjects: [String], maxAge: Duration?,
-                                        replicas: Int) throws -> StreamOutcome? {
+                                        replicas: Int, addMissingSubjects: Bool) throws -> StreamOutcome? {
         var info: UnsafeMutablePointer<jsStreamInfo>?
         var errorCode = jsErrCode(0)
         let status = js_GetStreamInfo(&info, handle.jetStream, name, nil, &errorCode)
@@ -102,6 +106,10 @@ public struct JetStream: Sendable {
         }
         let missing = subjects.filter { !existing.contains($0) }
         guard !missing.isEmpty else { return outcome }
+        guard addMissingSubjects else {
+            outcome.differences.append("subjects \(missing.joined(separator: ",")) missing")
+            return outcome
+        }
         // Everything else stays as the stream has it: its own configuration, with the subjects added.
         let savedSubjects = config.pointee.Subjects
         let savedCount = config.pointee.SubjectsLen

@@ -62,10 +62,18 @@ public final class NATSConnection: Sendable {
         try publish(subject, reply: nil, payload, headers: headers)
     }
 
-    /// Answers a request: publishes `payload` to `message.replyTo`; throws ``NATSError/noReplySubject`` if it has none.
+    /// Answers a request: publishes `payload` to `message.replyTo`; throws ``NATSError/noReplySubject`` if it has
+    /// none, or if it is not an inbox (`_INBOX.…` or an identity's `_INBOX_<name>.…`).
+    ///
+    /// The server lets a service answer any reply subject a caller names (`allow_responses`), even one its
+    /// own permissions deny; a caller could so aim the answer at the JetStream API (a purge) or an event
+    /// subject. Answering inboxes only closes that.
     public func respond(to message: NATSMessage, _ payload: [UInt8], headers: [String: String] = [:]) throws {
         guard let replyTo = message.replyTo else {
             throw NATSError(code: .noReplySubject, detail: "message on '\(message.subject)' has no reply subject")
+        }
+        guard replyTo.utf8.starts(with: "_INBOX.".utf8) || replyTo.utf8.starts(with: "_INBOX_".utf8) else {
+            throw NATSError(code: .noReplySubject, detail: "message on '\(message.subject)' asks for its answer on '\(replyTo)', not an inbox")
         }
         try publish(replyTo, reply: nil, payload, headers: headers)
     }

@@ -33,7 +33,7 @@ public struct NATSError: Error, CustomStringConvertible, Sendable, Equatable {
         public static let invalidSubject = Code(.invalidSubject)
         /// An argument is out of range (a negative timeout, an oversized payload).
         public static let invalidArgument = Code(.invalidArgument)
-        /// `respond(to:)` was given a message that has no reply subject.
+        /// `respond(to:)` was given a message that has no reply subject, or one that is not an inbox.
         public static let noReplySubject = Code(.noReplySubject)
         /// Any other failure reported by the NATS library or server.
         public static let protocolError = Code(.protocolError)

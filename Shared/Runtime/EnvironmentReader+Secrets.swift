@@ -2,7 +2,7 @@ import Foundation
 
 extension EnvironmentReader {
     /// The largest secret file read: secrets are keys and passwords, never more.
-    public static let maxSecretFileSize = 64 * 1024
+    static let maxSecretFileSize = 64 * 1024
 
     /// The bytes of a key or password file (`variable` names where its path came from), read through any
     /// symbolic link (Kubernetes mounts secrets as links). Only a regular file is opened (a device or a

@@ -61,4 +61,17 @@ struct DeletionRaceTests {
             }
         }
     }
+
+    @Test("the order the races depend on, made certain: once the issuer knows of the deletion, it starts no session for the member")
+    func noSessionAfterTheIssuerKnows() async throws {
+        let stack = try await TestStack.shared.running()
+        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        // The control: before, the issuer starts a session for the member.
+        _ = try await stack.call(Endpoints.issueTokens, IssueTokensRequest(memberId: login.memberId, deviceId: "before", provider: .google))
+        let ended = try await stack.call(Endpoints.endDeletedMember, DeletedMemberRequest(memberId: login.memberId))
+        #expect(ended.sessionIds.count == 2)
+        await #expect { _ = try await stack.call(Endpoints.issueTokens, IssueTokensRequest(memberId: login.memberId, deviceId: "after", provider: .google)) }
+            throws: { ($0 as? ServiceFailure)?.code == .unauthorized }
+        #expect(try await stack.post("/api/auth/refresh", json: ["refreshToken": login.refreshToken]).status == 401)
+    }
 }

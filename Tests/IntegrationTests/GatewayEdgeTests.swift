@@ -37,7 +37,10 @@ struct GatewayEdgeTests {
 
         // The whole burst of 3 is still there for the canonical path, and then it is limited.
         let canonical = try await onThread { try Self.refreshes(on: Array(repeating: "/api/auth/refresh", count: 5), port: port) }
-        #expect(canonical.map(\.status) == [401, 401, 401, 429, 429])
+        // (At 1 request/s a token may come back if the machine is slow between them, so the last two
+        // need only show the limit once.)
+        #expect(Array(canonical.map(\.status).prefix(3)) == [401, 401, 401])
+        #expect(canonical.map(\.status).dropFirst(3).contains(429), "\(canonical.map(\.status))")
     }
 
     @Test("a Content-Length over 64 KiB gets 413 PAYLOAD_TOO_LARGE at once, before any body is sent, and the connection closes")

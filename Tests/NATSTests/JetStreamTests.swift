@@ -73,6 +73,13 @@ struct EnsureStreamTests {
                                                                maxAge: .seconds(60))
         #expect(third.addedSubjects.isEmpty)
         #expect(third.differences == ["max_age 3600 s (asked 60 s)"])
+        // A client that may not edit the stream (the services) reports a missing subject and adds nothing.
+        let reportOnly = try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).a.>", "\(subject).c.>"],
+                                                                    maxAge: .seconds(3600), addMissingSubjects: false)
+        #expect(reportOnly.addedSubjects.isEmpty)
+        #expect(reportOnly.differences == ["subjects \(subject).c.> missing"])
+        #expect(try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).a.>", "\(subject).c.>"],
+                                                            maxAge: .seconds(3600), addMissingSubjects: false) == reportOnly)
         await #expect(throws: NATSError.self) {
             try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).a.>"], replicas: 6)
         }

@@ -1,18 +1,23 @@
 -- The database roles of SPEC section 9: member-service and token-issuer each connect as their own
 -- role, which owns its schema and has no right on the other's (the issuer's schema holds the
--- signing keys). Run by the bootstrap role (a superuser, or one with CREATEROLE that may hand
--- the schemas over) against the service database, before the services start:
+-- signing keys). Run by the bootstrap role (a superuser, or a role with CREATEROLE that owns the
+-- database) against the service database, before the services start. The passwords go in on
+-- standard input, not on the command line (where `ps` shows them):
 --
---   psql "$ADMIN_URL" -v ON_ERROR_STOP=1 -v member_password="$MEMBER_PW" -v issuer_password="$ISSUER_PW" \
---        -f deploy/postgres/roles.sql
+--   { printf '\\set member_password %s\n\\set issuer_password %s\n' "$(cat member.pw)" "$(cat issuer.pw)"
+--     cat deploy/postgres/roles.sql; } | psql "$ADMIN_URL" -q -v ON_ERROR_STOP=1
+--
+-- (each password one word: `openssl rand -hex 24` makes such). Nothing here prints them, and an
+-- error names the role, never the statement that held its password.
 --
 -- Idempotent: run it again to change the passwords. On a database that an earlier version ran
 -- with one role, it hands the existing schemas and everything in them to their roles. The
 -- services then migrate their own schemas (each as owner); nothing else needs more.
 -- deploy/local/up, the compose init script (deploy/postgres/init-roles.sh) and the tests run
--- this same file.
-SELECT set_config('bootstrap.member_password', :'member_password', false),
-       set_config('bootstrap.issuer_password', :'issuer_password', false);
+-- this same file. Statements are separated by blank lines (the tests run them one by one).
+SELECT 'the service roles' AS bootstrap
+FROM (SELECT set_config('bootstrap.member_password', :'member_password', false),
+             set_config('bootstrap.issuer_password', :'issuer_password', false)) AS passwords;
 
 DO $bootstrap$
 DECLARE
@@ -27,11 +32,23 @@ BEGIN
         IF length(grant_row.password) < 16 THEN
             RAISE EXCEPTION 'the password of % must be at least 16 characters', grant_row.role_name;
         END IF;
-        IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = grant_row.role_name) THEN
-            EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L', grant_row.role_name, grant_row.password);
-        ELSE
-            EXECUTE format('ALTER ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD %L',
-                           grant_row.role_name, grant_row.password);
+        BEGIN
+            IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = grant_row.role_name) THEN
+                EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L', grant_row.role_name, grant_row.password);
+            ELSE
+                EXECUTE format('ALTER ROLE %I LOGIN PASSWORD %L', grant_row.role_name, grant_row.password);
+            END IF;
+        EXCEPTION WHEN OTHERS THEN
+            -- Raised again without the failed statement, which held the password.
+            RAISE EXCEPTION 'cannot create or set the password of role %: %', grant_row.role_name, SQLERRM;
+        END;
+        IF EXISTS (SELECT FROM pg_roles WHERE rolname = grant_row.role_name
+                   AND (rolsuper OR rolcreatedb OR rolcreaterole OR rolbypassrls OR rolreplication)) THEN
+            EXECUTE format('ALTER ROLE %I NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS NOREPLICATION', grant_row.role_name);
+        END IF;
+        -- A bootstrap role that is not a superuser must be a member to hand the schema over.
+        IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+            EXECUTE format('GRANT %I TO %I', grant_row.role_name, current_user);
         END IF;
         EXECUTE format('GRANT CONNECT ON DATABASE %I TO %I', current_database(), grant_row.role_name);
         EXECUTE format('CREATE SCHEMA IF NOT EXISTS %I AUTHORIZATION %I', grant_row.schema_name, grant_row.role_name);
@@ -62,4 +79,5 @@ BEGIN
 END
 $bootstrap$;
 
-SELECT set_config('bootstrap.member_password', '', false), set_config('bootstrap.issuer_password', '', false);
+SELECT 'done' AS bootstrap
+FROM (SELECT set_config('bootstrap.member_password', '', false), set_config('bootstrap.issuer_password', '', false)) AS cleared;

@@ -95,7 +95,7 @@ extension APIHandler {
     func memberDeleted(_ memberId: Int64) async throws(ServiceFailure) {
         let ended = try await services().call(Endpoints.endDeletedMember, DeletedMemberRequest(memberId: memberId),
                                               timeout: configuration.serviceTimeout, retries: 1)
-        accessTokens.sessionsEnded(ended.sessionIds)
+        accessTokens.sessionsEnded(ended.sessionIds, tokensExpireAt: ended.tokensExpireAt)
     }
 
     /// Ends the member's sessions opened through its identity of `provider`, which is gone. Idempotent.
@@ -103,7 +103,7 @@ extension APIHandler {
         let ended = try await services().call(Endpoints.endIdentitySessions,
                                               EndIdentitySessionsRequest(memberId: memberId, provider: provider),
                                               timeout: configuration.serviceTimeout, retries: 1)
-        accessTokens.sessionsEnded(ended.sessionIds)
+        accessTokens.sessionsEnded(ended.sessionIds, tokensExpireAt: ended.tokensExpireAt)
     }
 
     /// The member ID of the request's Bearer token, or 401.

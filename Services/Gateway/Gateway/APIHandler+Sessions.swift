@@ -18,7 +18,7 @@ extension APIHandler {
         let (claims, memberId) = try await sessionCaller(request)
         let ended = try await services().call(Endpoints.logout, LogoutRequest(memberId: memberId, sessionId: claims.sid),
                                               timeout: configuration.serviceTimeout)
-        accessTokens.sessionsEnded(ended.sessionIds)
+        accessTokens.sessionsEnded(ended.sessionIds, tokensExpireAt: ended.tokensExpireAt)
         return .noContent
     }
 
@@ -27,7 +27,7 @@ extension APIHandler {
         let (_, memberId) = try await sessionCaller(request)
         let ended = try await services().call(Endpoints.logoutAll, LogoutAllRequest(memberId: memberId),
                                               timeout: configuration.serviceTimeout)
-        accessTokens.sessionsEnded(ended.sessionIds)
+        accessTokens.sessionsEnded(ended.sessionIds, tokensExpireAt: ended.tokensExpireAt)
         return .noContent
     }
 
@@ -47,7 +47,7 @@ extension APIHandler {
         let ended = try await services().call(Endpoints.endSession,
                                               EndSessionRequest(memberId: memberId, sessionId: uuid.uuidString.lowercased()),
                                               timeout: configuration.serviceTimeout)
-        accessTokens.sessionsEnded(ended.sessionIds)
+        accessTokens.sessionsEnded(ended.sessionIds, tokensExpireAt: ended.tokensExpireAt)
         return .noContent
     }
 

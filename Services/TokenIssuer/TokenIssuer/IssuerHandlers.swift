@@ -94,7 +94,7 @@ struct IssuerHandlers: Sendable {
             logger.info("sessions ended", ["member.id": String(memberId), "session.end_reason": reason.rawValue,
                                            "sessions.count": String(ended.count)])
         }
-        return SessionsEnded(sessionIds: ended)
+        return SessionsEnded(sessionIds: ended, tokensExpireAt: Date().addingTimeInterval(configuration.accessTokenTTL.timeInterval))
     }
 
     private static func checkMember(_ memberId: Int64) throws(ServiceFailure) {
