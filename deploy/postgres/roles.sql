@@ -15,6 +15,8 @@
 -- services then migrate their own schemas (each as owner); nothing else needs more.
 -- deploy/local/up, the compose init script (deploy/postgres/init-roles.sh) and the tests run
 -- this same file. Statements are separated by blank lines (the tests run them one by one).
+SET client_min_messages = warning;
+
 SELECT 'the service roles' AS bootstrap
 FROM (SELECT set_config('bootstrap.member_password', :'member_password', false),
              set_config('bootstrap.issuer_password', :'issuer_password', false)) AS passwords;
