@@ -93,6 +93,23 @@ struct JWKSCacheTests {
         #expect(await fetches(idp, "kakao") - before == 2)
     }
 
+    @Test("callers with a key just rotated in all wait for the one refetch under way, none gets the old set")
+    func concurrentCallersJoinTheRefetch() async throws {
+        let (url, idp) = try await Self.shared.value
+        let cache = cache(url, "google", policy: JWKSCache.Policy())
+        _ = try await cache.keys(for: nil)
+        let rotated = try #require(try await idp.rotate("google"))
+        let before = await fetches(idp, "google")
+        let found = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<50 {
+                group.addTask { try await cache.keys(for: rotated).key(for: rotated) != nil }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(found.filter { !$0 }.count == 0, "\(found.filter { !$0 }.count) of 50 callers got the old key set")
+        #expect(await fetches(idp, "google") - before == 1, "one refetch for all of them")
+    }
+
     @Test("a key rotated in at the issuer is found by one refetch, without a restart")
     func rotation() async throws {
         let (url, idp) = try await Self.shared.value

@@ -10,7 +10,8 @@ import Logging
 /// - A failed refetch keeps the old keys, which serve until they expire.
 /// - A token with an unknown `kid` triggers one refetch, at most once per `unknownKeyInterval`
 ///   (30 s), however many such tokens arrive: no refetch storms.
-/// - Concurrent callers share one fetch in flight.
+/// - Concurrent callers share one fetch in flight; a caller with an unknown `kid` waits for one
+///   under way rather than take the keys it may be about to replace.
 actor JWKSCache: VerificationKeySource {
     /// The timings of the cache.
     struct Policy: Sendable {
@@ -60,6 +61,9 @@ actor JWKSCache: VerificationKeySource {
         }
         if let kid, keys.key(for: kid) == nil {
             if let last = lastUnknownKeyFetch, now - last < policy.unknownKeyInterval {
+                // This window's refetch was made, or is under way: wait for one under way, so that
+                // logins signed with a key just published are not refused while it downloads.
+                if let inFlight { return (try? await inFlight.value) ?? self.keys ?? keys }
                 return keys
             }
             lastUnknownKeyFetch = now
