@@ -73,7 +73,9 @@ struct ServiceConfigurationTests {
         let environment = EnvironmentReader(values)
         var failures: [ConfigurationError] = []
         func attempt(_ body: () throws -> Void) {
-            do { try body() } catch let error as ConfigurationError { failures.append(error) } catch {}
+            do { try body() } catch let error as ConfigurationError { failures.append(error) } catch {
+                Issue.record("\(variable)=\(value) failed with \(error), not a ConfigurationError naming the variable")
+            }
         }
         attempt { _ = try GatewayConfiguration(environment: environment) }
         attempt { _ = try TokenIssuerConfiguration(environment: environment) }

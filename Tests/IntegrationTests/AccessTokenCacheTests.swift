@@ -47,10 +47,12 @@ struct AccessTokenCacheTests {
         try await RunningStack.send("GET", gateway.url + "/api/members/me", headers: [("Authorization", "Bearer \(token)")])
     }
 
-    /// The gateway's `access_token_signature_checks_total`, 0 while it has none.
+    /// The gateway's `access_token_signature_checks_total`; a missing series fails the test rather than
+    /// reading as 0 (the gateway registers it at start).
     private func signatureChecks(_ gateway: StandaloneGateway) async throws -> Int {
         let metrics = try await RunningStack.send("GET", gateway.managementURL + "/metrics").text
         let line = metrics.split(separator: "\n").first { $0.hasPrefix("access_token_signature_checks_total ") }
-        return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) } ?? 0
+        let value = try #require(line.flatMap { Double($0.split(separator: " ").last ?? "") }, "no access_token_signature_checks_total in \(metrics)")
+        return Int(value)
     }
 }
