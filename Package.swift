@@ -50,10 +50,11 @@ let package = Package(
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
 
         shared("Logging", []),
+        shared("Collections", []),
         shared("Runtime", ["Logging"]),
         shared("Crypto", ["COpenSSL"]),
         shared("JOSE", ["Crypto"]),
-        shared("NATS", ["CNats", "Logging"]),
+        shared("NATS", ["CNats", "Collections", "Logging"]),
         shared("Postgres", ["CLibPQ", "Logging", "Runtime"]),
         shared("HTTPServer", ["CMicroHTTPD", "Logging"]),
         shared("HTTPClient", ["CCurl", "Logging"]),
@@ -64,7 +65,7 @@ let package = Package(
         shared("Management", ["HTTPServer", "Metrics", "Logging", "Runtime"]),
     ]
         + service("Gateway",
-                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "JOSE", "Crypto"],
+                  ["Logging", "Collections", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "JOSE", "Crypto"],
                   resources: [.copy("Resources/openapi.yaml")])
         + service("TokenVerifier",
                   ["Logging", "Runtime", "Contracts", "Messaging", "Management", "NATS", "JOSE", "Crypto", "HTTPClient"])

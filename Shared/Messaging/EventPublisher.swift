@@ -35,11 +35,9 @@ public struct EventPublisher: Sendable {
     /// Creates the events stream with `settings` when it is missing (idempotent; replicas may race). An
     /// existing stream keeps the operator's limits and replicas: what differs is logged at each call.
     public func ensureStream(_ settings: EventStreamSettings = EventStreamSettings()) async throws {
-        // Never edited by a service: whoever may edit a stream's subjects can point it at another identity's
-        // replies (SPEC section 9); the stream-admin identity does that. Missing subjects are logged below.
+        // Never edited here (the stream-admin identity does that); missing subjects are among the differences.
         let outcome = try await jetStream.ensureStream(name: Events.stream, subjects: Events.subjects,
-                                                       maxAge: settings.maxAge, replicas: settings.replicas,
-                                                       addMissingSubjects: false)
+                                                       maxAge: settings.maxAge, replicas: settings.replicas)
         if outcome.created {
             logger.info("event stream created", ["stream": Events.stream, "stream.max_age_seconds": String(settings.maxAge.components.seconds),
                                                  "stream.replicas": String(settings.replicas)])

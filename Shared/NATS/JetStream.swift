@@ -9,28 +9,23 @@ public struct JetStream: Sendable {
     public struct StreamOutcome: Sendable, Equatable {
         /// True when this call created the stream.
         public var created = false
-        /// Subjects this call added to an existing stream (it captured fewer than asked).
-        public var addedSubjects: [String] = []
         /// How the existing stream's settings differ from those asked for, left as the operator set them
-        /// (for example `"max_age 86400 s (asked 604800 s)"`).
+        /// (for example `"max_age 86400 s (asked 604800 s)"`, `"subjects events.b.> missing"`).
         public var differences: [String] = []
 
         /// An outcome; the defaults say "found, nothing to report".
-        public init(created: Bool = false, addedSubjects: [String] = [], differences: [String] = []) {
+        public init(created: Bool = false, differences: [String] = []) {
             self.created = created
-            self.addedSubjects = addedSubjects
             self.differences = differences
         }
     }
 
     /// Creates the stream with `maxAge` and `replicas` when it is missing. An existing stream keeps its
-    /// settings: limits and replicas are never changed behind an operator's back (the outcome lists what
-    /// differs); only subjects it lacks are added (unless `addMissingSubjects` is false: a client whose
-    /// permissions do not allow editing the stream reports them among the differences). Safe to call from
-    /// several replicas at once.
+    /// settings, subjects included: it is never changed behind an operator's back (the outcome lists what
+    /// differs). Whoever may edit a stream's subjects can point it at other clients' replies, so this never
+    /// does (SPEC section 9). Safe to call from several replicas at once.
     @discardableResult
-    public func ensureStream(name: String, subjects: [String], maxAge: Duration? = nil, replicas: Int = 1,
-                             addMissingSubjects: Bool = true) async throws -> StreamOutcome {
+    public func ensureStream(name: String, subjects: [String], maxAge: Duration? = nil, replicas: Int = 1) async throws -> StreamOutcome {
         try Subject.validateName(name, kind: "stream name")
         guard !subjects.isEmpty else { throw NATSError(code: .invalidArgument, detail: "stream '\(name)' has no subjects") }
         for subject in subjects { try Subject.validate(subject, wildcards: true) }
@@ -38,16 +33,14 @@ public struct JetStream: Sendable {
         let handle = connection.handle
         return try await connection.runBlocking {
             // Looked up first: an existing stream is never re-created with settings that may not even fit the cluster.
-            if let outcome = try Self.reconcileStream(handle, name: name, subjects: subjects, maxAge: maxAge, replicas: replicas,
-                                                      addMissingSubjects: addMissingSubjects) {
+            if let outcome = try Self.reconcileStream(handle, name: name, subjects: subjects, maxAge: maxAge, replicas: replicas) {
                 return outcome
             }
             if try Self.addStream(handle, name: name, subjects: subjects, maxAge: maxAge, replicas: replicas) {
                 return StreamOutcome(created: true)
             }
             // Another replica created it meanwhile.
-            guard let outcome = try Self.reconcileStream(handle, name: name, subjects: subjects, maxAge: maxAge, replicas: replicas,
-                                                         addMissingSubjects: addMissingSubjects) else {
+            guard let outcome = try Self.reconcileStream(handle, name: name, subjects: subjects, maxAge: maxAge, replicas: replicas) else {
                 throw NATSError(code: .protocolError, detail: "stream '\(name)' exists and cannot be read")
             }
             return outcome
@@ -79,10 +72,10 @@ public struct JetStream: Sendable {
         }
     }
 
-    /// Compares an existing stream with the settings asked for, and adds the subjects it lacks; nil when
+    /// Compares an existing stream with the settings asked for (it changes nothing); nil when
     /// there is no such stream.
     private static func reconcileStream(_ handle: ConnectionHandle, name: String, subjects: [String], maxAge: Duration?,
-                                        replicas: Int, addMissingSubjects: Bool) throws -> StreamOutcome? {
+                                        replicas: Int) throws -> StreamOutcome? {
         var info: UnsafeMutablePointer<jsStreamInfo>?
         var errorCode = jsErrCode(0)
         let status = js_GetStreamInfo(&info, handle.jetStream, name, nil, &errorCode)
@@ -105,28 +98,9 @@ public struct JetStream: Sendable {
             config.pointee.Subjects?[index].map { String(cString: $0) }
         }
         let missing = subjects.filter { !existing.contains($0) }
-        guard !missing.isEmpty else { return outcome }
-        guard addMissingSubjects else {
+        if !missing.isEmpty {
             outcome.differences.append("subjects \(missing.joined(separator: ",")) missing")
-            return outcome
         }
-        // Everything else stays as the stream has it: its own configuration, with the subjects added.
-        let savedSubjects = config.pointee.Subjects
-        let savedCount = config.pointee.SubjectsLen
-        defer {
-            config.pointee.Subjects = savedSubjects
-            config.pointee.SubjectsLen = savedCount
-        }
-        try withCStrings(existing + missing) { list in
-            config.pointee.Subjects = list.baseAddress
-            config.pointee.SubjectsLen = Int32(list.count)
-            var updated: UnsafeMutablePointer<jsStreamInfo>?
-            var updateError = jsErrCode(0)
-            let status = js_UpdateStream(&updated, handle.jetStream, config, nil, &updateError)
-            if let updated { jsStreamInfo_Destroy(updated) }
-            try checkJS(status, updateError, "add subjects to stream '\(name)'")
-        }
-        outcome.addedSubjects = missing
         return outcome
     }
 

@@ -1,4 +1,5 @@
 import CNats
+import Collections
 import Dispatch
 import Synchronization
 
@@ -11,9 +12,18 @@ import Synchronization
 final class RequestMultiplexer: Sendable {
     typealias Continuation = CheckedContinuation<NATSMessage, any Error>
 
+    /// A request's timeout, ordered by time. Entries of requests that already finished stay in the
+    /// heap until their deadline passes (lazy deletion), which keeps the hot path to one push.
+    private struct Deadline: Comparable {
+        let at: UInt64
+        let token: UInt64
+
+        static func < (lhs: Deadline, rhs: Deadline) -> Bool { lhs.at < rhs.at }
+    }
+
     private struct State {
         var pending: [UInt64: Continuation] = [:]
-        var deadlines = DeadlineHeap()
+        var deadlines = MinHeap<Deadline>()
         var armedDeadline: UInt64 = .max
         var timer: any DispatchSourceTimer
     }
@@ -83,7 +93,7 @@ final class RequestMultiplexer: Sendable {
         let deadline = now &+ UInt64(max(0, timeout.nanoseconds))
         state.withLock { state in
             state.pending[token] = continuation
-            state.deadlines.push(deadline: deadline, token: token)
+            state.deadlines.push(Deadline(at: deadline, token: token))
             if deadline < state.armedDeadline {
                 state.armedDeadline = deadline
                 state.timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), leeway: .milliseconds(1))
@@ -138,12 +148,13 @@ final class RequestMultiplexer: Sendable {
         let now = DispatchTime.now().uptimeNanoseconds
         let expired = state.withLock { state -> [Continuation] in
             var expired: [Continuation] = []
-            while let token = state.deadlines.popExpired(now: now) {
-                if let continuation = state.pending.removeValue(forKey: token) {
+            while let first = state.deadlines.min, first.at <= now {
+                _ = state.deadlines.popMin()
+                if let continuation = state.pending.removeValue(forKey: first.token) {
                     expired.append(continuation)
                 }
             }
-            if let earliest = state.deadlines.earliest {
+            if let earliest = state.deadlines.min?.at {
                 // Entries of finished requests stay in the heap; never wake more often than `resolution`.
                 let next = max(earliest, now &+ Self.resolution)
                 state.armedDeadline = next

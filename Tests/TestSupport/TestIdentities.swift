@@ -1,7 +1,7 @@
-import Crypto
 import Foundation
 import Messaging
 import NATS
+import Runtime
 
 /// The NATS identities the tests connect with. The test command makes their seeds
 /// (`nats-auth seeds`, plus an unrestricted `tests.nk` for the tests' own inspecting connections)
@@ -41,20 +41,19 @@ public enum TestIdentities {
         guard let directory else { return nil }
         var keys: [BusIdentity: String] = [:]
         for identity in BusIdentity.allCases {
-            keys[identity] = try publicKey("\(directory)/\(identity.rawValue).nk")
+            keys[identity] = try seed("\(directory)/\(identity.rawValue).nk")?.publicKey
         }
-        let tests = BusAuthorization.Unrestricted(publicKey: try publicKey("\(directory)/tests.nk"), name: "tests")
-        return BusAuthorization.serverConfiguration(publicKeys: keys, unrestricted: [tests])
+        let tests = try seed("\(directory)/tests.nk").map { BusAuthorization.Unrestricted(publicKey: $0.publicKey, name: "tests") }
+        return BusAuthorization.serverConfiguration(publicKeys: keys, unrestricted: tests.map { [$0] } ?? [])
     }
 
     private static func credentials(file: String) -> NATSConnection.NKeyCredentials? {
         guard let directory else { return nil }
-        let path = "\(directory)/\(file)"
-        guard let key = try? publicKey(path) else { return nil }
-        return NATSConnection.NKeyCredentials(publicKey: key, seedFile: path)
+        return try? seed("\(directory)/\(file)")
     }
 
-    private static func publicKey(_ path: String) throws -> String {
-        try NKey(seed: String(contentsOfFile: path, encoding: .utf8)).publicKey
+    /// The key of a seed file, read as a service reads its `NATS_NKEY_SEED_FILE`.
+    private static func seed(_ path: String) throws -> NATSConnection.NKeyCredentials? {
+        try EnvironmentReader(["NATS_NKEY_SEED_FILE": path]).natsAccess(for: .operator).nkey
     }
 }

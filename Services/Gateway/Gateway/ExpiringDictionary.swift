@@ -1,3 +1,5 @@
+import Collections
+
 /// A dictionary whose entries each carry an expiry, kept in expiry order as well, with a hard cap.
 ///
 /// Every change drops the entries that have expired, from the front of the order, and, when the

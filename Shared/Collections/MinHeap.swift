@@ -1,12 +1,14 @@
-/// A binary min-heap: the smallest element first, pushed and popped in O(log n).
-struct MinHeap<Element: Comparable> {
-    private var elements: [Element] = []
+/// A binary min-heap: the smallest element first, pushed and popped in O(log n). The gateway's
+/// expiring tables and the NATS request timeouts keep their order in it. Inlinable, so each use
+/// is specialised for its element type (one of them is on every request's path).
+public struct MinHeap<Element: Comparable> {
+    @usableFromInline var elements: [Element] = []
 
     /// An empty heap.
-    init() {}
+    @inlinable public init() {}
 
     /// A heap of `elements`, built in O(n).
-    init(_ elements: [Element]) {
+    @inlinable public init(_ elements: [Element]) {
         self.elements = elements
         for index in stride(from: elements.count / 2 - 1, through: 0, by: -1) {
             siftDown(from: index)
@@ -14,13 +16,13 @@ struct MinHeap<Element: Comparable> {
     }
 
     /// The number of elements.
-    var count: Int { elements.count }
+    @inlinable public var count: Int { elements.count }
 
     /// The smallest element, if any.
-    var min: Element? { elements.first }
+    @inlinable public var min: Element? { elements.first }
 
     /// Adds `element`.
-    mutating func push(_ element: Element) {
+    @inlinable public mutating func push(_ element: Element) {
         elements.append(element)
         var child = elements.count - 1
         while child > 0 {
@@ -32,7 +34,7 @@ struct MinHeap<Element: Comparable> {
     }
 
     /// Removes and returns the smallest element, if any.
-    mutating func popMin() -> Element? {
+    @inlinable public mutating func popMin() -> Element? {
         guard !elements.isEmpty else { return nil }
         elements.swapAt(0, elements.count - 1)
         let smallest = elements.removeLast()
@@ -40,7 +42,7 @@ struct MinHeap<Element: Comparable> {
         return smallest
     }
 
-    private mutating func siftDown(from start: Int) {
+    @usableFromInline mutating func siftDown(from start: Int) {
         var parent = start
         while true {
             let left = 2 * parent + 1
