@@ -61,18 +61,18 @@ let package = Package(
         shared("Contracts", ["JOSE", "Runtime"]),
         shared("Metrics", []),
         shared("Messaging", ["Contracts", "NATS", "Crypto", "Logging", "Runtime", "Metrics"]),
-        shared("Persistence", ["Contracts", "Postgres", "Logging", "Runtime"]),
+        shared("Persistence", ["Contracts", "Postgres", "NATS", "Logging", "Runtime"]),
         shared("Management", ["HTTPServer", "Metrics", "Logging", "Runtime"]),
     ]
         + service("Gateway",
                   ["Logging", "Collections", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "JOSE", "Crypto"],
                   resources: [.copy("Resources/openapi.yaml")])
         + service("TokenVerifier",
-                  ["Logging", "Runtime", "Contracts", "Messaging", "Management", "NATS", "JOSE", "Crypto", "HTTPClient"])
+                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "JOSE", "Crypto", "HTTPClient"])
         + service("MemberService",
-                  ["Logging", "Runtime", "Contracts", "Messaging", "Management", "NATS", "Postgres", "Persistence"])
+                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence"])
         + service("TokenIssuer",
-                  ["Logging", "Runtime", "Contracts", "Messaging", "Management", "NATS", "Postgres", "Persistence", "JOSE", "Crypto"])
+                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence", "JOSE", "Crypto"])
         + [.executableTarget(name: "NATSAuth", dependencies: ["Messaging", "Crypto"], path: "Services/NATSAuth",
                              swiftSettings: swiftSettings)]
         + service("DevIDP",
@@ -93,7 +93,7 @@ let package = Package(
             .target(name: "HTTPTesting", path: "Tests/HTTPTesting", swiftSettings: swiftSettings),
             tests("HTTPServerTests", ["HTTPServer", "HTTPTesting", "HTTPClient", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "HTTPServer", "Logging"]),
-            tests("IntegrationTests", ["TestSupport", "HTTPTesting", "TestVectors", "Contracts", "Messaging", "NATS", "JOSE", "Crypto", "Postgres", "HTTPClient", "HTTPServer", "Logging", "DevIDP", "TokenVerifier"]),
+            tests("IntegrationTests", ["TestSupport", "HTTPTesting", "TestVectors", "Contracts", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "HTTPClient", "HTTPServer", "Logging", "DevIDP", "TokenVerifier"]),
             tests("GatewayTests", ["Gateway", "Contracts", "JOSE", "Crypto", "Logging", "Metrics"]),
             tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Crypto", "JOSE", "Logging", "Runtime"]),
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging", "TestVectors"]),

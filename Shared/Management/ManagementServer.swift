@@ -49,13 +49,14 @@ public struct ManagementServer: Sendable {
         }
     }
 
-    /// A NATS service's start: `body` runs with a readiness of its own and an empty registry behind the
+    /// A NATS service's start: `body` runs with a readiness and a registry of its own behind the
     /// management port (when configured), which serves from before the service connects to anything.
     public static func serving(_ configuration: ManagementConfiguration, logger: Logger,
-                               _ body: @Sendable (Readiness) async throws -> Void) async throws {
+                               _ body: @Sendable (Readiness, MetricsRegistry) async throws -> Void) async throws {
         let readiness = Readiness()
-        let server = ManagementServer(configuration: configuration, metrics: MetricsRegistry(), readiness: readiness, logger: logger)
-        try await server.serving { try await body(readiness) }
+        let metrics = MetricsRegistry()
+        let server = ManagementServer(configuration: configuration, metrics: metrics, readiness: readiness, logger: logger)
+        try await server.serving { try await body(readiness, metrics) }
     }
 
     /// The answer to one management request.

@@ -1,5 +1,6 @@
 import Logging
 import NATS
+import Runtime
 
 extension NATSConnection {
     /// Connects to NATS, trying again every second until it answers or the task is cancelled,
@@ -18,6 +19,19 @@ extension NATSConnection {
                 }
                 try await Task.sleep(for: .seconds(1))
             }
+        }
+    }
+}
+
+extension ResourceService where Value == NATSConnection {
+    /// The service's NATS connection as a service of its group: connects (waiting while NATS does not
+    /// answer, see ``NATSConnection/connectRetrying(url:access:name:logger:)``) and drains and closes it,
+    /// awaited, when the group stops.
+    public static func nats(url: String, access: NATSConnection.Access, name: String, logger: Logger) -> ResourceService<NATSConnection> {
+        ResourceService("nats") {
+            try await NATSConnection.connectRetrying(url: url, access: access, name: name, logger: logger)
+        } close: { connection in
+            await connection.drainAndClose()
         }
     }
 }

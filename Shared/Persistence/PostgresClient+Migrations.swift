@@ -1,5 +1,6 @@
 import Logging
 import Postgres
+import Runtime
 
 extension PostgresClient {
     /// Applies `migrations` to `schema`, waiting for the database (every second) while it cannot
@@ -22,21 +23,18 @@ extension PostgresClient {
     }
 }
 
-extension PostgresClient {
-    /// A service's connection pool on `url`, named `applicationName` in PostgreSQL, with its own
-    /// schema migrated first (waiting for the database while it cannot be reached).
-    public static func migrated(url: String, poolSize: Int, applicationName: String, schema: String,
-                                migrations: [Migration], logger: Logger) async throws -> PostgresClient {
-        var configuration = try PostgresConfiguration(url: url)
-        configuration.poolSize = poolSize
-        configuration.applicationName = applicationName
-        let database = PostgresClient(configuration: configuration, logger: logger.named("postgres"))
-        do {
-            try await database.migrateRetrying(schema: schema, migrations: migrations, logger: logger)
-        } catch {
+extension ResourceService where Value == PostgresClient {
+    /// A service's connection pool on `url`, named `applicationName` in PostgreSQL, as a service of its
+    /// group: it opens no connection by itself (the first statement does) and is closed, awaited, when
+    /// the group stops. Migrate in the prelude that first needs it (``PostgresClient/migrateRetrying(schema:migrations:logger:)``).
+    public static func database(url: String, poolSize: Int, applicationName: String, logger: Logger) -> ResourceService<PostgresClient> {
+        ResourceService("postgres") {
+            var configuration = try PostgresConfiguration(url: url)
+            configuration.poolSize = poolSize
+            configuration.applicationName = applicationName
+            return PostgresClient(configuration: configuration, logger: logger.named("postgres"))
+        } close: { database in
             await database.close()
-            throw error
         }
-        return database
     }
 }

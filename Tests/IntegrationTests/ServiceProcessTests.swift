@@ -37,6 +37,37 @@ struct ServiceProcessTests {
         #expect(elapsed < .seconds(2), "\(service) took \(elapsed) to stop")
     }
 
+    @Test("SIGTERM while a service waits for JetStream (NATS up, JetStream off) stops it within two seconds, not ready",
+          arguments: ["token-verifier", "member-service", "token-issuer"])
+    func stopWhileWaitingForJetStream(_ service: String) async throws {
+        let nats = try await TestNATSServer.start(jetStream: false)
+        defer { nats.stop() }
+        let database = try await TestStack.freshDatabase()
+        let management = try TestNATSServer.freePort()
+        let process = try await ServiceProcess.start(service, environment: [
+            "NATS_URL": nats.url, "DATABASE_URL": TestStack.serviceURL(database, service == "token-issuer" ? .tokenIssuer : .memberService),
+            "MANAGEMENT_HOST": "127.0.0.1", "MANAGEMENT_PORT": String(management),
+            "LOG_LEVEL": "error",
+        ].merging(TestIdentities.environment(for: service)) { $1 })
+        defer { process.kill() }
+        let base = "http://127.0.0.1:\(management)"
+        let alive = await eventually(timeout: .seconds(20)) {
+            (try? await RunningStack.send("GET", base + "/healthz"))?.status == 200
+        }
+        #expect(alive, "\(service): \(process.errorOutput)")
+        // Connected and migrated by now; the stream set-up waits for JetStream, so it is not ready.
+        try await Task.sleep(for: .seconds(2))
+        let ready = try await RunningStack.send("GET", base + "/readyz")
+        #expect(ready.status == 503, "\(ready.text)")
+
+        let stopping = ContinuousClock.now
+        process.terminate()
+        let status = await process.waitForExit(timeout: .seconds(10))
+        let elapsed = ContinuousClock.now - stopping
+        #expect(status == 0, "\(service) exit status \(String(describing: status)): \(process.errorOutput)")
+        #expect(elapsed < .seconds(2), "\(service) took \(elapsed) to stop")
+    }
+
     @Test("a running service is ready on its management port, shows its process figures, and stops cleanly on SIGTERM",
           arguments: ["token-verifier", "member-service", "token-issuer"])
     func readyAndStopped(_ service: String) async throws {

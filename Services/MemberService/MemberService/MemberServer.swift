@@ -1,6 +1,7 @@
 import Contracts
 import Logging
 import Management
+import Metrics
 import Messaging
 import NATS
 import Persistence
@@ -19,23 +20,32 @@ public struct MemberServer: Service {
     }
 
     public func run() async throws {
-        try await ManagementServer.serving(configuration.management, logger: logger) { try await serve($0) }
+        try await ManagementServer.serving(configuration.management, logger: logger) { try await serve($0, metrics: $1) }
     }
 
-    private func serve(_ readiness: Readiness) async throws {
-        let database = try await PostgresClient.migrated(
-            url: configuration.databaseURL, poolSize: configuration.databasePoolSize, applicationName: "member-service",
-            schema: MemberMigrations.schema, migrations: MemberMigrations.all, logger: logger)
-        defer { Task { await database.close() } }
+    /// The pool and the NATS connection are services of the group, opened inside it and closed after
+    /// everything else stopped; the migrations and the stream set-up are preludes of the member-service's
+    /// own services, so a signal stops it in any state and `/readyz` stays 503 until they are done.
+    private func serve(_ readiness: Readiness, metrics: MetricsRegistry) async throws {
+        let database = ResourceService.database(url: configuration.databaseURL, poolSize: configuration.databasePoolSize,
+                                                applicationName: "member-service", logger: logger)
+        let nats = ResourceService.nats(url: configuration.natsURL, access: configuration.natsAccess, name: "member-service", logger: logger)
+        let members = ClosureService {
+            try await serve(database: try await database.value, nats: try await nats.value, readiness: readiness)
+        }
+        try await ServiceGroup(services: [database, nats, members], logger: logger).run()
+    }
 
-        let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, access: configuration.natsAccess, name: "member-service", logger: logger)
-        let wakeup = Wakeup()
-        let store = MemberStore(database: database, outbox: wakeup)
-        let relay = OutboxRelay(database: database, publisher: EventPublisher(connection: nats, logger: logger),
-                                wakeup: wakeup, streamSettings: configuration.events, pollInterval: configuration.outboxPollInterval, logger: logger.named("outbox"))
+    private func serve(database: PostgresClient, nats: NATSConnection, readiness: Readiness) async throws {
+        try await database.migrateRetrying(schema: MemberMigrations.schema, migrations: MemberMigrations.all, logger: logger)
+        await EventPublisher(connection: nats, logger: logger).ensureStreamRetrying(configuration.events)
+        try Task.checkCancellation()
+        let outbox = Outbox.memberEvents(database: database, connection: nats, pollInterval: configuration.outboxPollInterval,
+                                         logger: logger.named("outbox"))
+        let store = MemberStore(database: database, outbox: outbox)
         let queue = QueueGroups.memberService
         let services: [any Service] = [
-            relay,
+            outbox,
             Responder.ping(connection: nats, queueGroup: queue, logger: logger),
             Responder(connection: nats, endpoint: Endpoints.memberLogin, queue: queue, logger: logger) { request in
                 try Self.validate(request.identity)
@@ -78,7 +88,6 @@ public struct MemberServer: Service {
         let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.memberService,
                                          description: "Members and their linked provider identities", services: services, logger: logger)
         try await ServiceGroup(services: services + [discovery], logger: logger).run()
-        await nats.drainAndClose()
     }
 
     private static func validate(_ identity: VerifiedIdentity) throws(ServiceFailure) {

@@ -1,13 +1,13 @@
 import Contracts
 import Foundation
 import Postgres
-import Runtime
+import Persistence
 
 /// Members and their linked identities in the `member` schema. Every change writes its events to
 /// the outbox in the same transaction and wakes the relay after commit.
 struct MemberStore: Sendable {
     let database: PostgresClient
-    let outbox: Wakeup
+    let outbox: Outbox
 
     /// Finds the member of `request.identity`, or creates one; exactly one concurrent caller creates.
     /// The login's events (`member.created`, `member.logged-in`) go to the outbox in the same call.

@@ -3,7 +3,7 @@ import Foundation
 import Postgres
 
 /// One domain event, written to `member.outbox` in the transaction of the change it announces and
-/// published by the ``OutboxRelay`` after commit, so a crash in between loses nothing.
+/// published by the shared `Outbox` after commit, so a crash in between loses nothing.
 struct OutboxEvent: Sendable {
     /// The event's unique ID (JetStream de-duplicates retried publishes on it).
     let id: String

@@ -1,13 +1,14 @@
 import Contracts
 import Foundation
 import Logging
+import Persistence
 
 /// What the issuer's endpoints do, one method per endpoint; `TokenIssuerServer` wires them to NATS.
 struct IssuerHandlers: Sendable {
     let store: SessionStore
     let tokens: AccessTokens
     let keys: SigningKeys
-    let relay: OutboxRelay
+    let outbox: Outbox
     let successorSecret: [UInt8]
     let configuration: TokenIssuerConfiguration
     let logger: Logger
@@ -20,7 +21,7 @@ struct IssuerHandlers: Sendable {
         let (sessionId, refreshToken) = try await store.startSession(memberId: request.memberId, deviceId: request.deviceId,
                                                                      provider: request.provider)
         // The device's previous session, if any, ended in the same transaction.
-        relay.poke()
+        outbox.signal()
         return try await tokens.pair(memberId: request.memberId, sessionId: sessionId, refreshToken: refreshToken)
     }
 
@@ -32,7 +33,7 @@ struct IssuerHandlers: Sendable {
         case .rotated(let sessionId, let memberId, let successor):
             return try await tokens.pair(memberId: memberId, sessionId: sessionId, refreshToken: successor)
         case .reused:
-            relay.poke()
+            outbox.signal()
             logger.notice("refresh token reused; session ended")
             throw ServiceFailure(.refreshTokenReused, "The refresh token was already used; sign in again.")
         case .invalid:
@@ -90,7 +91,7 @@ struct IssuerHandlers: Sendable {
 
     private func sessionsEnded(_ ended: [String], memberId: Int64, reason: SessionEndReason) -> SessionsEnded {
         if !ended.isEmpty {
-            relay.poke()
+            outbox.signal()
             logger.info("sessions ended", ["member.id": String(memberId), "session.end_reason": reason.rawValue,
                                            "sessions.count": String(ended.count)])
         }

@@ -198,5 +198,6 @@ enum IssuerMigrations {
                 CHECK (private_key_pem IS NOT NULL OR public_key_pem IS NOT NULL);
             """),
         deletedMembers,
+        outboxLease,
     ]
 }

@@ -4,6 +4,7 @@ import Foundation
 import JOSE
 import Logging
 import Management
+import Metrics
 import Messaging
 import NATS
 import Persistence
@@ -27,15 +28,26 @@ public struct TokenIssuerServer: Service {
     }
 
     public func run() async throws {
-        try await ManagementServer.serving(configuration.management, logger: logger) { try await serve($0) }
+        try await ManagementServer.serving(configuration.management, logger: logger) { try await serve($0, metrics: $1) }
     }
 
-    private func serve(_ readiness: Readiness) async throws {
-        let database = try await PostgresClient.migrated(
-            url: configuration.databaseURL, poolSize: configuration.databasePoolSize, applicationName: "token-issuer",
-            schema: IssuerMigrations.schema, migrations: IssuerMigrations.all, logger: logger)
-        defer { Task { await database.close() } }
+    /// The pool and the NATS connection are services of the group, opened inside it and closed after
+    /// everything else stopped; the migrations, the signing keys and the stream set-up are preludes of
+    /// the issuer's own services, so a signal stops it in any state and `/readyz` stays 503 until they
+    /// are done. A JetStream that does not answer yet is waited for, not fatal.
+    private func serve(_ readiness: Readiness, metrics: MetricsRegistry) async throws {
+        let database = ResourceService.database(url: configuration.databaseURL, poolSize: configuration.databasePoolSize,
+                                                applicationName: "token-issuer", logger: logger)
+        let nats = ResourceService.nats(url: configuration.natsURL, access: configuration.natsAccess, name: "token-issuer", logger: logger)
+        let issuer = ClosureService {
+            try await serve(database: try await database.value, nats: nats, readiness: readiness, metrics: metrics)
+        }
+        try await ServiceGroup(services: [database, nats, issuer], logger: logger).run()
+    }
 
+    private func serve(database: PostgresClient, nats connection: ResourceService<NATSConnection>, readiness: Readiness,
+                       metrics: MetricsRegistry) async throws {
+        try await database.migrateRetrying(schema: IssuerMigrations.schema, migrations: IssuerMigrations.all, logger: logger)
         let keys = SigningKeys(database: database, keyFiles: configuration.signingKeyFiles,
                                accessTokenTTL: configuration.accessTokenTTL, publishLead: configuration.signingKeyPublishLead,
                                logger: logger)
@@ -44,22 +56,22 @@ public struct TokenIssuerServer: Service {
                                  reuseGrace: configuration.refreshReuseGrace)
         let secret = try await store.successorSecret()
 
-        let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, access: configuration.natsAccess, name: "token-issuer", logger: logger)
-        let publisher = EventPublisher(connection: nats, logger: logger)
+        let nats = try await connection.value
         // Waited for, not fatal: a JetStream cluster may be electing a leader (SIGTERM still stops it).
-        await publisher.ensureStreamRetrying(configuration.events)
+        await EventPublisher(connection: nats, logger: logger).ensureStreamRetrying(configuration.events)
         try Task.checkCancellation()
         if recordedKey { try? nats.publish(SigningKeyNotices.changed, []) }
-        let relay = OutboxRelay(database: database, publisher: publisher, accessTokenTTL: configuration.accessTokenTTL,
-                                pollInterval: configuration.outboxPollInterval, logger: logger.named("outbox"))
+        let outbox = Outbox.sessionEvents(database: database, connection: nats, accessTokenTTL: configuration.accessTokenTTL,
+                                          pollInterval: configuration.outboxPollInterval, logger: logger.named("outbox"))
         let handlers = IssuerHandlers(store: store, tokens: AccessTokens(keys: keys, configuration: configuration), keys: keys,
-                                      relay: relay, successorSecret: secret, configuration: configuration, logger: logger)
-        var services: [any Service] = [relay] + Self.responders(nats, handlers, logger: logger) + [
+                                      outbox: outbox, successorSecret: secret, configuration: configuration, logger: logger)
+        var services: [any Service] = [outbox] + Self.responders(nats, handlers, logger: logger) + [
             Self.keyMaintenance(nats, keys, configuration: configuration, logger: logger),
             Self.cleanUp(store, keys, configuration: configuration, logger: logger),
         ]
         if configuration.consumesEvents {
-            services.append(SessionEventsConsumer(connection: nats, store: store, relay: relay, logger: logger.named("events")))
+            services += SessionEventsConsumer.make(connection: nats, store: store, outbox: outbox, metrics: metrics,
+                                                   logger: logger.named("events"))
         }
         readiness.require(nats: nats, endpoints: services)
         readiness.started()
@@ -68,7 +80,6 @@ public struct TokenIssuerServer: Service {
                                          description: "Access and refresh tokens, sessions, signing keys", services: services, logger: logger)
         onReady()
         try await ServiceGroup(services: services + [discovery], logger: logger).run()
-        await nats.drainAndClose()
     }
 
     /// One responder per endpoint, in the issuer's queue group.

@@ -2,6 +2,7 @@ import Contracts
 import HTTPClient
 import Logging
 import Management
+import Metrics
 import Messaging
 import NATS
 import Runtime
@@ -19,10 +20,19 @@ public struct TokenVerifierServer: Service {
     }
 
     public func run() async throws {
-        try await ManagementServer.serving(configuration.management, logger: logger) { try await serve($0) }
+        try await ManagementServer.serving(configuration.management, logger: logger) { try await serve($0, metrics: $1) }
     }
 
-    private func serve(_ readiness: Readiness) async throws {
+    /// The NATS connection is a service of the group, opened inside it and closed after everything else
+    /// stopped; the stream set-up is a prelude of the verifier's own services, so a signal stops it in
+    /// any state and `/readyz` stays 503 until it is done.
+    private func serve(_ readiness: Readiness, metrics: MetricsRegistry) async throws {
+        let nats = ResourceService.nats(url: configuration.natsURL, access: configuration.natsAccess, name: "token-verifier", logger: logger)
+        let verifier = ClosureService { try await serve(nats: try await nats.value, readiness: readiness, metrics: metrics) }
+        try await ServiceGroup(services: [nats, verifier], logger: logger).run()
+    }
+
+    private func serve(nats: NATSConnection, readiness: Readiness, metrics: MetricsRegistry) async throws {
         let client = HTTPClient(logger: logger.named("http-client"))
         defer { client.shutdown() }
         let sealer = configuration.providerTokenKey.map { CredentialSealer(key: $0) }
@@ -54,7 +64,8 @@ public struct TokenVerifierServer: Service {
         logger.info("providers enabled", ["providers": verifiers.keys.map(\.rawValue).sorted().joined(separator: ","),
                                           "apple.code_exchange": appleTokens == nil ? "off" : "on"])
 
-        let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, access: configuration.natsAccess, name: "token-verifier", logger: logger)
+        await EventPublisher(connection: nats, logger: logger).ensureStreamRetrying(configuration.events)
+        try Task.checkCancellation()
         let registry = verifiers
         let verify = Responder(connection: nats, endpoint: Endpoints.verify, queue: QueueGroups.tokenVerifier,
                                logger: logger) { request in
@@ -70,10 +81,9 @@ public struct TokenVerifierServer: Service {
             }
             return try await appleNotifications.verify(request)
         }
-        let revocations = RevocationConsumer(
-            connection: nats,
-            revoker: GrantRevoker(sealer: sealer, apple: appleTokens, naver: naver, logger: logger.named("revocation")),
-            streamSettings: configuration.events, logger: logger.named("revocation"))
+        let revocations = RevocationConsumer.make(
+            connection: nats, revoker: GrantRevoker(sealer: sealer, apple: appleTokens, naver: naver, logger: logger.named("revocation")),
+            metrics: metrics, logger: logger.named("revocation"))
         let ping = Responder.ping(connection: nats, queueGroup: QueueGroups.tokenVerifier, logger: logger)
         readiness.require(nats: nats, endpoints: [ping, verify, notifications])
         readiness.started()
@@ -81,6 +91,5 @@ public struct TokenVerifierServer: Service {
         let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.tokenVerifier,
                                          description: "Proves provider tokens", services: [ping, verify, notifications], logger: logger)
         try await ServiceGroup(services: [ping, verify, notifications, revocations, discovery], logger: logger).run()
-        await nats.drainAndClose()
     }
 }

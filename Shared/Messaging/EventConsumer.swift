@@ -1,0 +1,158 @@
+import Contracts
+import Logging
+import Metrics
+import NATS
+import Runtime
+
+/// One durable JetStream consumer of one event type, shared by every replica that uses the same
+/// durable name: each event goes to one of them, is decoded with the message coder and handed to
+/// `handler`, whose ``Outcome`` acknowledges it or has it delivered again later.
+///
+/// An event that does not decode is terminated (logged as an error), never retried. A handler that
+/// throws has the event retried after ``retryDelay(delivery:)``. While a handler works the consumer
+/// tells the server so every third of the ack wait, and an acknowledgement that fails is sent again,
+/// so an event is never left to come back only after the ack wait. A lost connection or a deleted
+/// consumer is waited out and the consumer bound again.
+public struct EventConsumer<Payload: Codable & Sendable>: Service {
+    /// What to do with a handled event.
+    public enum Outcome: Sendable, Equatable {
+        /// Done: it is not delivered again.
+        case ack
+        /// Not done now: deliver it again (to any replica) after the delay.
+        case retry(after: Duration)
+    }
+
+    /// The handler: the event and how often it was delivered (1 the first time).
+    public typealias Handler = @Sendable (EventEnvelope<Payload>, _ delivery: Int) async throws -> Outcome
+
+    let connection: NATSConnection
+    let type: EventType<Payload>
+    let durable: String
+    let ackWait: Duration
+    let maxConcurrent: Int
+    let metrics: MetricsRegistry?
+    let logger: Logger
+    let handler: Handler
+
+    /// A consumer of `type` through the durable consumer `durable`, handling up to `maxConcurrent` events at once.
+    public init(connection: NATSConnection, type: EventType<Payload>, durable: String, ackWait: Duration = .seconds(30),
+                maxConcurrent: Int = 1, metrics: MetricsRegistry? = nil, logger: Logger, handler: @escaping Handler) {
+        self.connection = connection
+        self.type = type
+        self.durable = durable
+        self.ackWait = ackWait
+        self.maxConcurrent = max(1, maxConcurrent)
+        self.metrics = metrics
+        self.logger = logger.with(["nats.durable": durable])
+        self.handler = handler
+        metrics?.describeCounter("events_handled_total", "Events handled and acknowledged, by durable consumer.")
+        metrics?.describeCounter("events_retried_total", "Events declined for a later delivery, by durable consumer.")
+        metrics?.describeCounter("events_failed_total", "Events that could not be read and were dropped, by durable consumer.")
+    }
+
+    public func run() async throws {
+        var warned = false
+        while !Task.isCancelled {
+            do {
+                let consumer = try connection.jetStream.consume(stream: Events.stream, durable: durable, filterSubject: type.subject,
+                                                                ackWait: ackWait)
+                try await withTaskCancellationHandler {
+                    try await consume(consumer) { warned = false }
+                } onCancel: {
+                    consumer.stop()
+                }
+            } catch {
+                if Task.isCancelled { break }
+                if !warned {
+                    logger.warning("event consumer interrupted; binding again", ["error": String(describing: error)])
+                    warned = true
+                }
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    private func consume(_ consumer: JetStreamConsumer, onMessage: () -> Void) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var inFlight = 0
+            for try await message in consumer {
+                onMessage()
+                if inFlight >= maxConcurrent {
+                    try await group.next()
+                    inFlight -= 1
+                }
+                group.addTask { await process(message) }
+                inFlight += 1
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// Decodes, handles and acknowledges one message.
+    func process(_ message: JetStreamMessage) async {
+        let labels = ["durable": durable]
+        let event: EventEnvelope<Payload>
+        do {
+            event = try MessageCoding.decode(EventEnvelope<Payload>.self, from: message.payload)
+        } catch {
+            logger.error("unreadable event dropped", ["nats.subject": message.subject, "nats.sequence": String(message.streamSequence)])
+            metrics?.increment("events_failed_total", labels)
+            await acknowledge(message, "terminate") { try await message.term() }
+            return
+        }
+        let outcome: Outcome
+        do {
+            outcome = try await whileInProgress(message) { try await handler(event, message.deliveryCount) }
+        } catch {
+            let delay = Self.retryDelay(delivery: message.deliveryCount)
+            logger.warning("event not handled yet; retrying", ["event.id": event.id, "delivery": String(message.deliveryCount),
+                                                                 "retry.seconds": String(delay.components.seconds),
+                                                                 "error": String(describing: error)])
+            outcome = .retry(after: delay)
+        }
+        switch outcome {
+        case .ack:
+            metrics?.increment("events_handled_total", labels)
+            await acknowledge(message, "ack") { try await message.ack() }
+        case .retry(let delay):
+            metrics?.increment("events_retried_total", labels)
+            await acknowledge(message, "nak") { try await message.nak(delay: delay) }
+        }
+    }
+
+    /// Runs `body`, telling the server every third of the ack wait that the message is still being worked on.
+    private func whileInProgress<T: Sendable>(_ message: JetStreamMessage, _ body: @Sendable () async throws -> T) async throws -> T {
+        let interval = ackWait / 3
+        let heartbeat = Task {
+            while (try? await Task.sleep(for: interval)) != nil {
+                try? await message.inProgress()
+            }
+        }
+        defer { heartbeat.cancel() }
+        return try await body()
+    }
+
+    /// Sends an acknowledgement, again up to twice when it fails: a lost one would leave the message
+    /// to come back only after the ack wait, whatever retry delay the handler asked for.
+    private func acknowledge(_ message: JetStreamMessage, _ kind: String, _ send: () async throws -> Void) async {
+        for attempt in 1...3 {
+            do {
+                try await send()
+                return
+            } catch {
+                if attempt == 3 || Task.isCancelled {
+                    logger.warning("acknowledgement failed; the event comes again after the ack wait",
+                                   ["nats.ack": kind, "nats.sequence": String(message.streamSequence), "error": String(describing: error)])
+                    return
+                }
+                try? await Task.sleep(for: .milliseconds(200 * attempt))
+            }
+        }
+    }
+
+    /// The delay before a failed event is tried again: 1 s after the first delivery, doubling each
+    /// time, at most a minute.
+    public static func retryDelay(delivery: Int) -> Duration {
+        .seconds(min(1 << min(max(delivery - 1, 0), 6), 60))
+    }
+}

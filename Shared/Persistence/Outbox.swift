@@ -1,0 +1,161 @@
+import Contracts
+import Foundation
+import Logging
+import NATS
+import Postgres
+import Runtime
+
+/// Publishes the events a service wrote to its outbox table (in the transaction of the change they
+/// announce) to JetStream, and deletes each once the stream stored it, so a crash between commit and
+/// publish loses nothing.
+///
+/// Replicas share the table: each claims a batch of due rows in key order with a lease
+/// (``lease``), so two replicas never publish a row at once and the rows of a replica that died
+/// come back once its lease ran out. The rows are published in key order, one at a time, with the
+/// event ID as `Nats-Msg-Id` (JetStream drops the copy a crash between publish and delete sends
+/// again); the published ones are deleted in one statement. No transaction or row lock is held
+/// while publishing. On a failure the rest of the batch is handed back at once (so the next try
+/// starts from the oldest row again and keeps the order) and the relay waits, longer after each
+/// failure in a row (``backoff(failures:)``).
+///
+/// It publishes at once after ``signal()`` (call it after a commit that wrote events) and every
+/// `pollInterval` for rows no signal announced (another replica's, or one that died).
+public struct Outbox: Service {
+    /// Where a service keeps its events: the table, its ordering key and the columns a message is made of.
+    public struct Table: Sendable {
+        /// The schema-qualified table name (`member.outbox`); it has `attempts` and `available_at` columns.
+        public var name: String
+        /// The `bigint` key that orders the rows (the order they were written in).
+        public var key: String
+        /// The columns read for ``Outbox/Message/init(_:)``'s row.
+        public var columns: [String]
+
+        /// A table description; the names are the code's own, never input.
+        public init(name: String, key: String, columns: [String]) {
+            self.name = name
+            self.key = key
+            self.columns = columns
+        }
+    }
+
+    /// One event as published: its subject, encoded envelope and ID.
+    public struct Message: Sendable {
+        /// The subject (`events.member.deleted`).
+        public var subject: String
+        /// The encoded ``EventEnvelope``.
+        public var payload: [UInt8]
+        /// The event ID, sent as `Nats-Msg-Id`.
+        public var id: String
+
+        /// The envelope of `data` as an event of `type` with `id`, which happened at `occurredAt`.
+        public init<Payload>(_ type: EventType<Payload>, _ data: Payload, id: String, occurredAt: Date) throws {
+            subject = type.subject
+            payload = try MessageCoding.encode(EventEnvelope(type, data, id: id, occurredAt: occurredAt))
+            self.id = id
+        }
+    }
+
+    /// Rows claimed at once.
+    public static let batchSize = 256
+    /// How long a claim holds before another replica may take the row (seconds).
+    public static let lease = 30
+
+    let table: Table
+    let database: PostgresClient
+    let jetStream: JetStream
+    let pollInterval: Duration
+    let logger: Logger
+    let message: @Sendable (PostgresRow) throws -> Message?
+    private let wakeup = Wakeup()
+
+    /// An outbox on `table`; `message` makes the event of one row, or nil for a row to drop (logged).
+    public init(table: Table, database: PostgresClient, connection: NATSConnection, pollInterval: Duration = .seconds(1),
+                logger: Logger, message: @escaping @Sendable (PostgresRow) throws -> Message?) {
+        self.table = table
+        self.database = database
+        self.jetStream = connection.jetStream
+        self.pollInterval = pollInterval
+        self.logger = logger
+        self.message = message
+    }
+
+    /// Publishes soon: call after a commit that may have written events.
+    public func signal() {
+        wakeup.signal()
+    }
+
+    public func run() async throws {
+        var failures = 0
+        while !Task.isCancelled {
+            let outcome = await publishBatch()
+            switch outcome {
+            case .failed:
+                failures += 1
+                try? await Task.sleep(for: Self.backoff(failures: failures))
+            case .published(let count):
+                failures = 0
+                if count < Self.batchSize { await wakeup.wait(upTo: pollInterval) }
+            }
+        }
+    }
+
+    /// What one round did.
+    enum Outcome: Equatable {
+        /// Every claimed row was published (or dropped); `count` rows were claimed.
+        case published(Int)
+        /// The database or a publish failed; the unpublished rows are handed back.
+        case failed
+    }
+
+    /// Claims due rows, publishes them in order until one fails, deletes the published ones and hands
+    /// the rest back.
+    func publishBatch() async -> Outcome {
+        let rows: [(key: Int64, row: PostgresRow)]
+        do {
+            rows = try await claim()
+        } catch {
+            logger.warning("outbox not readable; retrying", ["db.table": table.name, "error": String(describing: error)])
+            return .failed
+        }
+        guard !rows.isEmpty else { return .published(0) }
+        var done: [Int64] = []
+        var failure: (any Error)?
+        for (key, row) in rows {
+            let message: Message?
+            do {
+                message = try self.message(row)
+            } catch {
+                logger.error("unreadable outbox row dropped", ["db.table": table.name, "outbox.key": String(key),
+                                                                "error": String(describing: error)])
+                message = nil
+            }
+            if let message {
+                do {
+                    _ = try await jetStream.publish(message.subject, message.payload, messageID: message.id)
+                } catch {
+                    failure = error
+                    logger.warning("event not published yet; retrying",
+                                   ["nats.subject": message.subject, "event.id": message.id, "error": String(describing: error)])
+                    break
+                }
+            }
+            done.append(key)
+        }
+        do {
+            try await finish(published: done, handBack: rows.map(\.key).filter { !done.contains($0) })
+        } catch {
+            // The published rows go again after the lease; JetStream drops the copies by event ID.
+            logger.warning("outbox rows not updated; they are published again after the lease",
+                           ["db.table": table.name, "error": String(describing: error)])
+            return .failed
+        }
+        return failure == nil ? .published(rows.count) : .failed
+    }
+
+    /// How long to wait after `failures` failed rounds in a row: 1 s, 2 s, 4 s ... at most 30 s, each
+    /// between half and all of that (so replicas that failed together do not retry together).
+    static func backoff(failures: Int) -> Duration {
+        let ceiling = Double(min(30, 1 << min(max(failures - 1, 0), 5)))
+        return .milliseconds(Int64(ceiling * 1000 * Double.random(in: 0.5...1.0)))
+    }
+}
