@@ -43,6 +43,7 @@ public struct RequestID: Sendable, Hashable, CustomStringConvertible {
         header.flatMap(RequestID.init(validating:)) ?? generate()
     }
 
+    /// The ID itself.
     public var description: String { value }
 }
 
