@@ -4,7 +4,8 @@ import Synchronization
 /// A structured logger: one JSON object a line (or a readable text line) on standard error.
 ///
 /// Metadata keys are dotted (`request.id`, `nats.subject`). Never pass a token, a secret or a
-/// provider payload as a message or a metadata value.
+/// provider payload as a message or a metadata value. A line written while a request is handled
+/// (``RequestID/current`` is set) carries that request's ID as `request.id`.
 public struct Logger: Sendable {
     /// How severe a log line is; lines below the logger's level are dropped.
     public enum Level: Int, Sendable, Comparable, CaseIterable {
@@ -65,6 +66,9 @@ public struct Logger: Sendable {
         guard level >= self.level else { return }
         var fields = metadata
         fields.merge(extra) { _, new in new }
+        if fields[RequestID.metadataKey] == nil, let id = RequestID.current {
+            fields[RequestID.metadataKey] = id.value
+        }
         sink.write(render(level: level, message: message(), fields: fields))
     }
 

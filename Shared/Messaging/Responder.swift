@@ -1,3 +1,4 @@
+import Foundation
 import Contracts
 import Logging
 import NATS
@@ -6,6 +7,11 @@ import Runtime
 /// Serves one endpoint: subscribes to its subject in the service's queue group, decodes each
 /// request, runs the handler concurrently (up to a bound) and replies with the envelope.
 /// It counts requests, failures and time spent for service discovery (`$SRV.STATS`).
+///
+/// The handler runs with the request's ID (the caller's `X-Request-Id` header when sane, else a new one)
+/// as ``RequestID/current``: its log lines carry it as `request.id`, and the calls it makes pass it on. At
+/// debug level each request is logged once it is answered: subject, outcome, duration and ID, nothing of
+/// the payload.
 public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>: Service, ServiceDiscovery.EndpointReporting {
     /// The handler of one request. A thrown `ServiceFailure` (or `ServiceFailureConvertible`)
     /// is the answer; any other error is logged and answered as `INTERNAL`.
@@ -71,6 +77,25 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
             return
         }
         let started = ContinuousClock.now
+        // Anyone on the bus can set the header: an ID that is not sane is replaced, never logged.
+        let sent = message.headers[RequestID.header]
+        let id = RequestID.from(sent)
+        let reply = await RequestID.$current.withValue(id) { await answer(message) }
+        let elapsed = ContinuousClock.now - started
+        counters.record(duration: elapsed, failure: reply.error)
+        do {
+            try connection.respond(to: message, try MessageCoding.encode(reply))
+        } catch {
+            logger.warning("reply failed", [RequestID.metadataKey: id.value, "error": String(describing: error)])
+        }
+        var fields = [RequestID.metadataKey: id.value, "request.outcome": reply.error?.code.rawValue ?? "ok",
+                      "request.duration_ms": String(format: "%.1f", elapsed.timeInterval * 1000)]
+        if sent != nil, sent != id.value { fields["request.id_refused"] = "true" }
+        logger.debug("request handled", fields)
+    }
+
+    /// Decodes the request, runs the handler and turns what it threw into the failure to answer.
+    private func answer(_ message: NATSMessage) async -> ServiceReply<Reply> {
         let reply: ServiceReply<Reply>
         do {
             let request = try MessageCoding.decode(Request.self, from: message.payload)
@@ -91,11 +116,6 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
         } catch {
             reply = .failure(.invalidRequest("The message does not match the contract of \(endpoint.subject)."))
         }
-        counters.record(duration: ContinuousClock.now - started, failure: reply.error)
-        do {
-            try connection.respond(to: message, try MessageCoding.encode(reply))
-        } catch {
-            logger.warning("reply failed", ["error": String(describing: error)])
-        }
+        return reply
     }
 }

@@ -5,7 +5,8 @@ import NATS
 import Runtime
 
 /// Calls other services over NATS with typed endpoints, turning transport failures into the
-/// service failures the gateway maps to HTTP (no responders → 503, timeout → 504).
+/// service failures the gateway maps to HTTP (no responders → 503, timeout → 504). A call made while a
+/// request is handled (``RequestID/current``) carries that request's ID in the `X-Request-Id` header.
 public struct ServiceClient: Sendable {
     /// The connection requests go out on.
     public let connection: NATSConnection
@@ -34,11 +35,12 @@ public struct ServiceClient: Sendable {
             logger.error("request encoding failed", ["nats.subject": endpoint.subject])
             throw .internal
         }
+        let headers = RequestID.current.map { [RequestID.header: $0.value] } ?? [:]
         var attempt = 0
         while true {
             let started = ContinuousClock.now
             do {
-                let message = try await connection.request(endpoint.subject, payload, timeout: timeout)
+                let message = try await connection.request(endpoint.subject, payload, headers: headers, timeout: timeout)
                 if let metrics {
                     let elapsed = ContinuousClock.now - started
                     metrics.observe("nats_request_duration_seconds", ["subject": endpoint.subject], elapsed.timeInterval)

@@ -34,4 +34,35 @@ struct LoggerTests {
             ($0 as? ConfigurationError)?.variable == "LOG_FORMAT"
         }
     }
+
+    @Test("a request ID is taken only when it is 1 to 128 bytes of printable ASCII without spaces")
+    func requestIDValidation() {
+        for sane in ["abc-123", "a", String(repeating: "z", count: 128), "req_1:2/3+=~!"] {
+            #expect(RequestID(validating: sane)?.value == sane)
+        }
+        for insane in ["", String(repeating: "z", count: 129), "a b", "line\nbreak", "tab\t", "caf\u{e9}", "del\u{7f}", "nul\u{0}"] {
+            #expect(RequestID(validating: insane) == nil, "\(insane.debugDescription)")
+        }
+        let generated = RequestID.from("bad id")
+        #expect(generated.value != "bad id" && generated.value.count == 36)
+        #expect(RequestID.from(nil) != RequestID.from(nil))
+        #expect(RequestID.from("ok-1").value == "ok-1")
+    }
+
+    @Test("a line written while a request is handled carries its ID; explicit metadata wins")
+    func requestIDFromTask() async throws {
+        let sink = LogSink.capturing()
+        let logger = Logger(label: "svc", level: .info, format: .json, sink: sink)
+        logger.info("outside")
+        await RequestID.$current.withValue(RequestID(validating: "r-42")) {
+            logger.info("inside")
+            // A child task inherits the request's ID.
+            await Task { logger.info("child") }.value
+            logger.with(["request.id": "other"]).info("explicit")
+        }
+        let ids = try sink.lines.map { line in
+            try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])["request.id"]
+        }
+        #expect(ids == [nil, "r-42", "r-42", "other"])
+    }
 }

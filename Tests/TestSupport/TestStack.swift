@@ -22,6 +22,18 @@ public actor TestStack {
     /// The stack every suite shares.
     public static let shared = TestStack()
 
+    private let natsURL: String
+    private let logger: Logger?
+
+    /// A stack on the nats-server at `natsURL`. A stack of its own needs a nats-server of its own (its
+    /// services would otherwise answer the shared stack's requests). With `logger`, every part logs
+    /// through it (each under its own label: `gateway`, `token-verifier`, ...), so a test can read what
+    /// each service wrote; without, at `TEST_LOG_LEVEL` (default warning) on standard error.
+    public init(natsURL: String = TestEnvironment.natsURL, logger: Logger? = nil) {
+        self.natsURL = natsURL
+        self.logger = logger
+    }
+
     /// Client IDs the stack's verifier accepts.
     public enum ClientID {
         public static let googleIOS = "test-google-ios.apps.example.com"
@@ -55,14 +67,14 @@ public actor TestStack {
     /// The running stack, started on first use.
     public func running() async throws -> RunningStack {
         if let starting { return try await starting.value }
-        let task = Task { try await Self.start() }
+        let task = Task { [natsURL, logger] in try await Self.start(natsURL: natsURL, logger: logger) }
         starting = task
         return try await task.value
     }
 
-    private static func start() async throws -> RunningStack {
-        let logger = Logger(label: "test", level: ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"].flatMap(Logger.Level.init(name:)) ?? .warning,
-                            format: .text)
+    private static func start(natsURL: String, logger: Logger?) async throws -> RunningStack {
+        let logger = logger ?? Logger(label: "test", level: ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"]
+                                        .flatMap(Logger.Level.init(name:)) ?? .warning, format: .text)
         let appleKeyFile = try writeAppleKey()
         let (idpPort, idp) = try await launch { (signal: @escaping @Sendable ((Int, DevIdentityProvider)) -> Void) in
             var configuration = DevIDPConfiguration()
@@ -78,7 +90,7 @@ public actor TestStack {
         let databaseURL = try await freshDatabase()
 
         var verifier = TokenVerifierConfiguration()
-        verifier.natsURL = TestEnvironment.natsURL
+        verifier.natsURL = natsURL
         verifier.natsAccess = TestIdentities.access(for: .tokenVerifier)
         verifier.providers = [
             .google: OIDCProviderConfiguration(provider: .google, clientIDs: [ClientID.googleIOS, ClientID.googleWeb],
@@ -102,11 +114,11 @@ public actor TestStack {
         verifier.providerTokenKey = providerTokenKey
         verifier.providerTimeout = providerTimeout
         var member = MemberServiceConfiguration()
-        member.natsURL = TestEnvironment.natsURL
+        member.natsURL = natsURL
         member.natsAccess = TestIdentities.access(for: .memberService)
         member.databaseURL = serviceURL(databaseURL, .memberService)
         var issuer = TokenIssuerConfiguration()
-        issuer.natsURL = TestEnvironment.natsURL
+        issuer.natsURL = natsURL
         issuer.natsAccess = TestIdentities.access(for: .tokenIssuer)
         issuer.databaseURL = serviceURL(databaseURL, .tokenIssuer)
         issuer.issuer = tokenIssuer
@@ -134,7 +146,7 @@ public actor TestStack {
             configuration.management = ManagementConfiguration(host: "127.0.0.1", port: 0)
             configuration.host = "127.0.0.1"
             configuration.port = 0
-            configuration.natsURL = TestEnvironment.natsURL
+            configuration.natsURL = natsURL
             configuration.natsAccess = TestIdentities.access(for: .gateway)
             configuration.tokenIssuer = tokenIssuer
             configuration.tokenAudience = tokenAudience

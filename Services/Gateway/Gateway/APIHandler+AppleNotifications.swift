@@ -4,8 +4,8 @@ import HTTPServer
 extension APIHandler {
     /// Apple's server-to-server notifications.
     static let appleNotificationRoutes: [Route] = [
-        route("POST", "/api/auth/apple/notifications") { handler, request, _ throws(ServiceFailure) in
-            try await handler.appleNotification(request)
+        route("POST", "/api/auth/apple/notifications") { handler, context throws(ServiceFailure) in
+            try await handler.appleNotification(context)
         },
     ]
 
@@ -13,8 +13,8 @@ extension APIHandler {
     /// member-service acts on the event, then the issuer ends the sessions of what it ended. Every
     /// step is idempotent (a notification handled before answers its first outcome), so each is
     /// retried once, and Apple, which retries an unanswered notification, may send it again too.
-    func appleNotification(_ request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
-        let body = try RequestBody.decode(AppleNotificationBody.self, from: request)
+    func appleNotification(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {
+        let body = try RequestBody.decode(AppleNotificationBody.self, from: context.request)
         try Field.required(body.payload, "payload", maxBytes: Limits.token)
         let services = try services()
         let event = try await services.call(Endpoints.verifyAppleNotification, AppleNotificationRequest(payload: body.payload),

@@ -3,11 +3,11 @@ import HTTPServer
 
 extension APIHandler {
     static let authRoutes: [Route] = [
-        route("POST", "/api/auth/google-login") { handler, request, _ throws(ServiceFailure) in try await handler.googleLogin(request) },
-        route("POST", "/api/auth/apple-login") { handler, request, _ throws(ServiceFailure) in try await handler.appleLogin(request) },
-        route("POST", "/api/auth/naver-login") { handler, request, _ throws(ServiceFailure) in try await handler.naverLogin(request) },
-        route("POST", "/api/auth/kakao-login") { handler, request, _ throws(ServiceFailure) in try await handler.kakaoLogin(request) },
-        route("POST", "/api/auth/refresh") { handler, request, _ throws(ServiceFailure) in try await handler.refresh(request) },
+        route("POST", "/api/auth/google-login") { handler, context throws(ServiceFailure) in try await handler.googleLogin(context) },
+        route("POST", "/api/auth/apple-login") { handler, context throws(ServiceFailure) in try await handler.appleLogin(context) },
+        route("POST", "/api/auth/naver-login") { handler, context throws(ServiceFailure) in try await handler.naverLogin(context) },
+        route("POST", "/api/auth/kakao-login") { handler, context throws(ServiceFailure) in try await handler.kakaoLogin(context) },
+        route("POST", "/api/auth/refresh") { handler, context throws(ServiceFailure) in try await handler.refresh(context) },
     ]
 
     /// Limits on fields the gateway sees before any service does.
@@ -21,62 +21,49 @@ extension APIHandler {
         static let email = 320
     }
 
-    func googleLogin(_ request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
-        let body = try RequestBody.decode(GoogleLoginBody.self, from: request)
-        try Field.required(body.idToken, "idToken", maxBytes: Limits.token)
-        try Field.optional(body.nonce, "nonce", maxBytes: Limits.nonce)
-        try Field.optional(body.accessToken, "accessToken", maxBytes: Limits.token)
-        return try await login(VerifyRequest(provider: .google, token: body.idToken, nonce: body.nonce),
-                               deviceId: body.deviceId, timezone: body.timezone, locale: body.locale)
+    func googleLogin(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {
+        let body = try RequestBody.decode(GoogleLoginBody.self, from: context.request)
+        let fields = try ProviderLogin.google(idToken: body.idToken, nonce: body.nonce, accessToken: body.accessToken)
+        return try await login(fields, deviceId: body.deviceId, timezone: body.timezone, locale: body.locale)
     }
 
-    func appleLogin(_ request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
-        let body = try RequestBody.decode(AppleLoginBody.self, from: request)
-        try Field.required(body.identityToken, "identityToken", maxBytes: Limits.token)
-        try Field.optional(body.rawNonce, "rawNonce", maxBytes: Limits.nonce)
-        try Field.optional(body.authorizationCode, "authorizationCode", maxBytes: Limits.token)
-        try Field.optional(body.email, "email", maxBytes: Limits.email)
-        try Field.optional(body.fullName?.givenName, "fullName.givenName", maxBytes: Limits.name)
-        try Field.optional(body.fullName?.familyName, "fullName.familyName", maxBytes: Limits.name)
-        return try await login(VerifyRequest(provider: .apple, token: body.identityToken, nonce: body.rawNonce,
-                                             authorizationCode: body.authorizationCode),
-                               deviceId: body.deviceId, timezone: body.timezone, locale: body.locale,
-                               name: body.fullName?.formatted, email: body.email)
+    func appleLogin(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {
+        let body = try RequestBody.decode(AppleLoginBody.self, from: context.request)
+        let fields = try ProviderLogin.apple(identityToken: body.identityToken, rawNonce: body.rawNonce,
+                                             authorizationCode: body.authorizationCode, fullName: body.fullName, email: body.email)
+        return try await login(fields, deviceId: body.deviceId, timezone: body.timezone, locale: body.locale)
     }
 
-    func naverLogin(_ request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
-        let body = try RequestBody.decode(NaverLoginBody.self, from: request)
-        try Field.required(body.accessToken, "accessToken", maxBytes: Limits.token)
-        return try await login(VerifyRequest(provider: .naver, token: body.accessToken),
-                               deviceId: body.deviceId, timezone: body.timezone, locale: body.locale)
+    func naverLogin(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {
+        let body = try RequestBody.decode(NaverLoginBody.self, from: context.request)
+        let fields = try ProviderLogin.naver(accessToken: body.accessToken)
+        return try await login(fields, deviceId: body.deviceId, timezone: body.timezone, locale: body.locale)
     }
 
-    func kakaoLogin(_ request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
-        let body = try RequestBody.decode(KakaoLoginBody.self, from: request)
-        try Field.required(body.idToken, "idToken", maxBytes: Limits.token)
-        try Field.optional(body.nonce, "nonce", maxBytes: Limits.nonce)
-        return try await login(VerifyRequest(provider: .kakao, token: body.idToken, nonce: body.nonce),
-                               deviceId: body.deviceId, timezone: body.timezone, locale: body.locale)
+    func kakaoLogin(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {
+        let body = try RequestBody.decode(KakaoLoginBody.self, from: context.request)
+        let fields = try ProviderLogin.kakao(idToken: body.idToken, nonce: body.nonce)
+        return try await login(fields, deviceId: body.deviceId, timezone: body.timezone, locale: body.locale)
     }
 
     /// Verify, find or create the member, start the device's session: each retried once when a
     /// replica died mid-request. All three are safe to repeat: verifying and finding change
     /// nothing, and starting the session again only replaces that device's session once more,
     /// so the app ends up with exactly one live session, whose tokens it receives.
-    private func login(_ verify: VerifyRequest, deviceId: String, timezone: String?, locale: String?,
-                       name: String? = nil, email: String? = nil) async throws(ServiceFailure) -> HTTPResponse {
+    private func login(_ fields: ProviderLogin, deviceId: String, timezone: String?,
+                       locale: String?) async throws(ServiceFailure) -> HTTPResponse {
         try Field.required(deviceId, "deviceId", maxBytes: Limits.deviceId)
         try Field.optional(timezone, "timezone", maxBytes: Limits.timezone)
         try Field.optional(locale, "locale", maxBytes: Limits.locale)
         let services = try services()
         let timeout = configuration.serviceTimeout
-        let identity = try await services.call(Endpoints.verify, verify, timeout: timeout, retries: 1)
+        let identity = try await services.call(Endpoints.verify, fields.verify, timeout: timeout, retries: 1)
         let member = try await services.call(
             Endpoints.memberLogin,
-            MemberLoginRequest(identity: identity, name: name, email: email, timezone: timezone, locale: locale),
+            MemberLoginRequest(identity: identity, name: fields.name, email: fields.email, timezone: timezone, locale: locale),
             timeout: timeout, retries: 1)
         let tokens = try await services.call(
-            Endpoints.issueTokens, IssueTokensRequest(memberId: member.memberId, deviceId: deviceId, provider: verify.provider),
+            Endpoints.issueTokens, IssueTokensRequest(memberId: member.memberId, deviceId: deviceId, provider: fields.verify.provider),
             timeout: timeout, retries: 1)
         accessTokens.rememberIssued(tokens.accessToken)
         return .data(LoginResponse(accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
@@ -84,8 +71,8 @@ extension APIHandler {
                                    isExistingMember: member.isExistingMember))
     }
 
-    func refresh(_ request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
-        let body = try RequestBody.decode(RefreshBody.self, from: request)
+    func refresh(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {
+        let body = try RequestBody.decode(RefreshBody.self, from: context.request)
         try Field.required(body.refreshToken, "refreshToken", maxBytes: 512)
         try Field.optional(body.deviceId, "deviceId", maxBytes: Limits.deviceId)
         // A retried refresh whose first attempt did rotate presents a rotated token: inside the

@@ -5,17 +5,17 @@ import Management
 
 extension APIHandler {
     static let operationRoutes: [Route] = [
-        route("GET", "/.well-known/jwks.json") { handler, _, _ throws(ServiceFailure) in try handler.jwks() },
-        route("GET", "/healthz") { _, _, _ in .json(["status": "ok"], status: 200) },
-        route("GET", "/readyz") { handler, request, _ throws(ServiceFailure) in
-            switch request.query["services"] {
+        route("GET", "/.well-known/jwks.json") { handler, _ throws(ServiceFailure) in try handler.jwks() },
+        route("GET", "/healthz") { _, _ in .json(["status": "ok"], status: 200) },
+        route("GET", "/readyz") { handler, context throws(ServiceFailure) in
+            switch context.request.query["services"] {
             case nil: return ManagementServer.readinessResponse(handler.readiness)
             // Anyone may ask, so the pings go out at most once a second, whoever asks how often.
             case "all": return await handler.servicesReadinessAnswer.get(maxAge: .seconds(1)) { await handler.servicesReadiness() }
             default: throw .invalidRequest("The query parameter services takes only the value all.")
             }
         },
-        route("GET", "/openapi.yaml") { _, _, _ in
+        route("GET", "/openapi.yaml") { _, _ in
             HTTPResponse(status: 200, headers: [("Content-Type", "application/yaml")], body: openAPIDocument)
         },
     ]

@@ -48,16 +48,31 @@ final class APIHandler: Sendable {
         let segments: [String]
         /// The path as declared, the `route` label of metrics.
         var pattern: String { "/" + segments.joined(separator: "/") }
-        let handle: @Sendable (APIHandler, HTTPRequest, [String: String]) async throws(ServiceFailure) -> HTTPResponse
+        let handle: @Sendable (APIHandler, inout RequestContext) async throws(ServiceFailure) -> HTTPResponse
     }
 
     /// Every route; each feature declares its own in `APIHandler+<Feature>.swift`.
     static let routes: [Route] = authRoutes + memberRoutes + sessionRoutes + appleNotificationRoutes + operationRoutes
 
-    /// Declares a route; `handle` gets the path parameters (`{sessionId}` → `["sessionId": ...]`).
+    /// Declares a route open to anyone; `handle` gets the request's context.
     static func route(_ method: String, _ path: String,
-                      _ handle: @escaping @Sendable (APIHandler, HTTPRequest, [String: String]) async throws(ServiceFailure) -> HTTPResponse) -> Route {
-        Route(method: method, segments: path.split(separator: "/").map(String.init), handle: handle)
+                      _ handle: @escaping @Sendable (APIHandler, RequestContext) async throws(ServiceFailure) -> HTTPResponse) -> Route {
+        Route(method: method, segments: path.split(separator: "/").map(String.init)) { handler, context throws(ServiceFailure) in
+            try await handle(handler, context)
+        }
+    }
+
+    /// Declares a route for members: before `handle` runs, the Bearer token is checked (else 401) and its
+    /// member put into the context. Every route that needs a member is declared with this.
+    static func authenticated(
+        _ method: String, _ path: String,
+        _ handle: @escaping @Sendable (APIHandler, RequestContext, AuthenticatedMember) async throws(ServiceFailure) -> HTTPResponse
+    ) -> Route {
+        Route(method: method, segments: path.split(separator: "/").map(String.init)) { handler, context throws(ServiceFailure) in
+            let member = try await handler.authenticate(context)
+            context.member = member
+            return try await handle(handler, context, member)
+        }
     }
 
     /// The methods that get a `method` label of their own; any other is counted as `OTHER`.
@@ -66,11 +81,12 @@ final class APIHandler: Sendable {
     /// Answers `request`; every answer carries `X-Request-Id`.
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let started = ContinuousClock.now
-        let requestID = Self.requestID(from: request.header("x-request-id"))
+        let id = RequestID.from(request.header(RequestID.header))
         // A path in any other spelling than its route's reaches neither the route nor the rate limit it could
         // dodge that way; a body announced too large is refused unread, and costs no token.
         let canonical = request.hasCanonicalPath
         let (route, parameters, unmatched) = canonical ? match(request) : (nil, [:], .failure(ServiceFailure(.notFound, "No such endpoint.")))
+        var context = RequestContext(request: request, id: id, logger: logger, parameters: parameters)
         var response: HTTPResponse
         if !canonical {
             response = unmatched
@@ -80,15 +96,18 @@ final class APIHandler: Sendable {
             response = .failure(ServiceFailure(.rateLimited, "Too many requests from this address; retry after \(retryAfter) s."),
                                 retryAfter: retryAfter)
         } else if let route {
-            do {
-                response = try await route.handle(self, request, parameters)
-            } catch {
-                response = .failure(error)
+            // The ID is the task's while the route runs: every service call passes it on, every log line carries it.
+            response = await RequestID.$current.withValue(id) {
+                do throws(ServiceFailure) {
+                    return try await route.handle(self, &context)
+                } catch {
+                    return .failure(error)
+                }
             }
         } else {
             response = unmatched
         }
-        response.headers.append(("X-Request-Id", requestID))
+        response.headers.append((RequestID.header, id.value))
         // API answers carry tokens or personal data: no cache (a proxy's, a browser's) may keep them.
         if request.path.hasPrefix("/api/"), !response.headers.contains(where: { $0.0.lowercased() == "cache-control" }) {
             response.headers.append(("Cache-Control", "no-store"))
@@ -100,8 +119,12 @@ final class APIHandler: Sendable {
         let elapsed = ContinuousClock.now - started
         metrics.observe("http_request_duration_seconds", ["route": label], elapsed.timeInterval)
         if response.status >= 500 {
-            logger.warning("request failed", ["request.id": requestID, "http.path": label, "http.status": String(response.status)])
+            context.logger.warning("request failed", ["http.path": label, "http.status": String(response.status)])
         }
+        var fields = ["http.method": method, "http.path": label, "http.status": String(response.status),
+                      "request.duration_ms": String(format: "%.1f", elapsed.timeInterval * 1000)]
+        if let member = context.member { fields["member.id"] = String(member.id) }
+        context.logger.debug("request answered", fields)
         return response
     }
 
@@ -145,31 +168,23 @@ final class APIHandler: Sendable {
         return (nil, [:], .failure(ServiceFailure(.notFound, "No such endpoint.")))
     }
 
-    /// The caller's request ID when it is a sane token (printable, at most 128 bytes), else a new one.
-    static func requestID(from header: String?) -> String {
-        if let header, !header.isEmpty, header.utf8.count <= 128,
-           header.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
-            return header
-        }
-        return UUID().uuidString.lowercased()
-    }
-
     /// The connected service client, or 503.
     func services() throws(ServiceFailure) -> ServiceClient {
         guard let client else { throw ServiceFailure.unavailable }
         return client
     }
 
-    /// The claims of the request's Bearer token, or 401.
-    func authenticate(_ request: HTTPRequest) async throws(ServiceFailure) -> AccessTokenClaims {
-        guard let header = request.header("authorization") else {
+    /// The member of the request's Bearer token, or 401; only ``authenticated(_:_:_:)`` calls it.
+    private func authenticate(_ context: RequestContext) async throws(ServiceFailure) -> AuthenticatedMember {
+        guard let header = context.request.header("authorization") else {
             throw ServiceFailure(.unauthorized, "Send the access token as Authorization: Bearer <token>.")
         }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw ServiceFailure(.unauthorized, "Send the access token as Authorization: Bearer <token>.")
         }
-        return try await accessTokens.verify(String(parts[1]).trimmingASCIISpaces(),
-                                             client: client, timeout: configuration.serviceTimeout)
+        let claims = try await accessTokens.verify(String(parts[1]).trimmingASCIISpaces(),
+                                                   client: client, timeout: configuration.serviceTimeout)
+        return try AuthenticatedMember(claims)
     }
 }

@@ -4,34 +4,32 @@ import JOSE
 import Logging
 import Messaging
 import Metrics
-import Synchronization
 
-/// Checks service access tokens locally against the issuer's key set (`IssuerKeys`), and remembers
-/// tokens it has verified until they expire, so a client that sends the same token on every request
-/// costs one signature check, not one per request. Tokens of ended sessions (`EndedSessions`) are
-/// refused, remembered or not.
-///
-/// The remembered tokens are kept in expiry order, at most `maxCached`: beyond that the token that
-/// expires first is forgotten (it costs one more signature check if it comes back).
+/// Answers "whose is this access token?" for the gateway, from its parts, each with one job: the
+/// ``CatchUpGate`` (wait until the ended sessions are read), the ``VerifiedTokens`` cache, the
+/// ``AccessTokenCheck`` (signature and claims) against the ``IssuerKeys`` copy, and the ``EndedSessions``
+/// list, which the ``EndedSessionsFollower`` fills from the event stream.
 final class AccessTokenVerifier: Sendable {
     /// The issuer's keys, followed while the gateway is connected to NATS.
     let keys: IssuerKeys
     /// The sessions whose tokens are refused.
     let endedSessions: EndedSessions
-    private let issuer: String
-    private let audience: String
-    private let leeway: Int64
-    private let verified: Mutex<ExpiringDictionary<String, AccessTokenClaims, Int64>>
+    /// Opens once the stored `session.ended` events have been read.
+    let caughtUp: CatchUpGate
+    /// Reads `session.ended` into ``endedSessions`` and opens ``caughtUp``.
+    let follower: EndedSessionsFollower
+    private let check: AccessTokenCheck
+    private let verified: VerifiedTokens
     private let metrics: MetricsRegistry
 
     init(issuer: String, audience: String, leeway: Duration, maxCached: Int = 100_000, maxEndedSessions: Int = 500_000,
          logger: Logger, metrics: MetricsRegistry) {
-        self.issuer = issuer
-        self.audience = audience
-        self.leeway = leeway.components.seconds
+        self.check = AccessTokenCheck(issuer: issuer, audience: audience, leeway: leeway.components.seconds)
         self.keys = IssuerKeys(logger: logger)
         self.endedSessions = EndedSessions(capacity: maxEndedSessions, leeway: leeway.components.seconds, logger: logger, metrics: metrics)
-        self.verified = Mutex(ExpiringDictionary(capacity: maxCached))
+        self.caughtUp = CatchUpGate()
+        self.follower = EndedSessionsFollower(sessions: endedSessions, caughtUp: caughtUp, logger: logger)
+        self.verified = VerifiedTokens(capacity: maxCached)
         self.metrics = metrics
         metrics.describeCounter("access_token_signature_checks_total",
                                 "Access-token signatures checked; tokens remembered as verified or as issued cost none.")
@@ -39,37 +37,21 @@ final class AccessTokenVerifier: Sendable {
         metrics.increment("access_token_signature_checks_total", by: 0)
     }
 
-    /// The claims of a valid access token, or `UNAUTHORIZED`.
+    /// The claims of a valid access token, or `UNAUTHORIZED`; 503 while the ended sessions are not read.
     func verify(_ token: String, client: ServiceClient?, timeout: Duration) async throws(ServiceFailure) -> AccessTokenClaims {
-        try await endedSessions.waitUntilRead(client: client, timeout: timeout)
+        try await waitUntilCaughtUp(client: client, timeout: timeout)
         let now = Int64(Date().timeIntervalSince1970)
-        if let claims = verified.withLock({ $0[token]?.value }) {
-            guard claims.exp > now else { throw Self.unauthorized("The access token has expired.") }
+        if let claims = verified.claims(for: token) {
+            try check.checkNotExpired(claims, now: now)
             try checkSessionLive(claims)
             return claims
         }
-        let jws: CompactJWS
-        do {
-            jws = try CompactJWS.parse(token, maxLength: 4096)
-        } catch {
-            throw Self.unauthorized("The access token is malformed.")
-        }
+        let jws = try check.parse(token)
         let set = try await keys.keySet(for: jws.header.kid, client: client, timeout: timeout)
-        let claims: AccessTokenClaims
         metrics.increment("access_token_signature_checks_total")
-        do {
-            try jws.verify(with: set, allowed: [.ES256, .EdDSA])
-            claims = try MessageCoding.decode(AccessTokenClaims.self, from: jws.payload)
-        } catch {
-            throw Self.unauthorized("The access token is not valid.")
-        }
-        guard claims.iss == issuer, claims.aud == audience else {
-            throw Self.unauthorized("The access token is not for this service.")
-        }
-        guard claims.exp > now else { throw Self.unauthorized("The access token has expired.") }
-        guard claims.iat <= now + leeway else { throw Self.unauthorized("The access token is not valid yet.") }
+        let claims = try check.claims(of: jws, keys: set, now: now)
         try checkSessionLive(claims)
-        remember(token, claims, now: now)
+        verified.remember(token, claims, now: now)
         return claims
     }
 
@@ -78,10 +60,8 @@ final class AccessTokenVerifier: Sendable {
     /// prove nothing more; the app's next requests with it, usually to this replica on the same connection,
     /// then cost no signature check.
     func rememberIssued(_ token: String) {
-        guard let jws = try? CompactJWS.parse(token, maxLength: 4096),
-              let claims = try? MessageCoding.decode(AccessTokenClaims.self, from: jws.payload),
-              claims.iss == issuer, claims.aud == audience else { return }
-        remember(token, claims, now: Int64(Date().timeIntervalSince1970))
+        guard let claims = check.claims(ofIssued: token) else { return }
+        verified.remember(token, claims, now: Int64(Date().timeIntervalSince1970))
     }
 
     /// Refuses the tokens of `sessionIds` from now on (until `expireAt`, or the fallback retention):
@@ -92,25 +72,27 @@ final class AccessTokenVerifier: Sendable {
 
     /// True once the issuer's keys were fetched and the ended sessions read: this gateway can check tokens.
     var isLoaded: Bool {
-        keys.isLoaded && endedSessions.isRead
+        keys.isLoaded && caughtUp.isOpen
     }
 
     /// The tokens remembered as verified (some may have expired and not yet been dropped).
     var cachedCount: Int {
-        verified.withLock { $0.count }
+        verified.count
+    }
+
+    /// Returns once the stored `session.ended` events have been read, or throws 503 when that takes longer
+    /// than `timeout` (a gateway that has just started and cannot read the stream) or NATS is not connected.
+    private func waitUntilCaughtUp(client: ServiceClient?, timeout: Duration) async throws(ServiceFailure) {
+        if caughtUp.isOpen { return }
+        guard client != nil else { throw ServiceFailure.unavailable }  // Not connected to NATS yet.
+        guard await caughtUp.wait(timeout: timeout) else {
+            throw ServiceFailure(.serviceUnavailable, "The gateway is still reading which sessions have ended; retry shortly.")
+        }
     }
 
     private func checkSessionLive(_ claims: AccessTokenClaims) throws(ServiceFailure) {
         if endedSessions.contains(claims.sid) {
-            throw Self.unauthorized("The access token's session has ended; sign in again.")
+            throw AccessTokenCheck.unauthorized("The access token's session has ended; sign in again.")
         }
-    }
-
-    private func remember(_ token: String, _ claims: AccessTokenClaims, now: Int64) {
-        verified.withLock { $0.update(claims, for: token, expiry: claims.exp, now: now) }
-    }
-
-    private static func unauthorized(_ message: String) -> ServiceFailure {
-        ServiceFailure(.unauthorized, message)
     }
 }

@@ -1,0 +1,46 @@
+import Contracts
+import HTTPServer
+import Logging
+
+/// What the gateway knows of one API request while it answers it: the request, its ID, a logger that
+/// carries the ID, the route's path parameters and, once the Bearer token was checked, the member.
+struct RequestContext: Sendable {
+    /// The HTTP request.
+    let request: HTTPRequest
+    /// The request's ID: the client's `X-Request-Id` when sane, else a new one; sent back and passed on.
+    let id: RequestID
+    /// The gateway's logger with `request.id` on every line.
+    let logger: Logger
+    /// The route's path parameters (`{sessionId}` → `["sessionId": ...]`).
+    let parameters: [String: String]
+    /// The member of the request's access token, once an authenticated route has checked it.
+    var member: AuthenticatedMember?
+
+    /// A context for `request` with ID `id`; the logger gets the ID added.
+    init(request: HTTPRequest, id: RequestID, logger: Logger, parameters: [String: String] = [:]) {
+        self.request = request
+        self.id = id
+        self.logger = logger.with(id)
+        self.parameters = parameters
+    }
+
+    /// The path parameter `name` (empty when the route declares none of that name).
+    func parameter(_ name: String) -> String {
+        parameters[name] ?? ""
+    }
+}
+
+/// The member an access token speaks for, with the token's claims.
+struct AuthenticatedMember: Sendable {
+    /// The member ID (the token's `sub`), always above zero.
+    let id: Int64
+    /// The verified claims.
+    let claims: AccessTokenClaims
+
+    /// The member of `claims`, or 401 when its `sub` is not a member ID.
+    init(_ claims: AccessTokenClaims) throws(ServiceFailure) {
+        guard let id = Int64(claims.sub), id > 0 else { throw ServiceFailure(.unauthorized, "The access token is not valid.") }
+        self.id = id
+        self.claims = claims
+    }
+}
