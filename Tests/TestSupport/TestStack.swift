@@ -16,11 +16,25 @@ import TokenVerifier
 
 /// The whole system in this process, against the real nats-server and PostgreSQL: the dev
 /// identity provider, the four services, and the gateway on a free port, with a database of
-/// its own. Started once per test process and shared by every suite (tests use unique
-/// identities, so they do not meet).
+/// its own. The shared one is started once per test process and shared by every suite (tests use
+/// unique identities, so they do not meet); a suite that changes what the stack does for everyone
+/// (rotates its signing key, stops its issuer) starts an ``isolated()`` one.
 public actor TestStack {
-    /// The stack every suite shares.
-    public static let shared = TestStack()
+    /// The stack every suite shares, on the test command's nats-server.
+    public static let shared = TestStack(privateServer: false)
+
+    /// A stack of its own, on a nats-server of its own (with its own event stream), for one suite: what
+    /// it does to its stack no other suite sees. Keep it in a `static let` of the suite; it runs until the
+    /// process exits.
+    public static func isolated() -> TestStack {
+        TestStack(privateServer: true)
+    }
+
+    private let privateServer: Bool
+
+    private init(privateServer: Bool) {
+        self.privateServer = privateServer
+    }
 
     /// Client IDs the stack's verifier accepts.
     public enum ClientID {
@@ -55,12 +69,16 @@ public actor TestStack {
     /// The running stack, started on first use.
     public func running() async throws -> RunningStack {
         if let starting { return try await starting.value }
-        let task = Task { try await Self.start() }
+        let privateServer = privateServer
+        let task = Task {
+            try await Self.start(natsURL: privateServer ? try await TestNATSServer.start(jetStream: true).url : TestEnvironment.natsURL)
+        }
         starting = task
         return try await task.value
     }
 
-    private static func start() async throws -> RunningStack {
+    private static func start(natsURL: String) async throws -> RunningStack {
+        let started = Date()
         let logger = Logger(label: "test", level: ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"].flatMap(Logger.Level.init(name:)) ?? .warning,
                             format: .text)
         let appleKeyFile = try writeAppleKey()
@@ -78,7 +96,7 @@ public actor TestStack {
         let databaseURL = try await freshDatabase()
 
         var verifier = TokenVerifierConfiguration()
-        verifier.natsURL = TestEnvironment.natsURL
+        verifier.natsURL = natsURL
         verifier.natsAccess = TestIdentities.access(for: .tokenVerifier)
         verifier.providers = [
             .google: OIDCProviderConfiguration(provider: .google, clientIDs: [ClientID.googleIOS, ClientID.googleWeb],
@@ -102,11 +120,11 @@ public actor TestStack {
         verifier.providerTokenKey = providerTokenKey
         verifier.providerTimeout = providerTimeout
         var member = MemberServiceConfiguration()
-        member.natsURL = TestEnvironment.natsURL
+        member.natsURL = natsURL
         member.natsAccess = TestIdentities.access(for: .memberService)
         member.databaseURL = serviceURL(databaseURL, .memberService)
         var issuer = TokenIssuerConfiguration()
-        issuer.natsURL = TestEnvironment.natsURL
+        issuer.natsURL = natsURL
         issuer.natsAccess = TestIdentities.access(for: .tokenIssuer)
         issuer.databaseURL = serviceURL(databaseURL, .tokenIssuer)
         issuer.issuer = tokenIssuer
@@ -134,7 +152,7 @@ public actor TestStack {
             configuration.management = ManagementConfiguration(host: "127.0.0.1", port: 0)
             configuration.host = "127.0.0.1"
             configuration.port = 0
-            configuration.natsURL = TestEnvironment.natsURL
+            configuration.natsURL = natsURL
             configuration.natsAccess = TestIdentities.access(for: .gateway)
             configuration.tokenIssuer = tokenIssuer
             configuration.tokenAudience = tokenAudience
@@ -144,9 +162,11 @@ public actor TestStack {
             return GatewayServer(configuration: configuration, logger: logger.named("gateway"), onListening: signal,
                                  onManagementListening: { managementPort.port.store($0, ordering: .releasing) })
         }
+        let events = try await EventLog.start(try await TestNATS.shared.connection(to: natsURL), since: started)
         let stack = RunningStack(gatewayURL: "http://127.0.0.1:\(gatewayPort)",
                                  managementURL: "http://127.0.0.1:\(managementPort.port.load(ordering: .acquiring))", devIDPURL: "http://127.0.0.1:\(idpPort)",
-                                 idp: idp, databaseURL: databaseURL, issuer: issuerService, issuerConfiguration: issuer)
+                                 idp: idp, databaseURL: databaseURL, natsURL: natsURL, eventLog: events,
+                                 issuer: issuerService, issuerConfiguration: issuer)
         try await stack.waitUntilReady()
         try await warmUp(stack)
         return stack
