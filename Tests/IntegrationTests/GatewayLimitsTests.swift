@@ -58,15 +58,19 @@ struct GatewayLimitsTests {
         }
         try await withResource(gateway, close: { await $0.stop() }) { gateway in
             try await gateway.waitUntilConnected()
-            var statuses: [Int] = []
-            for _ in 0..<5 {
-                let response = try await RunningStack.send("POST", gateway.url + "/api/members/me/identities",
-                                                           headers: [("Content-Type", "application/json"), ("Authorization", "Bearer x.y.z")],
-                                                           body: Array(#"{"provider":"GOOGLE","idToken":"x.y.z"}"#.utf8))
-                statuses.append(response.status)
+            // All five at once: one after another, a loaded machine let a token refill between them (it
+            // failed that way in a full run), as in the login rate-limit test.
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<5 {
+                    group.addTask {
+                        try await RunningStack.send("POST", gateway.url + "/api/members/me/identities",
+                                                    headers: [("Content-Type", "application/json"), ("Authorization", "Bearer x.y.z")],
+                                                    body: Array(#"{"provider":"GOOGLE","idToken":"x.y.z"}"#.utf8)).status
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
-            #expect(statuses.prefix(3).allSatisfy { $0 != 429 }, "\(statuses)")
-            #expect(statuses.suffix(2).allSatisfy { $0 == 429 }, "\(statuses)")
+            #expect(statuses.filter { $0 == 429 }.count == 2, "\(statuses)")
         }
     }
 

@@ -23,9 +23,10 @@ public actor TestStack {
     /// The stack every suite shares, on the test command's nats-server.
     public static let shared = TestStack(privateServer: false)
 
-    /// A stack of its own, on a nats-server of its own (with its own event stream), for one suite: what
-    /// it does to its stack no other suite sees. Keep it in a `static let` of the suite; it runs until the
-    /// process exits.
+    /// A stack of its own, on a nats-server of its own (with its own event stream) and a database of its
+    /// own, for one suite: what it does to its services no other suite sees. It shares the shared stack's
+    /// dev-idp, so the suite must not change that (a suite that must, runs one of its own). Keep it in a
+    /// `static let` of the suite; it runs until the process exits.
     public static func isolated() -> TestStack {
         TestStack(privateServer: true)
     }
@@ -71,18 +72,24 @@ public actor TestStack {
         if let starting { return try await starting.value }
         let privateServer = privateServer
         let task = Task {
-            try await Self.start(natsURL: privateServer ? try await TestNATSServer.start(jetStream: true).url : TestEnvironment.natsURL)
+            guard privateServer else { return try await Self.start(natsURL: TestEnvironment.natsURL, devIDP: nil) }
+            // The shared dev-idp serves it too (an isolated stack's suite changes nothing there): a second one
+            // would make its keys while the other suites run, on the same two cores.
+            let shared = try await Self.shared.running()
+            guard let idpPort = URLComponents(string: shared.devIDPURL)?.port else { throw TestStackError("no dev-idp port") }
+            return try await Self.start(natsURL: try await TestNATSServer.start(jetStream: true).url, devIDP: (idpPort, shared.idp))
         }
         starting = task
         return try await task.value
     }
 
-    private static func start(natsURL: String) async throws -> RunningStack {
+    /// Starts a stack on `natsURL`, with `devIDP` as its identity provider, or a dev-idp of its own.
+    private static func start(natsURL: String, devIDP: (port: Int, idp: DevIdentityProvider)?) async throws -> RunningStack {
         let started = Date()
         let logger = Logger(label: "test", level: ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"].flatMap(Logger.Level.init(name:)) ?? .warning,
                             format: .text)
-        let appleKeyFile = try writeAppleKey()
-        let (idpPort, idp) = try await launch { (signal: @escaping @Sendable ((Int, DevIdentityProvider)) -> Void) in
+        let appleKeyFile = try Self.appleKeyFile.get()
+        let (idpPort, idp) = if let devIDP { (devIDP.port, devIDP.idp) } else { try await launch { (signal: @escaping @Sendable ((Int, DevIdentityProvider)) -> Void) in
             var configuration = DevIDPConfiguration()
             configuration.port = 0
             configuration.naverClientID = ClientID.naver
@@ -92,7 +99,7 @@ public actor TestStack {
             configuration.appleKeyFile = appleKeyFile
             configuration.appleClientID = ClientID.apple
             return DevIDPServer(configuration: configuration, logger: logger.named("dev-idp")) { signal(($0, $1)) }
-        }
+        } }
         let databaseURL = try await freshDatabase()
 
         var verifier = TokenVerifierConfiguration()
@@ -198,6 +205,9 @@ public actor TestStack {
         for await value in stream { return value }
         throw TestStackError("a service of the test stack did not start")
     }
+
+    /// The Apple Sign in key of every stack of the process (dev-idp checks client secrets with it).
+    private static let appleKeyFile = Result { try writeAppleKey() }
 
     /// A fresh Apple Sign in key (`.p8`-style PKCS#8 PEM) in a temporary directory.
     private static func writeAppleKey() throws -> String {
