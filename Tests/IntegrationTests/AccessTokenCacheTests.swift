@@ -11,36 +11,37 @@ struct AccessTokenCacheTests {
     func signatureChecks() async throws {
         let stack = try await TestStack.shared.running()
         let gateway = try await StandaloneGateway.start(natsURL: TestEnvironment.natsURL) { $0.rateLimitRPS = 0 }
-        defer { Task { await gateway.stop() } }
-        try await gateway.waitUntilConnected()
+        try await withResource(gateway, close: { await $0.stop() }) { gateway in
+            try await gateway.waitUntilConnected()
 
-        // Logged in through this gateway, then refreshed through it: no signature checked.
-        let idToken = try await stack.googleToken(sub: RunningStack.uniqueSubject())
-        let login = try await RunningStack.send("POST", gateway.url + "/api/auth/google-login",
-                                                headers: [("Content-Type", "application/json")],
-                                                body: Array(JSONEncoder().encode(GoogleLoginBody(idToken: idToken, deviceId: "d"))))
-        let issued = try login.data(LoginResponse.self)
-        #expect(try await me(issued.accessToken, at: gateway).status == 200)
-        let refreshed = try await RunningStack.send("POST", gateway.url + "/api/auth/refresh",
+            // Logged in through this gateway, then refreshed through it: no signature checked.
+            let idToken = try await stack.googleToken(sub: RunningStack.uniqueSubject())
+            let login = try await RunningStack.send("POST", gateway.url + "/api/auth/google-login",
                                                     headers: [("Content-Type", "application/json")],
-                                                    body: Array(JSONEncoder().encode(RefreshBody(refreshToken: issued.refreshToken))))
-        let rotated = try refreshed.data(LoginResponse.self)
-        #expect(try await me(rotated.accessToken, at: gateway).status == 200)
-        #expect(try await signatureChecks(gateway) == 0)
+                                                    body: Array(JSONEncoder().encode(GoogleLoginBody(idToken: idToken, deviceId: "d"))))
+            let issued = try login.data(LoginResponse.self)
+            #expect(try await me(issued.accessToken, at: gateway).status == 200)
+            let refreshed = try await RunningStack.send("POST", gateway.url + "/api/auth/refresh",
+                                                        headers: [("Content-Type", "application/json")],
+                                                        body: Array(JSONEncoder().encode(RefreshBody(refreshToken: issued.refreshToken))))
+            let rotated = try refreshed.data(LoginResponse.self)
+            #expect(try await me(rotated.accessToken, at: gateway).status == 200)
+            #expect(try await signatureChecks(gateway) == 0)
 
-        // Issued through the shared gateway: checked once here, then remembered.
-        let elsewhere = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
-        for _ in 0..<3 {
-            #expect(try await me(elsewhere.accessToken, at: gateway).status == 200)
-        }
-        #expect(try await signatureChecks(gateway) == 1)
+            // Issued through the shared gateway: checked once here, then remembered.
+            let elsewhere = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+            for _ in 0..<3 {
+                #expect(try await me(elsewhere.accessToken, at: gateway).status == 200)
+            }
+            #expect(try await signatureChecks(gateway) == 1)
 
-        // A forged token is checked, and refused, every time.
-        let forged = String(elsewhere.accessToken.dropLast(4)) + "AAAA"
-        for _ in 0..<2 {
-            #expect(try await me(forged, at: gateway).status == 401)
+            // A forged token is checked, and refused, every time.
+            let forged = String(elsewhere.accessToken.dropLast(4)) + "AAAA"
+            for _ in 0..<2 {
+                #expect(try await me(forged, at: gateway).status == 401)
+            }
+            #expect(try await signatureChecks(gateway) == 3)
         }
-        #expect(try await signatureChecks(gateway) == 3)
     }
 
     private func me(_ token: String, at gateway: StandaloneGateway) async throws -> APIResponse {

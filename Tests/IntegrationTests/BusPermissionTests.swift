@@ -88,11 +88,12 @@ struct BusPermissionTests {
 
         // Nothing published reaches the refused subscription.
         let tests = try await NATSConnection.connect(TestIdentities.configuration(name: "publisher"), logger: Self.logger)
-        defer { Task { await tests.drainAndClose() } }
-        try tests.publish("anything.at.all", Array("secret".utf8))
-        try await tests.flush(timeout: .seconds(5))
-        #expect(!(try await Self.first(everything, within: .milliseconds(500))))
-        await member.drainAndClose()
+        try await withResource(tests, close: { await $0.drainAndClose() }) { tests in
+            try tests.publish("anything.at.all", Array("secret".utf8))
+            try await tests.flush(timeout: .seconds(5))
+            #expect(!(try await Self.first(everything, within: .milliseconds(500))))
+            await member.drainAndClose()
+        }
     }
 
     @Test("a service answers only on an inbox: a caller cannot aim its answer at another subject")
@@ -100,19 +101,20 @@ struct BusPermissionTests {
         _ = try await TestStack.shared.running()
         let gateway = try await Self.connect(.gateway)
         let tests = try await NATSConnection.connect(TestIdentities.configuration(name: "reply-target"), logger: Self.logger)
-        defer { Task { await gateway.drainAndClose(); await tests.drainAndClose() } }
-        let target = "probe.not-an-inbox.\(UUID().uuidString.lowercased())"
-        let stolen = try tests.subscribe(target)
-        let inbox = "\(BusIdentity.gateway.inboxPrefix).probe.\(UUID().uuidString.lowercased())"
-        let answered = try gateway.subscribe(inbox)
-        try await tests.flush(timeout: .seconds(5))
-        try await gateway.flush(timeout: .seconds(5))
-        let ping = try MessageCoding.encode(PingRequest())
-        try gateway.publish(Endpoints.ping(QueueGroups.memberService).subject, replyTo: target, ping)
-        try gateway.publish(Endpoints.ping(QueueGroups.memberService).subject, replyTo: inbox, ping)
+        try await withResource((gateway, tests), close: { await $0.0.drainAndClose(); await $0.1.drainAndClose() }) { _ in
+            let target = "probe.not-an-inbox.\(UUID().uuidString.lowercased())"
+            let stolen = try tests.subscribe(target)
+            let inbox = "\(BusIdentity.gateway.inboxPrefix).probe.\(UUID().uuidString.lowercased())"
+            let answered = try gateway.subscribe(inbox)
+            try await tests.flush(timeout: .seconds(5))
+            try await gateway.flush(timeout: .seconds(5))
+            let ping = try MessageCoding.encode(PingRequest())
+            try gateway.publish(Endpoints.ping(QueueGroups.memberService).subject, replyTo: target, ping)
+            try gateway.publish(Endpoints.ping(QueueGroups.memberService).subject, replyTo: inbox, ping)
 
-        #expect(try await Self.first(answered, within: .seconds(5)), "the control: an answer on the caller's inbox")
-        #expect(!(try await Self.first(stolen, within: .milliseconds(500))), "an answer reached \(target)")
+            #expect(try await Self.first(answered, within: .seconds(5)), "the control: an answer on the caller's inbox")
+            #expect(!(try await Self.first(stolen, within: .milliseconds(500))), "an answer reached \(target)")
+        }
     }
 
     /// Whether a message arrives on `subscription` within `window`.
@@ -159,34 +161,35 @@ struct BusPermissionTests {
     func allowList(_ identity: BusIdentity) async throws {
         _ = try await TestStack.shared.running()
         let connection = try await Self.connect(identity)
-        defer { Task { await connection.drainAndClose() } }
-        let grant = identity.grant
+        try await withResource(connection, close: { await $0.drainAndClose() }) { connection in
+            let grant = identity.grant
 
-        // Allowed: a concrete subject of each grant entry (a wildcard token made concrete). Events
-        // and acknowledgements are left out: an empty one would land in the stream or ack a
-        // message; the suites publish and acknowledge them for real.
-        for subject in grant.publish.map(Self.concrete)
-            where !subject.hasPrefix("events.") && !subject.hasPrefix("$JS.ACK.") && !subject.hasPrefix("$JS.FC.")
-                && !grant.denyPublish.contains(where: { Self.matches($0, subject) }) {
-            try connection.publish(subject, [])
-        }
-        var subscriptions = [try connection.subscribe(identity.inboxPrefix + ".probe")]
-        for subject in grant.subscribe {
-            subscriptions.append(try connection.subscribe(Self.concrete(subject), queue: "permission-probe"))
-        }
-        try await Self.settle(connection)
-        #expect(connection.permissionViolations == 0, "\(identity.rawValue) was refused one of its own subjects")
-        subscriptions.forEach { $0.unsubscribe() }
+            // Allowed: a concrete subject of each grant entry (a wildcard token made concrete). Events
+            // and acknowledgements are left out: an empty one would land in the stream or ack a
+            // message; the suites publish and acknowledge them for real.
+            for subject in grant.publish.map(Self.concrete)
+                where !subject.hasPrefix("events.") && !subject.hasPrefix("$JS.ACK.") && !subject.hasPrefix("$JS.FC.")
+                    && !grant.denyPublish.contains(where: { Self.matches($0, subject) }) {
+                try connection.publish(subject, [])
+            }
+            var subscriptions = [try connection.subscribe(identity.inboxPrefix + ".probe")]
+            for subject in grant.subscribe {
+                subscriptions.append(try connection.subscribe(Self.concrete(subject), queue: "permission-probe"))
+            }
+            try await Self.settle(connection)
+            #expect(connection.permissionViolations == 0, "\(identity.rawValue) was refused one of its own subjects")
+            subscriptions.forEach { $0.unsubscribe() }
 
-        let (_, publish, subscribe) = try #require(Self.forbidden.first { $0.0 == identity })
-        for (index, subject) in publish.enumerated() {
-            try connection.publish(subject, [])
-            #expect(try await Self.violations(connection, reaching: index + 1) == index + 1, "\(identity.rawValue) may publish to \(subject)")
-        }
-        for (index, subject) in subscribe.enumerated() {
-            _ = try connection.subscribe(subject)
-            let expected = publish.count + index + 1
-            #expect(try await Self.violations(connection, reaching: expected) == expected, "\(identity.rawValue) may subscribe to \(subject)")
+            let (_, publish, subscribe) = try #require(Self.forbidden.first { $0.0 == identity })
+            for (index, subject) in publish.enumerated() {
+                try connection.publish(subject, [])
+                #expect(try await Self.violations(connection, reaching: index + 1) == index + 1, "\(identity.rawValue) may publish to \(subject)")
+            }
+            for (index, subject) in subscribe.enumerated() {
+                _ = try connection.subscribe(subject)
+                let expected = publish.count + index + 1
+                #expect(try await Self.violations(connection, reaching: expected) == expected, "\(identity.rawValue) may subscribe to \(subject)")
+            }
         }
     }
 

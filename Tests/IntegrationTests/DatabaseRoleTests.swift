@@ -11,8 +11,9 @@ import TestSupport
 struct DatabaseRoleTests {
     static func query(_ url: String, _ sql: String) async throws -> [String] {
         let client = PostgresClient(configuration: try PostgresConfiguration(url: url), logger: Logger(label: "roles", level: .critical))
-        defer { Task { await client.close() } }
-        return try await client.query(sql).map { row in try row.optionalString(row.columns[0]) ?? "NULL" }
+        return try await withResource(client, close: { await $0.close() }) { client in
+            return try await client.query(sql).map { row in try row.optionalString(row.columns[0]) ?? "NULL" }
+        }
     }
 
     @Test("each service's role owns its schema and has no right on the other's", arguments: [

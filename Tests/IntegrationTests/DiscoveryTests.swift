@@ -37,59 +37,61 @@ struct DiscoveryTests {
     func pingByNameAndID() async throws {
         _ = try await TestStack.shared.running()
         let nats = try await Self.connect()
-        defer { Task { await nats.drainAndClose() } }
+        try await withResource(nats, close: { await $0.drainAndClose() }) { nats in
 
-        let byName = try await Self.gather(nats, "$SRV.PING.\(QueueGroups.memberService)")
-        let pings = try byName.map { try MessageCoding.decode(ServiceDiscovery.PingResponse.self, from: $0.payload) }
-        #expect(!pings.isEmpty)
-        #expect(pings.allSatisfy { $0.name == QueueGroups.memberService }, "\(pings)")
-        let id = try #require(pings.first?.id)
+            let byName = try await Self.gather(nats, "$SRV.PING.\(QueueGroups.memberService)")
+            let pings = try byName.map { try MessageCoding.decode(ServiceDiscovery.PingResponse.self, from: $0.payload) }
+            #expect(!pings.isEmpty)
+            #expect(pings.allSatisfy { $0.name == QueueGroups.memberService }, "\(pings)")
+            let id = try #require(pings.first?.id)
 
-        let byID = try await Self.gather(nats, "$SRV.INFO.\(QueueGroups.memberService).\(id)")
-        #expect(byID.count == 1)
-        let info = try MessageCoding.decode(ServiceDiscovery.InfoResponse.self, from: try #require(byID.first).payload)
-        #expect(info.type == "io.nats.micro.v1.info_response")
-        #expect(info.id == id)
-        let subjects = Set(info.endpoints.map(\.subject))
-        #expect(subjects == [Endpoints.memberLogin.subject, Endpoints.memberGet.subject, Endpoints.memberLinkIdentity.subject,
-                             Endpoints.memberUnlinkIdentity.subject, Endpoints.memberDelete.subject,
-                             Endpoints.memberAppleNotification.subject, Endpoints.ping(QueueGroups.memberService).subject],
-                "\(subjects)")
-        #expect(info.endpoints.allSatisfy { $0.queueGroup == QueueGroups.memberService })
-        let raw = try MessageCoding.decode([String: JSONValue].self, from: try #require(byID.first).payload)
-        guard case .array(let endpoints) = raw["endpoints"], case .object(let first) = endpoints.first else {
-            Issue.record("no endpoints array: \(raw)")
-            return
+            let byID = try await Self.gather(nats, "$SRV.INFO.\(QueueGroups.memberService).\(id)")
+            #expect(byID.count == 1)
+            let info = try MessageCoding.decode(ServiceDiscovery.InfoResponse.self, from: try #require(byID.first).payload)
+            #expect(info.type == "io.nats.micro.v1.info_response")
+            #expect(info.id == id)
+            let subjects = Set(info.endpoints.map(\.subject))
+            #expect(subjects == [Endpoints.memberLogin.subject, Endpoints.memberGet.subject, Endpoints.memberLinkIdentity.subject,
+                                 Endpoints.memberUnlinkIdentity.subject, Endpoints.memberDelete.subject,
+                                 Endpoints.memberAppleNotification.subject, Endpoints.ping(QueueGroups.memberService).subject],
+                    "\(subjects)")
+            #expect(info.endpoints.allSatisfy { $0.queueGroup == QueueGroups.memberService })
+            let raw = try MessageCoding.decode([String: JSONValue].self, from: try #require(byID.first).payload)
+            guard case .array(let endpoints) = raw["endpoints"], case .object(let first) = endpoints.first else {
+                Issue.record("no endpoints array: \(raw)")
+                return
+            }
+            #expect(first["queue_group"]?.stringValue == QueueGroups.memberService, "\(first)")
         }
-        #expect(first["queue_group"]?.stringValue == QueueGroups.memberService, "\(first)")
     }
 
     @Test("$SRV.STATS.member-service counts the logins that went through the gateway")
     func statsCountLogins() async throws {
         let stack = try await TestStack.shared.running()
         let nats = try await Self.connect()
-        defer { Task { await nats.drainAndClose() } }
+        try await withResource(nats, close: { await $0.drainAndClose() }) { nats in
 
-        let before = try await Self.stats(nats, QueueGroups.memberService, endpoint: "login")
-        for _ in 0..<3 {
-            #expect(try await stack.googleLogin(sub: RunningStack.uniqueSubject()).status == 200)
-        }
-        let after = try await Self.stats(nats, QueueGroups.memberService, endpoint: "login")
-        #expect(after.endpoint.numRequests >= before.endpoint.numRequests + 3,
-                "before \(before.endpoint.numRequests), after \(after.endpoint.numRequests)")
-        #expect(after.endpoint.processingTime > before.endpoint.processingTime)
-        #expect(after.endpoint.averageProcessingTime > 0)
-        #expect(after.endpoint.subject == Endpoints.memberLogin.subject)
-        #expect(after.response.type == "io.nats.micro.v1.stats_response")
-        #expect(after.response.started == before.response.started)
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        #expect(formatter.date(from: after.response.started) != nil, "started is not RFC 3339: \(after.response.started)")
+            let before = try await Self.stats(nats, QueueGroups.memberService, endpoint: "login")
+            for _ in 0..<3 {
+                #expect(try await stack.googleLogin(sub: RunningStack.uniqueSubject()).status == 200)
+            }
+            let after = try await Self.stats(nats, QueueGroups.memberService, endpoint: "login")
+            #expect(after.endpoint.numRequests >= before.endpoint.numRequests + 3,
+                    "before \(before.endpoint.numRequests), after \(after.endpoint.numRequests)")
+            #expect(after.endpoint.processingTime > before.endpoint.processingTime)
+            #expect(after.endpoint.averageProcessingTime > 0)
+            #expect(after.endpoint.subject == Endpoints.memberLogin.subject)
+            #expect(after.response.type == "io.nats.micro.v1.stats_response")
+            #expect(after.response.started == before.response.started)
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            #expect(formatter.date(from: after.response.started) != nil, "started is not RFC 3339: \(after.response.started)")
 
-        let raw = try await nats.request("$SRV.STATS.\(QueueGroups.memberService)", [], timeout: .seconds(10))
-        let text = String(decoding: raw.payload, as: UTF8.self)
-        for key in ["num_requests", "num_errors", "last_error", "processing_time", "average_processing_time", "queue_group"] {
-            #expect(text.contains("\"\(key)\""), "missing \(key): \(text)")
+            let raw = try await nats.request("$SRV.STATS.\(QueueGroups.memberService)", [], timeout: .seconds(10))
+            let text = String(decoding: raw.payload, as: UTF8.self)
+            for key in ["num_requests", "num_errors", "last_error", "processing_time", "average_processing_time", "queue_group"] {
+                #expect(text.contains("\"\(key)\""), "missing \(key): \(text)")
+            }
         }
     }
 
@@ -97,17 +99,18 @@ struct DiscoveryTests {
     func statsCountErrors() async throws {
         let stack = try await TestStack.shared.running()
         let nats = try await Self.connect()
-        defer { Task { await nats.drainAndClose() } }
+        try await withResource(nats, close: { await $0.drainAndClose() }) { nats in
 
-        let before = try await Self.stats(nats, QueueGroups.tokenVerifier, endpoint: "verify")
-        let token = try await stack.googleToken(sub: RunningStack.uniqueSubject(),
-                                                claims: ["aud": .string("someone-elses-app"), "azp": .string("someone-elses-app")])
-        let response = try await stack.post("/api/auth/google-login", json: GoogleLoginBody(idToken: token, deviceId: "device-1"))
-        #expect(response.status == 401)
-        let after = try await Self.stats(nats, QueueGroups.tokenVerifier, endpoint: "verify")
-        #expect(after.endpoint.numErrors >= before.endpoint.numErrors + 1)
-        #expect(after.endpoint.numRequests >= before.endpoint.numRequests + 1)
-        #expect(!after.endpoint.lastError.isEmpty)
+            let before = try await Self.stats(nats, QueueGroups.tokenVerifier, endpoint: "verify")
+            let token = try await stack.googleToken(sub: RunningStack.uniqueSubject(),
+                                                    claims: ["aud": .string("someone-elses-app"), "azp": .string("someone-elses-app")])
+            let response = try await stack.post("/api/auth/google-login", json: GoogleLoginBody(idToken: token, deviceId: "device-1"))
+            #expect(response.status == 401)
+            let after = try await Self.stats(nats, QueueGroups.tokenVerifier, endpoint: "verify")
+            #expect(after.endpoint.numErrors >= before.endpoint.numErrors + 1)
+            #expect(after.endpoint.numRequests >= before.endpoint.numRequests + 1)
+            #expect(!after.endpoint.lastError.isEmpty)
+        }
     }
 
     // MARK: - helpers

@@ -21,26 +21,27 @@ struct GatewayEdgeTests {
             $0.rateLimitRPS = 1
             $0.rateLimitBurst = 3
         }
-        defer { Task { await gateway.stop() } }
-        try await gateway.waitUntilConnected()
-        let port = gateway.port
-        let paths = (0..<40).map { Self.disguisedRefresh[$0 % Self.disguisedRefresh.count] }
-        let disguised = try await onThread { try Self.refreshes(on: paths, port: port) }
-        for (path, response) in zip(paths, disguised) {
-            #expect(response.status == 404, "\(path)")
-            #expect(String(decoding: response.body, as: UTF8.self).contains(#""code":"NOT_FOUND""#), "\(path)")
-        }
-        let metrics = try await RunningStack.send("GET", gateway.managementURL + "/metrics").text
-        #expect(!metrics.contains(#"route="/api/auth/refresh""#), "a disguised path reached the route: \(metrics)")
-        #expect(!metrics.contains("auth.issuer.refresh"), "a disguised path reached the issuer: \(metrics)")
-        #expect(metrics.contains(#"http_requests_total{method="POST",route="unmatched",status="404"} 40"#), "\(metrics)")
+        try await withResource(gateway, close: { await $0.stop() }) { gateway in
+            try await gateway.waitUntilConnected()
+            let port = gateway.port
+            let paths = (0..<40).map { Self.disguisedRefresh[$0 % Self.disguisedRefresh.count] }
+            let disguised = try await onThread { try Self.refreshes(on: paths, port: port) }
+            for (path, response) in zip(paths, disguised) {
+                #expect(response.status == 404, "\(path)")
+                #expect(String(decoding: response.body, as: UTF8.self).contains(#""code":"NOT_FOUND""#), "\(path)")
+            }
+            let metrics = try await RunningStack.send("GET", gateway.managementURL + "/metrics").text
+            #expect(!metrics.contains(#"route="/api/auth/refresh""#), "a disguised path reached the route: \(metrics)")
+            #expect(!metrics.contains("auth.issuer.refresh"), "a disguised path reached the issuer: \(metrics)")
+            #expect(metrics.contains(#"http_requests_total{method="POST",route="unmatched",status="404"} 40"#), "\(metrics)")
 
-        // The whole burst of 3 is still there for the canonical path, and then it is limited.
-        let canonical = try await onThread { try Self.refreshes(on: Array(repeating: "/api/auth/refresh", count: 5), port: port) }
-        // (At 1 request/s a token may come back if the machine is slow between them, so the last two
-        // need only show the limit once.)
-        #expect(Array(canonical.map(\.status).prefix(3)) == [401, 401, 401])
-        #expect(canonical.map(\.status).dropFirst(3).contains(429), "\(canonical.map(\.status))")
+            // The whole burst of 3 is still there for the canonical path, and then it is limited.
+            let canonical = try await onThread { try Self.refreshes(on: Array(repeating: "/api/auth/refresh", count: 5), port: port) }
+            // (At 1 request/s a token may come back if the machine is slow between them, so the last two
+            // need only show the limit once.)
+            #expect(Array(canonical.map(\.status).prefix(3)) == [401, 401, 401])
+            #expect(canonical.map(\.status).dropFirst(3).contains(429), "\(canonical.map(\.status))")
+        }
     }
 
     @Test("a Content-Length over 64 KiB gets 413 PAYLOAD_TOO_LARGE at once, before any body is sent, and the connection closes")

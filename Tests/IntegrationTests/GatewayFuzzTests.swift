@@ -22,37 +22,38 @@ struct GatewayFuzzTests {
         let before = try await stack.get("/api/members/me", bearer: login.accessToken)
         #expect(before.status == 200)
         let gateway = try await StandaloneGateway.start(natsURL: TestEnvironment.natsURL) { $0.rateLimitRPS = 0 }
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(10)) { (try? await RunningStack.send("GET", gateway.url + "/readyz"))?.status == 200 })
+        try await withResource(gateway, close: { await $0.stop() }) { gateway in
+            #expect(await eventually(timeout: .seconds(10)) { (try? await RunningStack.send("GET", gateway.url + "/readyz"))?.status == 200 })
 
-        let serverErrorsBefore = try await Self.serverErrors(gateway)
-        var generator = EdgeFuzzCases(seed: seed, bearer: login.accessToken)
-        let cases = generator.make(count: 3_000)
-        let port = gateway.port
-        let answers = try await onThread { cases.map { Self.exchange($0.bytes, port: port) } }
-        var failures: [String] = []
-        for (index, (fuzzCase, answer)) in zip(cases, answers).enumerated() {
-            switch answer {
-            case .success(let status) where fuzzCase.expectation.accepts(status):
-                continue
-            case .success(let status):
-                failures.append("#\(index) \(fuzzCase.kind): \(status.map(String.init) ?? "closed unanswered"), expected \(fuzzCase.expectation)"
-                                + " for \(Self.escaped(fuzzCase.bytes))")
-            case .failure(let error):
-                failures.append("#\(index) \(fuzzCase.kind): \(error) for \(Self.escaped(fuzzCase.bytes))")
+            let serverErrorsBefore = try await Self.serverErrors(gateway)
+            var generator = EdgeFuzzCases(seed: seed, bearer: login.accessToken)
+            let cases = generator.make(count: 3_000)
+            let port = gateway.port
+            let answers = try await onThread { cases.map { Self.exchange($0.bytes, port: port) } }
+            var failures: [String] = []
+            for (index, (fuzzCase, answer)) in zip(cases, answers).enumerated() {
+                switch answer {
+                case .success(let status) where fuzzCase.expectation.accepts(status):
+                    continue
+                case .success(let status):
+                    failures.append("#\(index) \(fuzzCase.kind): \(status.map(String.init) ?? "closed unanswered"), expected \(fuzzCase.expectation)"
+                                    + " for \(Self.escaped(fuzzCase.bytes))")
+                case .failure(let error):
+                    failures.append("#\(index) \(fuzzCase.kind): \(error) for \(Self.escaped(fuzzCase.bytes))")
+                }
             }
-        }
-        #expect(failures.isEmpty, "seed \(seedText): \(failures.count) of \(cases.count) cases failed; the first: \(failures.prefix(5).joined(separator: "\n"))")
-        let kinds = Dictionary(grouping: cases) { $0.kind.split(separator: " ").first.map(String.init) ?? "" }.mapValues(\.count)
-        print("edge fuzz cases by kind: \(kinds.sorted { $0.key < $1.key })")
+            #expect(failures.isEmpty, "seed \(seedText): \(failures.count) of \(cases.count) cases failed; the first: \(failures.prefix(5).joined(separator: "\n"))")
+            let kinds = Dictionary(grouping: cases) { $0.kind.split(separator: " ").first.map(String.init) ?? "" }.mapValues(\.count)
+            print("edge fuzz cases by kind: \(kinds.sorted { $0.key < $1.key })")
 
-        // Still up, with no 5xx counted, and nothing changed.
-        #expect(try await RunningStack.send("GET", gateway.url + "/healthz").status == 200)
-        #expect(try await RunningStack.send("GET", gateway.url + "/readyz").status == 200)
-        #expect(try await Self.serverErrors(gateway) == serverErrorsBefore, "a 5xx was counted")
-        let after = try await stack.get("/api/members/me", bearer: login.accessToken)
-        #expect(after.status == 200)
-        #expect(after.body == before.body)
+            // Still up, with no 5xx counted, and nothing changed.
+            #expect(try await RunningStack.send("GET", gateway.url + "/healthz").status == 200)
+            #expect(try await RunningStack.send("GET", gateway.url + "/readyz").status == 200)
+            #expect(try await Self.serverErrors(gateway) == serverErrorsBefore, "a 5xx was counted")
+            let after = try await stack.get("/api/members/me", bearer: login.accessToken)
+            #expect(after.status == 200)
+            #expect(after.body == before.body)
+        }
     }
 
     /// The gateway's `http_requests_total` series with a 5xx status (a `/readyz` polled before the gateway was ready has one).

@@ -20,28 +20,30 @@ struct GatewayIssuerKeysTests {
         defer { nats.stop() }
         // Answering slowly, so that all 50 requests arrive while the one fetch is in flight, however slowly they come.
         let issuer = try await StandInIssuer.start(natsURL: nats.url, answerAfter: .seconds(2))
-        defer { Task { await issuer.stop() } }
-        let gateway = try await StandaloneGateway.start(natsURL: nats.url) { $0.rateLimitRPS = 0 }
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(10)) { (try? await RunningStack.send("GET", gateway.url + "/readyz"))?.status == 200 })
-        // An unknown key is looked up at most once a second: let the second since the first fetch pass.
-        try await Task.sleep(for: .milliseconds(1100))
-        let before = issuer.asks
+        try await withResource(issuer, close: { await $0.stop() }) { issuer in
+            let gateway = try await StandaloneGateway.start(natsURL: nats.url) { $0.rateLimitRPS = 0 }
+            try await withResource(gateway, close: { await $0.stop() }) { gateway in
+                #expect(await eventually(timeout: .seconds(10)) { (try? await RunningStack.send("GET", gateway.url + "/readyz"))?.status == 200 })
+                // An unknown key is looked up at most once a second: let the second since the first fetch pass.
+                try await Task.sleep(for: .milliseconds(1100))
+                let before = issuer.asks
 
-        let stranger = JWTSigner(key: try PrivateKey.generateP256(), kid: "not-the-issuers", algorithm: .ES256)
-        let now = Int64(Date().timeIntervalSince1970)
-        let token = try stranger.sign(AccessTokenClaims(iss: TestStack.tokenIssuer, aud: TestStack.tokenAudience, sub: "1",
-                                                        sid: UUID().uuidString, iat: now, exp: now + 600, jti: UUID().uuidString))
-        let statuses = await withTaskGroup(of: Int.self) { group in
-            for _ in 0..<50 {
-                group.addTask {
-                    (try? await RunningStack.send("GET", gateway.url + "/api/members/me", headers: [("Authorization", "Bearer \(token)")]))?.status ?? 0
+                let stranger = JWTSigner(key: try PrivateKey.generateP256(), kid: "not-the-issuers", algorithm: .ES256)
+                let now = Int64(Date().timeIntervalSince1970)
+                let token = try stranger.sign(AccessTokenClaims(iss: TestStack.tokenIssuer, aud: TestStack.tokenAudience, sub: "1",
+                                                                sid: UUID().uuidString, iat: now, exp: now + 600, jti: UUID().uuidString))
+                let statuses = await withTaskGroup(of: Int.self) { group in
+                    for _ in 0..<50 {
+                        group.addTask {
+                            (try? await RunningStack.send("GET", gateway.url + "/api/members/me", headers: [("Authorization", "Bearer \(token)")]))?.status ?? 0
+                        }
+                    }
+                    return await group.reduce(into: [Int]()) { $0.append($1) }
                 }
+                #expect(statuses == Array(repeating: 401, count: 50), "\(statuses)")
+                #expect(issuer.asks - before == 1)
             }
-            return await group.reduce(into: [Int]()) { $0.append($1) }
         }
-        #expect(statuses == Array(repeating: 401, count: 50), "\(statuses)")
-        #expect(issuer.asks - before == 1)
     }
 
     @Test("/.well-known/jwks.json is served from the gateway's copy, without asking the issuer, and a change notice brings the new key")
@@ -49,26 +51,28 @@ struct GatewayIssuerKeysTests {
         let nats = try await TestNATSServer.start()
         defer { nats.stop() }
         let issuer = try await StandInIssuer.start(natsURL: nats.url)
-        defer { Task { await issuer.stop() } }
-        let gateway = try await StandaloneGateway.start(natsURL: nats.url)
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(10)) { (try? await RunningStack.send("GET", gateway.url + "/readyz"))?.status == 200 })
-        let before = issuer.asks
-        for _ in 0..<20 {
-            let response = try await RunningStack.send("GET", gateway.url + "/.well-known/jwks.json")
-            #expect(response.status == 200)
-            #expect(try JSONDecoder().decode(JWKSet.self, from: Data(response.body)).keys.compactMap(\.kid) == ["first"])
-        }
-        #expect(issuer.asks == before, "the JWKS requests asked the issuer")
+        try await withResource(issuer, close: { await $0.stop() }) { issuer in
+            let gateway = try await StandaloneGateway.start(natsURL: nats.url)
+            try await withResource(gateway, close: { await $0.stop() }) { gateway in
+                #expect(await eventually(timeout: .seconds(10)) { (try? await RunningStack.send("GET", gateway.url + "/readyz"))?.status == 200 })
+                let before = issuer.asks
+                for _ in 0..<20 {
+                    let response = try await RunningStack.send("GET", gateway.url + "/.well-known/jwks.json")
+                    #expect(response.status == 200)
+                    #expect(try JSONDecoder().decode(JWKSet.self, from: Data(response.body)).keys.compactMap(\.kid) == ["first"])
+                }
+                #expect(issuer.asks == before, "the JWKS requests asked the issuer")
 
-        // The issuer schedules a rotation: the next key is published at once, and every gateway told.
-        try issuer.addKey("next")
-        let published = await eventually(timeout: .seconds(5)) {
-            let response = try? await RunningStack.send("GET", gateway.url + "/.well-known/jwks.json")
-            let set = response.flatMap { try? JSONDecoder().decode(JWKSet.self, from: Data($0.body)) }
-            return set?.keys.compactMap(\.kid) == ["first", "next"]
+                // The issuer schedules a rotation: the next key is published at once, and every gateway told.
+                try issuer.addKey("next")
+                let published = await eventually(timeout: .seconds(5)) {
+                    let response = try? await RunningStack.send("GET", gateway.url + "/.well-known/jwks.json")
+                    let set = response.flatMap { try? JSONDecoder().decode(JWKSet.self, from: Data($0.body)) }
+                    return set?.keys.compactMap(\.kid) == ["first", "next"]
+                }
+                #expect(published)
+            }
         }
-        #expect(published)
     }
 }
 

@@ -4,17 +4,20 @@ import Testing
 import TestSupport
 
 /// The issuer's event consumer is durable: a member deleted while every issuer that consumes
-/// events was down has its sessions ended once one is back.
+/// events was down has its sessions ended once one is back. On a stack of its own: the test stops
+/// its issuer.
 @Suite("Issuer catches up after downtime")
 struct IssuerCatchUpTests {
+    private static let stack = TestStack.isolated()
+
     @Test("issuer stopped, member deleted, issuer started: the member's sessions end")
     func catchUp() async throws {
-        let stack = try await TestStack.shared.running()
+        let stack = try await Self.stack.running()
         let sub = RunningStack.uniqueSubject()
         let phone = try await stack.googleLogin(sub: sub, deviceId: "phone").data(LoginResponse.self)
         let tablet = try await stack.googleLogin(sub: sub, deviceId: "tablet").data(LoginResponse.self)
 
-        // A stand-in replica answers requests (other suites run meanwhile) but consumes no events.
+        // A stand-in replica answers requests (the sessions asked for below) but consumes no events.
         let standIn = await stack.startIssuerReplica(consumesEvents: false)
         await stack.issuer.stop()
         do {

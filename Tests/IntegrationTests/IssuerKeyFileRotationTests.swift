@@ -80,58 +80,60 @@ struct IssuerKeyFileRotationTests {
         defer { bench.stop() }
         let kidA = try bench.writeKey("2026-11.pem")
         let (issuer, databaseURL) = try await bench.issuer(files: true)
-        defer { Task { await issuer.stop() } }
-        let gateway = try await StandaloneGateway.start(natsURL: bench.server.url) {
-            $0.rateLimitRPS = 0
-            $0.clockSkew = .zero
+        try await withResource(issuer, close: { await $0.stop() }) { issuer in
+            let gateway = try await StandaloneGateway.start(natsURL: bench.server.url) {
+                $0.rateLimitRPS = 0
+                $0.clockSkew = .zero
+            }
+            try await withResource(gateway, close: { await $0.stop() }) { gateway in
+                try await gateway.waitUntilConnected()
+                let database = PostgresClient(configuration: try PostgresConfiguration(url: databaseURL), logger: bench.logger)
+                try await withResource(database, close: { await $0.close() }) { database in
+                    func status(_ token: String) async throws -> Int {
+                        try await RunningStack.send("GET", gateway.url + "/api/auth/sessions", headers: [("Authorization", "Bearer \(token)")]).status
+                    }
+
+                    // The first key signs at once.
+                    let (tokenA, firstKid) = try await bench.issue()
+                    #expect(firstKid == kidA)
+                    #expect(try await status(tokenA) == 200)
+
+                    // A second key file: published within a reload; it signs only from its recorded time on.
+                    let kidB = try bench.writeKey("2026-12.pem")
+                    #expect(try await eventually { try await bench.published().contains(kidB) }, "the new key was never published")
+                    let activatesAt = try #require(try await database.query(
+                        "SELECT activates_at FROM issuer.signing_keys WHERE kid = $1", [.text(kidB)]).first?.date("activates_at"))
+                    #expect(activatesAt.timeIntervalSinceNow > 0, "the new key signs only after the publish lead")
+                    #expect(try await bench.published() == [kidA, kidB])
+                    let early = try await bench.issue()
+                    try #require(Date() < activatesAt, "the token came after the new key's time; the publish lead is too short here")
+                    #expect(early.kid == kidA, "a token signed before the new key's time carries the new key")
+
+                    // A file that holds no key, seen at reloads: the keys loaded before stay, and signing goes on.
+                    try Data("not a key".utf8).write(to: bench.directory.appendingPathComponent("2026-13.pem"))
+                    try await Task.sleep(for: .milliseconds(600))
+                    #expect(try await bench.published() == [kidA, kidB])
+                    #expect(try await [kidA, kidB].contains(bench.issue().kid))
+                    try FileManager.default.removeItem(at: bench.directory.appendingPathComponent("2026-13.pem"))
+
+                    // After the lead the new key signs; a token of the old key still works, and both are published.
+                    try await Task.sleep(for: .seconds(max(activatesAt.timeIntervalSinceNow, 0) + 0.3))
+                    let (tokenB, kid) = try await bench.issue()
+                    #expect(kid == kidB)
+                    #expect(try await status(tokenA) == 200, "a token of the old key is refused before it expired")
+                    #expect(try await status(tokenB) == 200)
+                    #expect(try await bench.published() == [kidA, kidB])
+
+                    // Once the old key's last token can have expired, it is no longer published, though its file is
+                    // still there, and it signs nothing; its token, expired, is refused.
+                    #expect(try await eventually(timeout: .seconds(30)) { try await !bench.published().contains(kidA) }, "the old key stayed published")
+                    #expect(Date() >= activatesAt.addingTimeInterval(Self.accessTokenTTL.timeInterval - 1), "the old key left before its tokens expired")
+                    #expect(FileManager.default.fileExists(atPath: bench.directory.appendingPathComponent("2026-11.pem").path))
+                    #expect(try await bench.issue().kid == kidB)
+                    #expect(try await status(tokenA) == 401)
+                }
+            }
         }
-        defer { Task { await gateway.stop() } }
-        try await gateway.waitUntilConnected()
-        let database = PostgresClient(configuration: try PostgresConfiguration(url: databaseURL), logger: bench.logger)
-        defer { Task { await database.close() } }
-        func status(_ token: String) async throws -> Int {
-            try await RunningStack.send("GET", gateway.url + "/api/auth/sessions", headers: [("Authorization", "Bearer \(token)")]).status
-        }
-
-        // The first key signs at once.
-        let (tokenA, firstKid) = try await bench.issue()
-        #expect(firstKid == kidA)
-        #expect(try await status(tokenA) == 200)
-
-        // A second key file: published within a reload; it signs only from its recorded time on.
-        let kidB = try bench.writeKey("2026-12.pem")
-        #expect(try await eventually { try await bench.published().contains(kidB) }, "the new key was never published")
-        let activatesAt = try #require(try await database.query(
-            "SELECT activates_at FROM issuer.signing_keys WHERE kid = $1", [.text(kidB)]).first?.date("activates_at"))
-        #expect(activatesAt.timeIntervalSinceNow > 0, "the new key signs only after the publish lead")
-        #expect(try await bench.published() == [kidA, kidB])
-        let early = try await bench.issue()
-        if Date() < activatesAt {
-            #expect(early.kid == kidA, "a token signed before the new key's time carries the new key")
-        }
-
-        // A file that holds no key, seen at reloads: the keys loaded before stay, and signing goes on.
-        try Data("not a key".utf8).write(to: bench.directory.appendingPathComponent("2026-13.pem"))
-        try await Task.sleep(for: .milliseconds(600))
-        #expect(try await bench.published() == [kidA, kidB])
-        #expect(try await [kidA, kidB].contains(bench.issue().kid))
-        try FileManager.default.removeItem(at: bench.directory.appendingPathComponent("2026-13.pem"))
-
-        // After the lead the new key signs; a token of the old key still works, and both are published.
-        try await Task.sleep(for: .seconds(max(activatesAt.timeIntervalSinceNow, 0) + 0.3))
-        let (tokenB, kid) = try await bench.issue()
-        #expect(kid == kidB)
-        #expect(try await status(tokenA) == 200, "a token of the old key is refused before it expired")
-        #expect(try await status(tokenB) == 200)
-        #expect(try await bench.published() == [kidA, kidB])
-
-        // Once the old key's last token can have expired, it is no longer published, though its file is
-        // still there, and it signs nothing; its token, expired, is refused.
-        #expect(try await eventually(timeout: .seconds(30)) { try await !bench.published().contains(kidA) }, "the old key stayed published")
-        #expect(Date() >= activatesAt.addingTimeInterval(Self.accessTokenTTL.timeInterval - 1), "the old key left before its tokens expired")
-        #expect(FileManager.default.fileExists(atPath: bench.directory.appendingPathComponent("2026-11.pem").path))
-        #expect(try await bench.issue().kid == kidB)
-        #expect(try await status(tokenA) == 401)
     }
 
     @Test("while issuers roll from database keys to key files, the ones not yet rolled do not schedule a key of their own")
@@ -139,43 +141,47 @@ struct IssuerKeyFileRotationTests {
         let bench = try await Bench.start()
         defer { bench.stop() }
         let (databaseMode, databaseURL) = try await bench.issuer(files: false)
-        defer { Task { await databaseMode.stop() } }
-        let databaseKid = try #require(try await bench.issue().kid)
+        try await withResource(databaseMode, close: { await $0.stop() }) { databaseMode in
+            let databaseKid = try #require(try await bench.issue().kid)
 
-        // One replica rolled over to key files, next to one still on database keys.
-        let fileKid = try bench.writeKey("signing-key.pem")
-        let (fileMode, _) = try await bench.issuer(files: true, databaseURL: databaseURL)
-        defer { Task { await fileMode.stop() } }
-        let database = PostgresClient(configuration: try PostgresConfiguration(url: databaseURL), logger: bench.logger)
-        defer { Task { await database.close() } }
-        let activatesAt = try #require(try await database.query(
-            "SELECT activates_at FROM issuer.signing_keys WHERE kid = $1", [.text(fileKid)]).first?.date("activates_at"))
+            // One replica rolled over to key files, next to one still on database keys.
+            let fileKid = try bench.writeKey("signing-key.pem")
+            let (fileMode, _) = try await bench.issuer(files: true, databaseURL: databaseURL)
+            try await withResource(fileMode, close: { await $0.stop() }) { fileMode in
+                let database = PostgresClient(configuration: try PostgresConfiguration(url: databaseURL), logger: bench.logger)
+                try await withResource(database, close: { await $0.close() }) { database in
+                    let activatesAt = try #require(try await database.query(
+                        "SELECT activates_at FROM issuer.signing_keys WHERE kid = $1", [.text(fileKid)]).first?.date("activates_at"))
 
-        // Past the file key's time, both replicas answer, the one on database keys with the retired database
-        // key and tokens that expire before that key leaves the JWKS; neither made another key, and the file
-        // key is not retired.
-        try await Task.sleep(for: .seconds(max(activatesAt.timeIntervalSinceNow, 0) + 1))
-        var kids: Set<String> = []
-        for _ in 0..<10 {
-            let (token, kid) = try await bench.issue()
-            kids.insert(try #require(kid))
-            let exp = try #require(try JWTClaims.decode(CompactJWS.parse(token).payload).exp)
-            #expect(kid == fileKid || Double(exp) <= activatesAt.addingTimeInterval(Self.accessTokenTTL.timeInterval).timeIntervalSince1970 + 1,
-                    "a token of the retired key outlives its publication")
+                    // Past the file key's time, both replicas answer, the one on database keys with the retired database
+                    // key and tokens that expire before that key leaves the JWKS; neither made another key, and the file
+                    // key is not retired.
+                    try await Task.sleep(for: .seconds(max(activatesAt.timeIntervalSinceNow, 0) + 1))
+                    var kids: Set<String> = []
+                    for _ in 0..<10 {
+                        let (token, kid) = try await bench.issue()
+                        kids.insert(try #require(kid))
+                        let exp = try #require(try JWTClaims.decode(CompactJWS.parse(token).payload).exp)
+                        #expect(kid == fileKid || Double(exp) <= activatesAt.addingTimeInterval(Self.accessTokenTTL.timeInterval).timeIntervalSince1970 + 1,
+                                "a token of the retired key outlives its publication")
+                    }
+                    #expect(kids.isSubset(of: [databaseKid, fileKid]), "\(kids)")
+                    let rows = try await database.query("SELECT kid, retired_at IS NULL AS current FROM issuer.signing_keys ORDER BY created_at", [])
+                    #expect(try rows.map { try $0.string("kid") } == [databaseKid, fileKid])
+                    #expect(try rows.map { try $0.bool("current") } == [false, true])
+
+                    // Once every replica reads the files, the file key signs.
+                    await databaseMode.stop()
+                    for _ in 0..<5 { #expect(try await bench.issue().kid == fileKid) }
+
+                    // A stray issuer without the key files, started later on the same database, makes no key of its own.
+                    let (stray, _) = try await bench.issuer(files: false, databaseURL: databaseURL)
+                    try await withResource(stray, close: { await $0.stop() }) { stray in
+                        let after = try await database.query("SELECT kid FROM issuer.signing_keys ORDER BY created_at", [])
+                        #expect(try after.map { try $0.string("kid") } == [databaseKid, fileKid])
+                    }
+                }
+            }
         }
-        #expect(kids.isSubset(of: [databaseKid, fileKid]), "\(kids)")
-        let rows = try await database.query("SELECT kid, retired_at IS NULL AS current FROM issuer.signing_keys ORDER BY created_at", [])
-        #expect(try rows.map { try $0.string("kid") } == [databaseKid, fileKid])
-        #expect(try rows.map { try $0.bool("current") } == [false, true])
-
-        // Once every replica reads the files, the file key signs.
-        await databaseMode.stop()
-        for _ in 0..<5 { #expect(try await bench.issue().kid == fileKid) }
-
-        // A stray issuer without the key files, started later on the same database, makes no key of its own.
-        let (stray, _) = try await bench.issuer(files: false, databaseURL: databaseURL)
-        defer { Task { await stray.stop() } }
-        let after = try await database.query("SELECT kid FROM issuer.signing_keys ORDER BY created_at", [])
-        #expect(try after.map { try $0.string("kid") } == [databaseKid, fileKid])
     }
 }

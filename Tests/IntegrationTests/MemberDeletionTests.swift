@@ -130,7 +130,7 @@ struct MemberDeletionAcrossServicesTests {
         #expect(again.isExistingMember == false)
     }
 
-    @Test("consent-revoked through the gateway: 200 handled, the Apple sessions end, the Google ones stay, twice is fine")
+    @Test("consent-revoked through the gateway: 200 handled, the Apple sessions end, the Google ones stay; a replay answers 200 and takes no effect")
     func consentRevoked() async throws {
         let stack = try await TestStack.shared.running()
         let googleSub = RunningStack.uniqueSubject()
@@ -148,6 +148,15 @@ struct MemberDeletionAcrossServicesTests {
             #expect(response.status == 200, "body: \(response.text)")
             #expect(try response.data(AppleNotificationResponse.self).handled == true)
         }
+        // The replay (the same jti) took no effect: apple.notification was published once. A later
+        // notification of the same user marks the end: the outbox publishes in order, so by the time its
+        // event is out, a second consent-revoked would be too.
+        let marker = try await stack.post("/api/auth/apple/notifications",
+                                          json: AppleNotificationBody(payload: try await notification(stack, type: "email-enabled", sub: appleSub)))
+        #expect(marker.status == 200, "body: \(marker.text)")
+        let received = try await stack.events(Events.appleNotification, count: 2) { $0.subject == appleSub }
+        #expect(received.map(\.data.type) == ["consent-revoked", "email-enabled"])
+        #expect(received.first?.data.memberId == google.memberId)
         #expect(try await eventually { try await refresh(stack, apple.refreshToken).status == 401 })
         #expect(try await refresh(stack, google.refreshToken).status == 200)
         #expect(try await stack.me(google.accessToken).data(MemberResponse.self).identities.map(\.provider) == ["GOOGLE"])

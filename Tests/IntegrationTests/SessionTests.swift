@@ -82,16 +82,17 @@ struct LateGatewayTests {
         try await Task.sleep(for: .milliseconds(200))
 
         let gateway = try await StandaloneGateway.start(natsURL: TestEnvironment.natsURL)
-        defer { Task { await gateway.stop() } }
-        try await gateway.waitUntilConnected()
-        // Its first request with a token: the gateway never saw the logout happen, only the stored event.
-        let refused = try await RunningStack.send("GET", gateway.url + "/api/members/me",
-                                                  headers: [("Authorization", "Bearer \(phone.accessToken)")])
-        #expect(refused.status == 401, "body: \(refused.text)")
-        #expect(refused.failure?.code == .unauthorized)
-        let accepted = try await RunningStack.send("GET", gateway.url + "/api/members/me",
-                                                   headers: [("Authorization", "Bearer \(tablet.accessToken)")])
-        #expect(accepted.status == 200, "body: \(accepted.text)")
+        try await withResource(gateway, close: { await $0.stop() }) { gateway in
+            try await gateway.waitUntilConnected()
+            // Its first request with a token: the gateway never saw the logout happen, only the stored event.
+            let refused = try await RunningStack.send("GET", gateway.url + "/api/members/me",
+                                                      headers: [("Authorization", "Bearer \(phone.accessToken)")])
+            #expect(refused.status == 401, "body: \(refused.text)")
+            #expect(refused.failure?.code == .unauthorized)
+            let accepted = try await RunningStack.send("GET", gateway.url + "/api/members/me",
+                                                       headers: [("Authorization", "Bearer \(tablet.accessToken)")])
+            #expect(accepted.status == 200, "body: \(accepted.text)")
+        }
     }
 }
 

@@ -2,13 +2,15 @@ import Foundation
 import NATS
 import Testing
 
-/// A fresh stream (unique name and subject) on the test server, deleted afterwards.
-private func withStream(_ body: (NATSConnection, _ stream: String, _ subject: String) async throws -> Void) async throws {
+/// A fresh stream (unique name and subject) on the test server, deleted afterwards. With `create: false`
+/// only its name and subject: the test makes it.
+private func withStream(create: Bool = true,
+                        _ body: (NATSConnection, _ stream: String, _ subject: String) async throws -> Void) async throws {
     let connection = try await TestNATS.connect("jetstream-tests")
     let stream = TestNATS.unique("S")
     let subject = TestNATS.unique("events")
-    try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).>"], maxAge: .seconds(600))
     do {
+        if create { try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).>"], maxAge: .seconds(600)) }
         try await body(connection, stream, subject)
     } catch {
         try? await connection.jetStream.deleteStream(name: stream)
@@ -54,24 +56,22 @@ struct EnsureStreamTests {
 
     @Test("a stream is created with the limits asked for; an existing one keeps its own, subjects included, and reports what differs")
     func existingSettingsAreKept() async throws {
-        let connection = try await TestNATS.connect("jetstream-tests")
-        let stream = TestNATS.unique("S")
-        let subject = TestNATS.unique("events")
-        defer { Task { try? await connection.jetStream.deleteStream(name: stream); await connection.drainAndClose() } }
-        let created = try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).a.>"], maxAge: .seconds(3600))
-        #expect(created == .init(created: true))
+        try await withStream(create: false) { connection, stream, subject in
+            let created = try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).a.>"], maxAge: .seconds(3600))
+            #expect(created == .init(created: true))
 
-        // Another start asks for a shorter age, more replicas and one more subject: none is applied.
-        let second = try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).a.>", "\(subject).b.>"],
-                                                                maxAge: .seconds(60), replicas: 3)
-        #expect(!second.created)
-        #expect(second.differences == ["max_age 3600 s (asked 60 s)", "replicas 1 (asked 3)", "subjects \(subject).b.> missing"])
-        // The missing subject was not added: the stream does not capture it.
-        await #expect(throws: NATSError.self) { try await connection.jetStream.publish("\(subject).b.x", [1]) }
-        let third = try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).a.>"], maxAge: .seconds(3600))
-        #expect(third.differences.isEmpty)
-        await #expect(throws: NATSError.self) {
-            try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).a.>"], replicas: 6)
+            // Another start asks for a shorter age, more replicas and one more subject: none is applied.
+            let second = try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).a.>", "\(subject).b.>"],
+                                                                    maxAge: .seconds(60), replicas: 3)
+            #expect(!second.created)
+            #expect(second.differences == ["max_age 3600 s (asked 60 s)", "replicas 1 (asked 3)", "subjects \(subject).b.> missing"])
+            // The missing subject was not added: the stream does not capture it.
+            await #expect(throws: NATSError.self) { try await connection.jetStream.publish("\(subject).b.x", [1]) }
+            let third = try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).a.>"], maxAge: .seconds(3600))
+            #expect(third.differences.isEmpty)
+            await #expect(throws: NATSError.self) {
+                try await connection.jetStream.ensureStream(name: stream, subjects: ["\(subject).a.>"], replicas: 6)
+            }
         }
     }
 

@@ -25,10 +25,19 @@ struct ClientRefreshTests {
         #expect(body["refreshToken"] as? String == before.refreshToken)
         #expect(body["deviceId"] as? String == "refresh-device")
 
-        // The new tokens work, the old refresh token was rotated away.
+        // The new tokens work and refresh again.
         #expect(try await signedIn.client.me().memberId == signedIn.memberId)
         try await signedIn.client.refresh()
         #expect(try #require(await signedIn.store.loadTokens()).refreshToken != after.refreshToken)
+
+        // The first refresh token was rotated away: presented after the reuse grace window, it is refused.
+        try await Task.sleep(for: TestStack.reuseGrace + .milliseconds(500))
+        let stale = InMemoryTokenStore()
+        await stale.saveTokens(before)
+        let error = await #expect(throws: APIError.self) {
+            try await makeClient(stack.gatewayURL, store: stale, deviceId: "refresh-device").refresh()
+        }
+        #expect(error?.code == .refreshTokenReused, "\(String(describing: error))")
     }
 
     @Test("authorized requests carry the stored access token as Bearer")

@@ -86,11 +86,11 @@ struct ProviderLoginTests {
         let proxy = try GatewayProxy.start(forwardingTo: stack.gatewayURL)
         defer { proxy.stop() }
         let client = makeClient(proxy.url, deviceId: "naver-device")
-        // The dev IdP mints no Naver tokens yet, so the server refuses this one (401, or 404 while Naver is off).
+        // The stack's Naver is on, and its profile API (dev-idp's) knows no such token: 401.
         let error = await #expect(throws: APIError.self) {
             try await client.login(with: .naver(accessToken: "AAAA-not-a-naver-token"))
         }
-        #expect(error?.code == .invalidProviderToken || error?.code == .providerDisabled, "\(String(describing: error))")
+        #expect(error?.code == .invalidProviderToken, "\(String(describing: error))")
         let body = try #require(proxy.jsonBodies("POST /api/auth/naver-login").first)
         #expect(body["accessToken"] as? String == "AAAA-not-a-naver-token")
         #expect(body["deviceId"] as? String == "naver-device")

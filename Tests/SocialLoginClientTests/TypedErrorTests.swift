@@ -40,13 +40,14 @@ struct TypedErrorTests {
         let nats = try await TestNATSServer.start()
         defer { nats.stop() }
         let gateway = try await StandaloneGateway.start(natsURL: nats.url) { $0.rateLimitRPS = 0 }
-        defer { Task { await gateway.stop() } }
-        let error = await #expect(throws: APIError.self) {
-            try await makeClient(gateway.url).login(with: .google(idToken: "x.y.z"))
+        try await withResource(gateway, close: { await $0.stop() }) { gateway in
+            let error = await #expect(throws: APIError.self) {
+                try await makeClient(gateway.url).login(with: .google(idToken: "x.y.z"))
+            }
+            #expect(error?.code == .serviceUnavailable)
+            #expect(error?.status == 503)
+            #expect(error?.retryAfter == .seconds(1))
         }
-        #expect(error?.code == .serviceUnavailable)
-        #expect(error?.status == 503)
-        #expect(error?.retryAfter == .seconds(1))
     }
 
     @Test("429 RATE_LIMITED carries Retry-After")
@@ -56,21 +57,22 @@ struct TypedErrorTests {
             $0.rateLimitRPS = 1
             $0.rateLimitBurst = 1
         }
-        defer { Task { await gateway.stop() } }
-        let client = makeClient(gateway.url)
-        var codes: [APIErrorCode] = []
-        var retryAfter: Duration?
-        for _ in 0..<3 {
-            do {
-                try await client.login(with: .google(idToken: "x.y.z"))
-            } catch let error as APIError {
-                codes.append(error.code)
-                if error.code == .rateLimited { retryAfter = error.retryAfter }
+        try await withResource(gateway, close: { await $0.stop() }) { gateway in
+            let client = makeClient(gateway.url)
+            var codes: [APIErrorCode] = []
+            var retryAfter: Duration?
+            for _ in 0..<3 {
+                do {
+                    try await client.login(with: .google(idToken: "x.y.z"))
+                } catch let error as APIError {
+                    codes.append(error.code)
+                    if error.code == .rateLimited { retryAfter = error.retryAfter }
+                }
             }
+            #expect(codes.first == .invalidProviderToken)
+            #expect(codes.contains(.rateLimited), "\(codes)")
+            #expect((retryAfter ?? .zero) >= .seconds(1))
         }
-        #expect(codes.first == .invalidProviderToken)
-        #expect(codes.contains(.rateLimited), "\(codes)")
-        #expect((retryAfter ?? .zero) >= .seconds(1))
     }
 
     @Test("an error status without the envelope is UNEXPECTED_RESPONSE with the status")

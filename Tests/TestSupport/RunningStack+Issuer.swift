@@ -20,26 +20,26 @@ extension RunningStack {
 
     /// Asks the token-issuer to rotate its signing key now (`auth.issuer.rotate-keys`).
     public func rotateSigningKeys() async throws -> SigningKeyRotation {
-        let client = ServiceClient(connection: try await Self.nats(), logger: Self.logger)
+        let client = ServiceClient(connection: try await nats(), logger: Self.logger)
         return try await client.call(Endpoints.rotateSigningKeys, RotateSigningKeysRequest(), timeout: .seconds(10))
     }
 
     /// Runs `action`, then collects the events of `type` published until `until` returns true for
-    /// the events seen so far or `timeout` passes; returns what it saw.
+    /// the events seen so far or `timeout` passes; returns what it saw. An event of the type that does
+    /// not decode fails the call.
     public func events<Payload>(_ type: EventType<Payload>, timeout: Duration = .seconds(5),
                                 during action: () async throws -> Void,
                                 until done: @escaping @Sendable ([EventEnvelope<Payload>]) -> Bool) async throws -> [EventEnvelope<Payload>] {
-        let subscription = try await Self.nats().subscribe(type.subject)
-        try await Self.nats().flush(timeout: .seconds(10))
+        let connection = try await nats()
+        let subscription = try connection.subscribe(type.subject)
+        try await connection.flush(timeout: .seconds(10))
         defer { subscription.unsubscribe() }
         try await action()
         let collector = Task {
             var seen: [EventEnvelope<Payload>] = []
             for await message in subscription {
-                if let event = try? MessageCoding.decode(EventEnvelope<Payload>.self, from: message.payload) {
-                    seen.append(event)
-                    if done(seen) { break }
-                }
+                seen.append(try MessageCoding.decode(EventEnvelope<Payload>.self, from: message.payload))
+                if done(seen) { break }
             }
             return seen
         }
@@ -47,13 +47,9 @@ extension RunningStack {
             try await Task.sleep(for: timeout)
             subscription.unsubscribe()
         }
-        let seen = await collector.value
-        timer.cancel()
-        return seen
+        defer { timer.cancel() }
+        return try await collector.value
     }
 
     private static let logger = Logger(label: "test-issuer", level: .warning, format: .text)
-    private static func nats() async throws -> NATSConnection {
-        try await TestNATS.shared.connection()
-    }
 }

@@ -19,10 +19,7 @@ extension RunningStack {
     /// Runs `sql` on the stack's database and returns each row as column → text (NULL is absent).
     /// Cast non-text columns in the SQL (`count(*)::text`).
     public func rows(_ sql: String, _ parameters: [String] = []) async throws -> [[String: String]] {
-        let client = PostgresClient(configuration: try PostgresConfiguration(url: databaseURL),
-                                    logger: Logger(label: "test-db", level: .error))
-        defer { Task { await client.close() } }
-        let rows = try await client.query(sql, parameters.map { .text($0) })
+        let rows = try await withDatabase(databaseURL) { try await $0.query(sql, parameters.map { .text($0) }) }
         return try rows.map { row in
             var values: [String: String] = [:]
             for column in row.columns {
@@ -42,49 +39,22 @@ extension RunningStack {
 
     /// Calls a service endpoint over NATS directly (for contracts whose HTTP face is not merged yet).
     public func call<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, _ request: Request) async throws -> Reply {
-        try await ServiceClient(connection: try await TestNATS.shared.connection(), logger: Logger(label: "test-nats", level: .error))
+        try await ServiceClient(connection: try await nats(), logger: Logger(label: "test-nats", level: .error))
             .call(endpoint, request, timeout: .seconds(10))
     }
 
-    /// The first event of `type` in the JetStream stream that `matches`, waiting up to `timeout`
-    /// for it to be published; nil when none came.
+    /// The first event of `type` the stack's stream stored since the stack started that `matches`,
+    /// waiting up to `timeout` for it to be published; nil when none came.
     public func event<Payload>(_ type: EventType<Payload>, timeout: Duration = .seconds(10),
                                where matches: @escaping @Sendable (Payload) -> Bool) async throws -> EventEnvelope<Payload>? {
         try await events(type, timeout: timeout, count: 1, where: matches).first
     }
 
-    /// Every event of `type` that `matches`, read until `count` arrived or `timeout` passed.
+    /// Every event of `type` stored since the stack started that `matches`, waiting until `count` arrived
+    /// or `timeout` passed. An event of the type that does not decode fails the lookup.
     public func events<Payload>(_ type: EventType<Payload>, timeout: Duration = .seconds(10), count: Int = .max,
                                 where matches: @escaping @Sendable (Payload) -> Bool) async throws -> [EventEnvelope<Payload>] {
-        let connection = try await TestNATS.shared.connection()
-        try await EventPublisher(connection: connection, logger: Logger(label: "test-events", level: .error)).ensureStream()
-        let consumer = try connection.jetStream.consume(stream: Events.stream, durable: "test-\(UUID().uuidString.prefix(12).lowercased())",
-                                                        filterSubject: type.subject)
-        return try await withThrowingTaskGroup(of: [EventEnvelope<Payload>].self) { group in
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                consumer.stop()
-                return []
-            }
-            group.addTask {
-                var found: [EventEnvelope<Payload>] = []
-                for try await message in consumer {
-                    try await message.ack()
-                    let envelope = try MessageCoding.decode(EventEnvelope<Payload>.self, from: message.payload)
-                    if matches(envelope.data) { found.append(envelope) }
-                    if found.count >= count { break }
-                }
-                consumer.stop()
-                return found
-            }
-            var found: [EventEnvelope<Payload>] = []
-            for try await result in group {
-                found += result
-                if result.count >= count || found.count >= count { break }
-            }
-            group.cancelAll()
-            return found
-        }
+        try await eventLog.events(type, timeout: timeout, count: count, where: matches)
     }
 
     /// Sends a request to the dev IdP (its control endpoints: `/apple/control`, `/stats`, ...).

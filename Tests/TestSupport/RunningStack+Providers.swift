@@ -30,7 +30,7 @@ extension RunningStack {
 
     /// Calls a service endpoint over NATS: its reply, or the failure it answered with.
     public func callResult<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, _ request: Request) async throws -> Result<Reply, ServiceFailure> {
-        let client = ServiceClient(connection: try await TestNATS.shared.connection(), logger: Logger(label: "test-nats", level: .error))
+        let client = ServiceClient(connection: try await nats(), logger: Logger(label: "test-nats", level: .error))
         do {
             return .success(try await client.call(endpoint, request, timeout: .seconds(10)))
         } catch {
@@ -46,7 +46,7 @@ extension RunningStack {
 
     /// Publishes a domain event to the events stream, as a service would.
     public func publish<Payload>(_ type: EventType<Payload>, _ data: Payload) async throws {
-        let publisher = EventPublisher(connection: try await TestNATS.shared.connection(), logger: Logger(label: "test-events", level: .error))
+        let publisher = EventPublisher(connection: try await nats(), logger: Logger(label: "test-events", level: .error))
         try await publisher.ensureStream()
         try await publisher.publish(type, data)
     }

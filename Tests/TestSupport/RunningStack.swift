@@ -4,6 +4,7 @@ import Foundation
 import HTTPClient
 import JOSE
 import Logging
+import NATS
 import TokenIssuer
 
 /// A started stack and what tests do with it: mint provider tokens, call the gateway.
@@ -18,6 +19,10 @@ public struct RunningStack: Sendable {
     public let idp: DevIdentityProvider
     /// The stack's own database.
     public let databaseURL: String
+    /// The nats-server the stack's services talk over (the shared one, or a private stack's own).
+    public let natsURL: String
+    /// Every event the stack's stream stored since the stack started, for ``event(_:timeout:where:)``.
+    let eventLog: EventLog
     /// The stack's token-issuer, which a test may stop and start again.
     public let issuer: ServiceHandle
     /// The configuration the stack's token-issuer runs with.
@@ -82,6 +87,11 @@ public struct RunningStack: Sendable {
         return APIResponse(status: response.status, headers: response.headers, body: response.body)
     }
 
+    /// The tests' own connection to the stack's nats-server.
+    func nats() async throws -> NATSConnection {
+        try await TestNATS.shared.connection(to: natsURL)
+    }
+
     /// Waits until the gateway's `/readyz?services=all` says it and every service answer.
     func waitUntilReady(timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout
@@ -89,7 +99,7 @@ public struct RunningStack: Sendable {
             if let response = try? await get("/readyz?services=all"), response.status == 200 { return }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw TestStackError("the stack did not become ready within \(timeout); is nats-server at \(TestEnvironment.natsURL)?")
+        throw TestStackError("the stack did not become ready within \(timeout); is nats-server at \(natsURL)?")
     }
 }
 

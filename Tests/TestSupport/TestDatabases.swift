@@ -44,13 +44,12 @@ public actor TestDatabases {
         }
         await admin.close()
         let url = Self.replacing(TestEnvironment.adminDatabaseURL, path: "/\(name)")
-        let database = PostgresClient(configuration: try PostgresConfiguration(url: url), logger: Logger(label: "test-admin", level: .error))
-        defer { Task { await database.close() } }
         // One statement at a time (the file separates them with blank lines): the parameterised
         // query protocol takes one each.
-        for statement in try bootstrap().components(separatedBy: "\n\n")
-            where statement.split(separator: "\n").contains(where: { !$0.hasPrefix("--") }) {
-            _ = try await database.query(statement)
+        let statements = try bootstrap().components(separatedBy: "\n\n")
+            .filter { $0.split(separator: "\n").contains(where: { !$0.hasPrefix("--") }) }
+        try await withDatabase(url) { database in
+            for statement in statements { _ = try await database.query(statement) }
         }
         return url
     }

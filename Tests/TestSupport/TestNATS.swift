@@ -1,19 +1,20 @@
 import Logging
 import NATS
 
-/// The tests' own NATS connection, opened on first use and shared.
+/// The tests' own NATS connections, one per server URL, opened on first use and shared.
 actor TestNATS {
     static let shared = TestNATS()
 
-    private var opening: Task<NATSConnection, any Error>?
+    private var opening: [String: Task<NATSConnection, any Error>] = [:]
 
-    func connection() async throws -> NATSConnection {
-        if let opening { return try await opening.value }
+    /// The connection to the server at `url` (the shared one unless a private stack's).
+    func connection(to url: String = TestEnvironment.natsURL) async throws -> NATSConnection {
+        if let task = opening[url] { return try await task.value }
         let task = Task {
-            try await NATSConnection.connect(TestIdentities.configuration(name: "tests"),
+            try await NATSConnection.connect(TestIdentities.configuration(url: url, name: "tests"),
                                              logger: Logger(label: "test-nats", level: .error))
         }
-        opening = task
+        opening[url] = task
         return try await task.value
     }
 }

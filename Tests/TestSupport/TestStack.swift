@@ -16,20 +16,36 @@ import TokenVerifier
 
 /// The whole system in this process, against the real nats-server and PostgreSQL: the dev
 /// identity provider, the four services, and the gateway on a free port, with a database of
-/// its own. Started once per test process and shared by every suite (tests use unique
-/// identities, so they do not meet).
+/// its own. The shared one is started once per test process and shared by every suite (tests use
+/// unique identities, so they do not meet); a suite that changes what the stack does for everyone
+/// (rotates its signing key, stops its issuer) starts an ``isolated()`` one.
 public actor TestStack {
-    /// The stack every suite shares.
+    /// The stack every suite shares, on the test command's nats-server.
     public static let shared = TestStack()
 
-    private let natsURL: String
+    /// A stack of its own, on a nats-server of its own (with its own event stream) and a database of its
+    /// own, for one suite: what it does to its services no other suite sees. It shares the shared stack's
+    /// dev-idp, so the suite must not change that (a suite that must, runs one of its own). Keep it in a
+    /// `static let` of the suite; it runs until the process exits. With `logger`, every part logs through it.
+    public static func isolated(logger: Logger? = nil) -> TestStack {
+        TestStack(natsURL: nil, logger: logger)
+    }
+
+    /// The nats-server the stack runs on; `nil`: one of its own, started with the stack.
+    private let natsURL: String?
     private let logger: Logger?
 
-    /// A stack on the nats-server at `natsURL`. A stack of its own needs a nats-server of its own (its
-    /// services would otherwise answer the shared stack's requests). With `logger`, every part logs
-    /// through it (each under its own label: `gateway`, `token-verifier`, ...), so a test can read what
-    /// each service wrote; without, at `TEST_LOG_LEVEL` (default warning) on standard error.
+    /// A stack on the nats-server at `natsURL`, with a dev-idp of its own. A stack of its own needs a
+    /// nats-server of its own (its services would otherwise answer the shared stack's requests). With
+    /// `logger`, every part logs through it (each under its own label: `gateway`, `token-verifier`, ...),
+    /// so a test can read what each service wrote; without, at `TEST_LOG_LEVEL` (default warning) on
+    /// standard error.
     public init(natsURL: String = TestEnvironment.natsURL, logger: Logger? = nil) {
+        self.natsURL = natsURL
+        self.logger = logger
+    }
+
+    private init(natsURL: String?, logger: Logger?) {
         self.natsURL = natsURL
         self.logger = logger
     }
@@ -67,16 +83,26 @@ public actor TestStack {
     /// The running stack, started on first use.
     public func running() async throws -> RunningStack {
         if let starting { return try await starting.value }
-        let task = Task { [natsURL, logger] in try await Self.start(natsURL: natsURL, logger: logger) }
+        let task = Task { [natsURL, logger] in
+            if let natsURL { return try await Self.start(natsURL: natsURL, logger: logger, devIDP: nil) }
+            // The shared dev-idp serves it too (an isolated stack's suite changes nothing there): a second one
+            // would make its keys while the other suites run, on the same two cores.
+            let shared = try await Self.shared.running()
+            guard let idpPort = URLComponents(string: shared.devIDPURL)?.port else { throw TestStackError("no dev-idp port") }
+            return try await Self.start(natsURL: try await TestNATSServer.start(jetStream: true).url, logger: logger,
+                                        devIDP: (idpPort, shared.idp))
+        }
         starting = task
         return try await task.value
     }
 
-    private static func start(natsURL: String, logger: Logger?) async throws -> RunningStack {
+    /// Starts a stack on `natsURL`, with `devIDP` as its identity provider, or a dev-idp of its own.
+    private static func start(natsURL: String, logger: Logger?, devIDP: (port: Int, idp: DevIdentityProvider)?) async throws -> RunningStack {
+        let started = Date()
         let logger = logger ?? Logger(label: "test", level: ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"]
                                         .flatMap(Logger.Level.init(name:)) ?? .warning, format: .text)
-        let appleKeyFile = try writeAppleKey()
-        let (idpPort, idp) = try await launch { (signal: @escaping @Sendable ((Int, DevIdentityProvider)) -> Void) in
+        let appleKeyFile = try Self.appleKeyFile.get()
+        let (idpPort, idp) = if let devIDP { (devIDP.port, devIDP.idp) } else { try await launch { (signal: @escaping @Sendable ((Int, DevIdentityProvider)) -> Void) in
             var configuration = DevIDPConfiguration()
             configuration.port = 0
             configuration.naverClientID = ClientID.naver
@@ -86,7 +112,7 @@ public actor TestStack {
             configuration.appleKeyFile = appleKeyFile
             configuration.appleClientID = ClientID.apple
             return DevIDPServer(configuration: configuration, logger: logger.named("dev-idp")) { signal(($0, $1)) }
-        }
+        } }
         let databaseURL = try await freshDatabase()
 
         var verifier = TokenVerifierConfiguration()
@@ -156,9 +182,11 @@ public actor TestStack {
             return GatewayServer(configuration: configuration, logger: logger.named("gateway"), onListening: signal,
                                  onManagementListening: { managementPort.port.store($0, ordering: .releasing) })
         }
+        let events = try await EventLog.start(try await TestNATS.shared.connection(to: natsURL), since: started)
         let stack = RunningStack(gatewayURL: "http://127.0.0.1:\(gatewayPort)",
                                  managementURL: "http://127.0.0.1:\(managementPort.port.load(ordering: .acquiring))", devIDPURL: "http://127.0.0.1:\(idpPort)",
-                                 idp: idp, databaseURL: databaseURL, issuer: issuerService, issuerConfiguration: issuer)
+                                 idp: idp, databaseURL: databaseURL, natsURL: natsURL, eventLog: events,
+                                 issuer: issuerService, issuerConfiguration: issuer)
         try await stack.waitUntilReady()
         try await warmUp(stack)
         return stack
@@ -190,6 +218,9 @@ public actor TestStack {
         for await value in stream { return value }
         throw TestStackError("a service of the test stack did not start")
     }
+
+    /// The Apple Sign in key of every stack of the process (dev-idp checks client secrets with it).
+    private static let appleKeyFile = Result { try writeAppleKey() }
 
     /// A fresh Apple Sign in key (`.p8`-style PKCS#8 PEM) in a temporary directory.
     private static func writeAppleKey() throws -> String {

@@ -102,6 +102,24 @@ ensure_python_packages() {
   python_venv "pyjwt[crypto]|jwt, cryptography" "kubernetes-validate|kubernetes_validate"
 }
 
+# dev_idp_environment IDP_URL DIR: exports the services' provider settings (and dev-idp's) that point
+# every provider at the dev-idp at IDP_URL, with Sign in with Apple's key made once in DIR/apple-key.p8.
+dev_idp_environment() {
+  local idp=$1 dir=$2
+  export GOOGLE_CLIENT_IDS=dev-google-client GOOGLE_ISSUERS="$idp/google" GOOGLE_JWKS_URL="$idp/google/jwks"
+  export APPLE_CLIENT_IDS=dev.apple.client APPLE_ISSUER="$idp/apple" APPLE_JWKS_URL="$idp/apple/jwks"
+  export KAKAO_CLIENT_IDS=dev-kakao-client KAKAO_ISSUER="$idp/kakao" KAKAO_JWKS_URL="$idp/kakao/jwks"
+  export NAVER_CLIENT_ID=dev-naver-client NAVER_CLIENT_SECRET=dev-naver-secret
+  export NAVER_PROFILE_URL="$idp/naver/v1/nid/me" NAVER_TOKEN_URL="$idp/naver/oauth2.0/token"
+  export DEV_IDP_NAVER_CLIENT_ID=$NAVER_CLIENT_ID DEV_IDP_NAVER_CLIENT_SECRET=$NAVER_CLIENT_SECRET
+  # Sign in with Apple's code exchange and revocation, against dev-idp, with a key made once.
+  [ -f "$dir/apple-key.p8" ] || openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$dir/apple-key.p8" 2>/dev/null
+  export APPLE_TEAM_ID=DEVTEAM001 APPLE_KEY_ID=DEVKEY0001 APPLE_PRIVATE_KEY_FILE="$dir/apple-key.p8"
+  export APPLE_TOKEN_URL="$idp/apple/auth/token" APPLE_REVOKE_URL="$idp/apple/auth/revoke"
+  export DEV_IDP_APPLE_TEAM_ID=$APPLE_TEAM_ID DEV_IDP_APPLE_KEY_ID=$APPLE_KEY_ID DEV_IDP_APPLE_KEY_FILE=$APPLE_PRIVATE_KEY_FILE
+  export DEV_IDP_APPLE_CLIENT_ID=dev.apple.client
+}
+
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 
