@@ -16,13 +16,13 @@ extension RunningStack {
         try await mint(provider, MintRequest(claims: claims))
     }
 
-    /// Runs `sql` on the stack's database and returns each row as column → text (NULL is absent).
+    /// Runs `query` on the stack's database and returns each row as column → text (NULL is absent).
     /// Cast non-text columns in the SQL (`count(*)::text`).
-    public func rows(_ sql: String, _ parameters: [String] = []) async throws -> [[String: String]] {
+    public func rows(_ query: PostgresQuery) async throws -> [[String: String]] {
         let client = PostgresClient(configuration: try PostgresConfiguration(url: databaseURL),
                                     logger: Logger(label: "test-db", level: .error))
         defer { Task { await client.close() } }
-        let rows = try await client.query(sql, parameters.map { .text($0) })
+        let rows = try await client.query(query)
         return try rows.map { row in
             var values: [String: String] = [:]
             for column in row.columns {
@@ -32,10 +32,10 @@ extension RunningStack {
         }
     }
 
-    /// The first row's first column of `sql` as a number (for `count(*)`).
-    public func count(_ sql: String, _ parameters: [String] = []) async throws -> Int {
-        guard let value = try await rows(sql, parameters).first?.values.first, let number = Int(value) else {
-            throw TestStackError("no count from \(sql)")
+    /// The first row's first column of `query` as a number (for `count(*)`).
+    public func count(_ query: PostgresQuery) async throws -> Int {
+        guard let value = try await rows(query).first?.values.first, let number = Int(value) else {
+            throw TestStackError("no count from \(query)")
         }
         return number
     }

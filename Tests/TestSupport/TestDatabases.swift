@@ -37,7 +37,7 @@ public actor TestDatabases {
                                    logger: Logger(label: "test-admin", level: .error))
         let name = "auth_test_\(UUID().uuidString.prefix(8).lowercased())"
         do {
-            _ = try await admin.query("CREATE DATABASE \(name)", [])
+            _ = try await admin.query("CREATE DATABASE \(unescaped: name)")
         } catch {
             await admin.close()
             throw TestStackError("PostgreSQL at \(TestEnvironment.adminDatabaseURL) is not usable (\(error)); run the tests with deploy/local/test")
@@ -50,7 +50,7 @@ public actor TestDatabases {
         // query protocol takes one each.
         for statement in try bootstrap().components(separatedBy: "\n\n")
             where statement.split(separator: "\n").contains(where: { !$0.hasPrefix("--") }) {
-            _ = try await database.query(statement)
+            _ = try await database.query(PostgresQuery(unescaped: statement))
         }
         return url
     }

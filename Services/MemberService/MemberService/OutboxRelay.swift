@@ -43,11 +43,11 @@ struct OutboxRelay: Service {
     /// backs the rest off. Returns how many rows it claimed.
     func publishBatch() async throws -> Int {
         let rows = try await database.query("""
-            UPDATE member.outbox SET available_at = now() + make_interval(secs => $2), attempts = attempts + 1
+            UPDATE member.outbox SET available_at = now() + make_interval(secs => \(Self.lease)), attempts = attempts + 1
              WHERE id IN (SELECT id FROM member.outbox WHERE available_at <= now()
-                           ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+                           ORDER BY id LIMIT \(Self.batchSize) FOR UPDATE SKIP LOCKED)
             RETURNING id, event_id, event_type, data, attempts
-            """, [.int(Self.batchSize), .int(Self.lease)])
+            """)
         guard !rows.isEmpty else { return 0 }
         let claimed = try rows.map { row in
             (id: try row.int("id"), eventID: try row.string("event_id"), type: try row.string("event_type"),
@@ -74,14 +74,13 @@ struct OutboxRelay: Service {
             }
         }
         if !published.isEmpty {
-            _ = try await database.query("DELETE FROM member.outbox WHERE id = ANY($1::bigint[])", [.text(Self.array(published))])
+            _ = try await database.query("DELETE FROM member.outbox WHERE id = ANY(\(Self.array(published))::bigint[])")
         }
         if !failed.isEmpty {
             // Back off (1 s, 2 s, 4 s ... 30 s) so a JetStream outage is not hammered.
             let delay = min(30, 1 << min(attempts - 1, 5))
             _ = try await database.query(
-                "UPDATE member.outbox SET available_at = now() + make_interval(secs => $2) WHERE id = ANY($1::bigint[])",
-                [.text(Self.array(failed)), .int(delay)])
+                "UPDATE member.outbox SET available_at = now() + make_interval(secs => \(delay)) WHERE id = ANY(\(Self.array(failed))::bigint[])")
         }
         return claimed.count
     }

@@ -55,9 +55,8 @@ struct OutboxRelay: Service {
             let rows = try await connection.query(
                 """
                 SELECT seq, id, event, session_id, member_id, reason, created_at FROM issuer.outbox
-                 ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
-                """,
-                [.int(Self.batchSize)])
+                 ORDER BY seq LIMIT \(Self.batchSize) FOR UPDATE SKIP LOCKED
+                """)
             var published: [Int64] = []
             var failure: (any Error)?
             for row in rows {
@@ -71,8 +70,7 @@ struct OutboxRelay: Service {
             }
             if !published.isEmpty {
                 _ = try await connection.query(
-                    "DELETE FROM issuer.outbox WHERE seq = ANY($1::bigint[])",
-                    [.text("{" + published.map(String.init).joined(separator: ",") + "}")])
+                    "DELETE FROM issuer.outbox WHERE seq = ANY(\("{" + published.map(String.init).joined(separator: ",") + "}")::bigint[])")
             }
             if let failure {
                 // Keep what was published (deleted above, committed below); the rest waits for the next try.
