@@ -25,7 +25,8 @@ public struct MemberServer: Service {
     private func serve(_ readiness: Readiness) async throws {
         let database = try await PostgresClient.migrated(
             url: configuration.databaseURL, poolSize: configuration.databasePoolSize, applicationName: "member-service",
-            schema: MemberMigrations.schema, migrations: MemberMigrations.all, logger: logger)
+            schema: MemberMigrations.schema, migrations: MemberMigrations.all, functions: MemberMigrations.functions,
+            logger: logger)
         defer { Task { await database.close() } }
 
         let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, access: configuration.natsAccess, name: "member-service", logger: logger)

@@ -17,15 +17,16 @@ extension MemberStore {
                 """)
             if let row = owner.first {
                 guard try row.int("member_id") == request.memberId else { throw ServiceFailure.identityInUse }
-                // Linked already: keep what the provider asserts now, as a login would.
+                // Linked already: keep what the provider asserts now, by login's rules (SQL/functions.sql).
                 _ = try await connection.query("""
-                    UPDATE member.identities
-                       SET email = COALESCE(\(identity.email), email, \(request.email)),
-                           email_verified = CASE WHEN \(identity.email)::text IS NOT NULL THEN COALESCE(\(identity.emailVerified)::boolean, FALSE)
-                                                 WHEN email IS NOT NULL THEN email_verified ELSE FALSE END,
-                           is_private_email = COALESCE(\(identity.isPrivateEmail), is_private_email), name = COALESCE(\(name), name),
-                           sealed_credential = COALESCE(\(identity.sealedCredential), sealed_credential)
-                     WHERE provider = \(identity.provider.rawValue) AND provider_user_id = \(identity.subject)
+                    UPDATE member.identities AS i
+                       SET (email, email_verified) = (
+                               SELECT e.email, e.verified FROM member.identity_email(
+                                   \(identity.email), \(identity.emailVerified), i.email, i.email_verified, \(request.email)) AS e),
+                           name = member.identity_name(\(identity.name), \(request.name), i.name),
+                           is_private_email = COALESCE(\(identity.isPrivateEmail), i.is_private_email),
+                           sealed_credential = COALESCE(\(identity.sealedCredential), i.sealed_credential)
+                     WHERE i.provider = \(identity.provider.rawValue) AND i.provider_user_id = \(identity.subject)
                     """)
                 return
             }
@@ -36,9 +37,9 @@ extension MemberStore {
                 _ = try await connection.query("""
                     INSERT INTO member.identities
                            (provider, provider_user_id, email, email_verified, is_private_email, name, sealed_credential, member_id)
-                    VALUES (\(identity.provider.rawValue), \(identity.subject), COALESCE(\(identity.email), \(request.email)),
-                            \(identity.email)::text IS NOT NULL AND COALESCE(\(identity.emailVerified)::boolean, FALSE),
-                            \(identity.isPrivateEmail), \(name), \(identity.sealedCredential), \(request.memberId))
+                    SELECT \(identity.provider.rawValue), \(identity.subject), e.email, e.verified, \(identity.isPrivateEmail)::boolean,
+                           member.identity_name(\(identity.name), \(request.name), NULL), \(identity.sealedCredential), \(request.memberId)::bigint
+                      FROM member.identity_email(\(identity.email), \(identity.emailVerified), NULL, NULL, \(request.email)) AS e
                     """)
             } catch let error as PostgresError where error.isUniqueViolation {
                 // A first login of the same identity created another member meanwhile.

@@ -33,7 +33,8 @@ public struct TokenIssuerServer: Service {
     private func serve(_ readiness: Readiness) async throws {
         let database = try await PostgresClient.migrated(
             url: configuration.databaseURL, poolSize: configuration.databasePoolSize, applicationName: "token-issuer",
-            schema: IssuerMigrations.schema, migrations: IssuerMigrations.all, logger: logger)
+            schema: IssuerMigrations.schema, migrations: IssuerMigrations.all, functions: IssuerMigrations.functions,
+            logger: logger)
         defer { Task { await database.close() } }
 
         let keys = SigningKeys(database: database, keyFiles: configuration.signingKeyFiles,
