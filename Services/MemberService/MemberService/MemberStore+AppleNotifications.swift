@@ -85,7 +85,7 @@ extension MemberStore {
     /// whether the member was deleted.
     private static func endAppleIdentity(_ notification: AppleNotification, memberId: Int64,
                                          on connection: PostgresConnection) async throws -> (ended: Bool, deleted: Bool) {
-        guard try await lockMember(memberId, on: connection) else { return (false, false) }
+        guard try await lockMember(memberId, on: connection) != nil else { return (false, false) }
         let identities = try await connection.query(
             "SELECT provider, provider_user_id FROM member.identities WHERE member_id = \(memberId) FOR UPDATE")
         let isApple = { (row: PostgresRow) throws -> Bool in

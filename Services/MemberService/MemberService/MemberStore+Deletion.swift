@@ -14,7 +14,7 @@ extension MemberStore {
     /// is already over (Apple, after `consent-revoked`), so nobody tries to revoke it.
     static func delete(memberId: Int64, reason: String, keepingGrantsOf ended: Provider? = nil,
                        on connection: PostgresConnection) async throws -> Bool {
-        guard try await lockMember(memberId, on: connection) else { return false }
+        guard try await lockMember(memberId, on: connection) != nil else { return false }
         let identities = try await connection.query(
             "SELECT provider, provider_user_id, sealed_credential FROM member.identities WHERE member_id = \(memberId) FOR UPDATE")
         let grants: [ProviderGrant] = try identities.compactMap { row in

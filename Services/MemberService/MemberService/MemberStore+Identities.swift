@@ -6,10 +6,8 @@ extension MemberStore {
     /// `IDENTITY_IN_USE` when it is another member's or the member has another of that provider.
     func link(_ request: LinkIdentityRequest) async throws -> MemberProfile {
         let identity = request.identity
-        let email = identity.email ?? request.email
-        let name = identity.name ?? request.name
         try await change { connection in
-            guard try await Self.lockMember(request.memberId, on: connection) else { throw ServiceFailure.memberGone }
+            guard let member = try await Self.lockMember(request.memberId, on: connection) else { throw ServiceFailure.memberGone }
             let owner = try await connection.query(
                 """
                 SELECT member_id FROM member.identities
@@ -33,23 +31,28 @@ extension MemberStore {
             let sameProvider = try await connection.query(
                 "SELECT 1 FROM member.identities WHERE member_id = \(request.memberId) AND provider = \(identity.provider.rawValue)")
             guard sameProvider.isEmpty else { throw ServiceFailure.providerLinked(identity.provider) }
+            let linked: PostgresRows
             do {
-                _ = try await connection.query("""
+                linked = try await connection.query("""
                     INSERT INTO member.identities
                            (provider, provider_user_id, email, email_verified, is_private_email, name, sealed_credential, member_id)
                     SELECT \(identity.provider.rawValue), \(identity.subject), e.email, e.verified, \(identity.isPrivateEmail)::boolean,
                            member.identity_name(\(identity.name), \(request.name), NULL), \(identity.sealedCredential), \(request.memberId)::bigint
                       FROM member.identity_email(\(identity.email), \(identity.emailVerified), NULL, NULL, \(request.email)) AS e
+                    RETURNING email, name
                     """)
             } catch let error as PostgresError where error.isUniqueViolation {
                 // A first login of the same identity created another member meanwhile.
                 throw ServiceFailure.identityInUse
             }
-            // The member's email and name fill gaps only; they never switch to the new identity's.
-            _ = try await connection.query("""
-                UPDATE member.members SET email = COALESCE(email, \(email)), name = COALESCE(name, \(name)), updated_at = now()
-                 WHERE id = \(request.memberId) AND ((email IS NULL AND \(email)::text IS NOT NULL) OR (name IS NULL AND \(name)::text IS NOT NULL))
-                """)
+            let identityDetails = MemberDetails(email: try linked.first?.optionalString("email"),
+                                                name: try linked.first?.optionalString("name"))
+            if let filled = member.fillingGaps(from: identityDetails) {
+                _ = try await connection.query("""
+                    UPDATE member.members SET email = \(filled.email), name = \(filled.name), updated_at = now()
+                     WHERE id = \(request.memberId)
+                    """)
+            }
             try await OutboxEvent(Events.identityLinked, IdentityLinked(memberId: request.memberId, provider: identity.provider))
                 .write(on: connection)
         }
@@ -61,7 +64,7 @@ extension MemberStore {
     /// `LAST_IDENTITY` when it is the only one.
     func unlink(_ request: UnlinkIdentityRequest) async throws -> MemberProfile {
         try await change { connection in
-            guard try await Self.lockMember(request.memberId, on: connection) else { throw ServiceFailure.memberGone }
+            guard try await Self.lockMember(request.memberId, on: connection) != nil else { throw ServiceFailure.memberGone }
             let providers = try await connection.query(
                 "SELECT provider FROM member.identities WHERE member_id = \(request.memberId) FOR UPDATE"
             ).map { try $0.string("provider") }

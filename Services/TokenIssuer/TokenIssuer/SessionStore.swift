@@ -5,11 +5,10 @@ import Postgres
 
 /// Sessions and refresh tokens in the `issuer` schema.
 struct SessionStore: Sendable {
-    /// What a refresh attempt came to.
-    enum Rotation: Sendable {
-        case rotated(sessionId: String, memberId: Int64, token: RefreshToken)
-        case reused
-        case invalid
+    /// What a refresh attempt came to, with the session and successor when the outcome grants them.
+    struct Rotation: Sendable {
+        let outcome: RefreshOutcome
+        let grant: (sessionId: String, memberId: Int64, token: RefreshToken)?
     }
 
     let database: PostgresClient
@@ -38,26 +37,21 @@ struct SessionStore: Sendable {
     }
 
     /// Rotates `token`: the first use yields its successor, a duplicate inside the grace window
-    /// the same successor, a use after that ends the session.
+    /// the same successor, a use after that ends the session (see `RefreshOutcome`).
     func rotate(_ token: RefreshToken, deviceId: String?, secret: [UInt8]) async throws -> Rotation {
         let successor = token.successor(secret: secret)
         let rows = try await database.query(
             """
-            SELECT status, session_id, member_id FROM issuer.rotate_refresh_token(
+            SELECT outcome, session_id, member_id FROM issuer.rotate_refresh_token(
                 p_token_hash => \(token.hash), p_successor_hash => \(successor.hash), p_device => \(deviceId),
                 p_grace_seconds => \(reuseGrace.components.seconds), p_ttl_seconds => \(refreshTokenTTL.components.seconds))
             """)
         guard let row = rows.first else { throw ServiceFailure.internal }
-        switch try row.string("status") {
-        case "rotated":
-            return .rotated(sessionId: try row.uuid("session_id").uuidString.lowercased(), memberId: try row.int("member_id"), token: successor)
-        case "reused":
-            return .reused
-        case "invalid":
-            return .invalid
-        case let status:
-            throw IssuerError.unexpectedStatus(status)
-        }
+        let text = try row.string("outcome")
+        guard let outcome = RefreshOutcome(rawValue: text) else { throw IssuerError.unexpectedStatus(text) }
+        guard outcome.failure == nil else { return Rotation(outcome: outcome, grant: nil) }
+        let sessionId = try row.uuid("session_id").uuidString.lowercased()
+        return Rotation(outcome: outcome, grant: (sessionId, try row.int("member_id"), successor))
     }
 
     /// Ends the member's session `sessionId` if it is live; returns the IDs it ended (none or one).
