@@ -22,7 +22,8 @@ struct MemberSchemaUpgradeTests {
         let expected = try await SchemaDatabase.routines(fresh, schema: "member")
         #expect(Set(expected.keys) == [
             "member.enqueue(text,jsonb)",
-            "member.identity_email(text,boolean,text,boolean,text)",
+            "member.identity_email(text,text,text)",
+            "member.identity_email_verified(text,boolean,text,boolean)",
             "member.identity_name(text,text,text)",
             "member.login(text,text,text,boolean,boolean,text,text,text,text,text,text)",
         ])

@@ -18,9 +18,9 @@ extension MemberStore {
                 // Linked already: keep what the provider asserts now, by login's rules (SQL/functions.sql).
                 _ = try await connection.query("""
                     UPDATE member.identities AS i
-                       SET (email, email_verified) = (
-                               SELECT e.email, e.verified FROM member.identity_email(
-                                   \(identity.email), \(identity.emailVerified), i.email, i.email_verified, \(request.email)) AS e),
+                       SET email = member.identity_email(\(identity.email), i.email, \(request.email)),
+                           email_verified = member.identity_email_verified(\(identity.email), \(identity.emailVerified),
+                                                                           i.email, i.email_verified),
                            name = member.identity_name(\(identity.name), \(request.name), i.name),
                            is_private_email = COALESCE(\(identity.isPrivateEmail), i.is_private_email),
                            sealed_credential = COALESCE(\(identity.sealedCredential), i.sealed_credential)
@@ -36,9 +36,11 @@ extension MemberStore {
                 linked = try await connection.query("""
                     INSERT INTO member.identities
                            (provider, provider_user_id, email, email_verified, is_private_email, name, sealed_credential, member_id)
-                    SELECT \(identity.provider.rawValue), \(identity.subject), e.email, e.verified, \(identity.isPrivateEmail)::boolean,
-                           member.identity_name(\(identity.name), \(request.name), NULL), \(identity.sealedCredential), \(request.memberId)::bigint
-                      FROM member.identity_email(\(identity.email), \(identity.emailVerified), NULL, NULL, \(request.email)) AS e
+                    VALUES (\(identity.provider.rawValue), \(identity.subject),
+                            member.identity_email(\(identity.email), NULL, \(request.email)),
+                            member.identity_email_verified(\(identity.email), \(identity.emailVerified), NULL, NULL),
+                            \(identity.isPrivateEmail), member.identity_name(\(identity.name), \(request.name), NULL),
+                            \(identity.sealedCredential), \(request.memberId))
                     RETURNING email, name
                     """)
             } catch let error as PostgresError where error.isUniqueViolation {

@@ -12,16 +12,19 @@ DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, T
 
 -- Rule (identity email): an identity keeps the token's email with the token's flag; a token without
 -- an email keeps the stored email with its flag; with neither, the email the app sent (Apple sends
--- it once, at the first login), unverified. So `verified` is true only when a provider vouched for
--- that very address. Used by login and by link.
-CREATE OR REPLACE FUNCTION member.identity_email(
-    p_token_email TEXT, p_token_verified BOOLEAN, p_stored_email TEXT, p_stored_verified BOOLEAN, p_app_email TEXT,
-    OUT email TEXT, OUT verified BOOLEAN)
+-- it once, at the first login), unverified. So the flag is true only when a provider vouched for
+-- that very address. Used by login and by link. Two scalar functions (the email, its flag), which
+-- PostgreSQL inlines into the statements that call them.
+CREATE OR REPLACE FUNCTION member.identity_email(p_token_email TEXT, p_stored_email TEXT, p_app_email TEXT) RETURNS TEXT
 LANGUAGE sql IMMUTABLE AS $$
     SELECT CASE WHEN p_token_email IS NOT NULL THEN p_token_email
                 WHEN p_stored_email IS NOT NULL THEN p_stored_email
-                ELSE p_app_email END,
-           CASE WHEN p_token_email IS NOT NULL THEN COALESCE(p_token_verified, FALSE)
+                ELSE p_app_email END
+$$;
+CREATE OR REPLACE FUNCTION member.identity_email_verified(p_token_email TEXT, p_token_verified BOOLEAN,
+                                                          p_stored_email TEXT, p_stored_verified BOOLEAN) RETURNS BOOLEAN
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN p_token_email IS NOT NULL THEN COALESCE(p_token_verified, FALSE)
                 WHEN p_stored_email IS NOT NULL THEN COALESCE(p_stored_verified, FALSE)
                 ELSE FALSE END
 $$;
@@ -66,8 +69,8 @@ BEGIN
          WHERE i.provider = p_provider AND i.provider_user_id = p_subject
            FOR UPDATE;
         IF FOUND THEN
-            SELECT e.email, e.verified INTO v_email, v_verified
-              FROM member.identity_email(p_email, p_email_verified, v_old_email, v_old_verified, p_app_email) AS e;
+            v_email := member.identity_email(p_email, v_old_email, p_app_email);
+            v_verified := member.identity_email_verified(p_email, p_email_verified, v_old_email, v_old_verified);
             v_name := member.identity_name(p_name, p_app_name, v_old_name);
             -- Rule (provider flags and credential): what the token asserts replaces what is stored;
             -- what it leaves out stays.
@@ -98,8 +101,8 @@ BEGIN
             RETURN;
         END IF;
         -- A first login: the member takes the identity's email and name.
-        SELECT e.email, e.verified INTO v_email, v_verified
-          FROM member.identity_email(p_email, p_email_verified, NULL, NULL, p_app_email) AS e;
+        v_email := member.identity_email(p_email, NULL, p_app_email);
+        v_verified := member.identity_email_verified(p_email, p_email_verified, NULL, NULL);
         v_name := member.identity_name(p_name, p_app_name, NULL);
         BEGIN
             INSERT INTO member.members (email, name, timezone, locale)
