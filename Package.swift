@@ -69,10 +69,13 @@ let package = Package(
                   resources: [.copy("Resources/openapi.yaml")])
         + service("TokenVerifier",
                   ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "JOSE", "Crypto", "HTTPClient"])
+        // Each database service's functions, compiled into its binary (no resource bundle to ship).
         + service("MemberService",
-                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence"])
+                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence"],
+                  resources: [.embedInCode("SQL/functions.sql")])
         + service("TokenIssuer",
-                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence", "JOSE", "Crypto"])
+                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence", "JOSE", "Crypto"],
+                  resources: [.embedInCode("SQL/functions.sql")])
         + [.executableTarget(name: "NATSAuth", dependencies: ["Messaging", "Crypto"], path: "Services/NATSAuth",
                              swiftSettings: swiftSettings)]
         + service("DevIDP",
@@ -95,7 +98,8 @@ let package = Package(
             tests("HTTPClientTests", ["HTTPClient", "HTTPServer", "Logging"]),
             tests("IntegrationTests", ["TestSupport", "HTTPTesting", "TestVectors", "Contracts", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "HTTPClient", "HTTPServer", "Logging", "DevIDP", "TokenVerifier"]),
             tests("GatewayTests", ["Gateway", "Contracts", "JOSE", "Crypto", "Logging", "Metrics"]),
-            tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Crypto", "JOSE", "Logging", "Runtime"]),
+            tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Contracts", "Crypto", "JOSE", "Logging", "Runtime"]),
+            tests("MemberServiceTests", ["MemberService", "TestSupport", "Postgres", "Contracts", "Logging", "Runtime"]),
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging", "TestVectors"]),
             // The app-side client: Foundation only, so it builds for iOS, macOS and Linux.
             .target(name: "SocialLoginClient", path: "Client/SocialLoginClient", swiftSettings: swiftSettings),

@@ -7,23 +7,25 @@ extension Outbox {
     func claim() async throws -> [(key: Int64, row: PostgresRow)] {
         let columns = ([table.key] + table.columns).joined(separator: ", ")
         let rows = try await database.query("""
-            UPDATE \(table.name) SET available_at = now() + make_interval(secs => $2), attempts = attempts + 1
-             WHERE \(table.key) IN (SELECT \(table.key) FROM \(table.name) WHERE available_at <= now()
-                                     ORDER BY \(table.key) LIMIT $1 FOR UPDATE SKIP LOCKED)
-            RETURNING \(columns)
-            """, [.int(Int64(Self.batchSize)), .int(Int64(Self.lease))])
+            UPDATE \(unescaped: table.name)
+               SET available_at = now() + make_interval(secs => \(Int64(Self.lease))), attempts = attempts + 1
+             WHERE \(unescaped: table.key) IN (SELECT \(unescaped: table.key) FROM \(unescaped: table.name)
+                                               WHERE available_at <= now()
+                                               ORDER BY \(unescaped: table.key) LIMIT \(Int64(Self.batchSize)) FOR UPDATE SKIP LOCKED)
+            RETURNING \(unescaped: columns)
+            """)
         return try rows.map { (key: try $0.int(table.key), row: $0) }.sorted { $0.key < $1.key }
     }
 
     /// Deletes the `published` rows and makes the `handBack` ones due again, each in one statement.
     func finish(published: [Int64], handBack: [Int64]) async throws {
         if !published.isEmpty {
-            _ = try await database.query("DELETE FROM \(table.name) WHERE \(table.key) = ANY($1::bigint[])",
-                                         [.text(Self.array(published))])
+            _ = try await database.query(
+                "DELETE FROM \(unescaped: table.name) WHERE \(unescaped: table.key) = ANY(\(Self.array(published))::bigint[])")
         }
         if !handBack.isEmpty {
-            _ = try await database.query("UPDATE \(table.name) SET available_at = now() WHERE \(table.key) = ANY($1::bigint[])",
-                                         [.text(Self.array(handBack))])
+            _ = try await database.query(
+                "UPDATE \(unescaped: table.name) SET available_at = now() WHERE \(unescaped: table.key) = ANY(\(Self.array(handBack))::bigint[])")
         }
     }
 

@@ -66,7 +66,9 @@ public struct Outbox: Service {
     let pollInterval: Duration
     let logger: Logger
     let message: @Sendable (PostgresRow) throws -> Message?
-    private let wakeup = Wakeup()
+    /// Signalled after a commit that may have written events (``signal()``); a store that writes them
+    /// holds this, not the outbox, so it can be tested without NATS.
+    public let wakeup = Wakeup()
 
     /// An outbox on `table`; `message` makes the event of one row, or nil for a row to drop (logged).
     public init(table: Table, database: PostgresClient, connection: NATSConnection, pollInterval: Duration = .seconds(1),

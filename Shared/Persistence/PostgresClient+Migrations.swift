@@ -3,13 +3,15 @@ import Postgres
 import Runtime
 
 extension PostgresClient {
-    /// Applies `migrations` to `schema`, waiting for the database (every second) while it cannot
-    /// be reached, so a service that starts before PostgreSQL does not exit. Other errors throw.
-    public func migrateRetrying(schema: String, migrations: [Migration], logger: Logger) async throws {
+    /// Applies `migrations` and then `functions` to `schema` (see `migrate(schema:migrations:functions:)`),
+    /// waiting for the database (every second) while it cannot be reached, so a service that starts before
+    /// PostgreSQL does not exit. Other errors throw.
+    public func migrateRetrying(schema: String, migrations: [Migration], functions: String? = nil,
+                                logger: Logger) async throws {
         var warned = false
         while true {
             do {
-                try await migrate(schema: schema, migrations: migrations)
+                try await migrate(schema: schema, migrations: migrations, functions: functions)
                 logger.info("schema up to date", ["db.schema": schema, "db.version": String(migrations.map(\.version).max() ?? 0)])
                 return
             } catch let error as PostgresError where error.isUnavailable {

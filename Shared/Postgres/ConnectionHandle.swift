@@ -87,8 +87,10 @@ final class ConnectionHandle: @unchecked Sendable {
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
-    /// Runs `sql` with `parameters` as a statement prepared once per connection and cached by its text.
-    func query(_ sql: String, _ parameters: [PostgresValue]) throws -> PostgresRows {
+    /// Runs `query` as a statement prepared once per connection and cached by its text.
+    func query(_ query: PostgresQuery) throws -> PostgresRows {
+        let sql = query.sql
+        let parameters = query.binds
         var buffer: [UInt8] = []
         var lengths: [Int32] = []
         var offsets: [Int?] = []

@@ -5,7 +5,13 @@ extension PostgresClient {
     /// A transaction-scoped advisory lock derived from the schema name makes concurrent callers (replicas starting
     /// together) apply each version exactly once. Inside a migration the `search_path` is `<schema>, public`, so
     /// unqualified names land in the schema. A recorded version with a different name is an error.
-    public func migrate(schema: String, migrations: [Migration]) async throws {
+    ///
+    /// `functions` is the schema's source rather than its history: SQL that defines its functions, procedures
+    /// and triggers with `CREATE OR REPLACE` (and drops those it no longer wants). It runs in full at every call,
+    /// after the migrations, in its own transaction under the same lock, so every replica ends with the same
+    /// definitions. Code that does not know every recorded version (an older replica during a rolling update)
+    /// leaves them as the newer code wrote them.
+    public func migrate(schema: String, migrations: [Migration], functions: String? = nil) async throws {
         guard let first = schema.unicodeScalars.first,
               first == "_" || ("a"..."z").contains(first),
               schema.unicodeScalars.allSatisfy({ $0 == "_" || ("a"..."z").contains($0) || ("0"..."9").contains($0) }),
@@ -17,7 +23,7 @@ extension PostgresClient {
         for (previous, next) in zip(ordered, ordered.dropFirst()) where previous.version == next.version {
             throw PostgresError.migration("version \(next.version) appears twice")
         }
-        let lockKey = PostgresValue.int(Self.lockKey(schema: schema))
+        let lockKey = Self.lockKey(schema: schema)
         let table = "\"\(schema)\".schema_migrations"
 
         try await withConnection { connection in
@@ -48,22 +54,44 @@ extension PostgresClient {
                         throw PostgresError.migration("version \(migration.version) (\(migration.name)): \(error)")
                     }
                     _ = try await connection.query(
-                        "INSERT INTO \(table) (version, name) VALUES ($1, $2)",
-                        [.int(migration.version), .text(migration.name)])
+                        "INSERT INTO \(unescaped: table) (version, name) VALUES (\(migration.version), \(migration.name))")
                     logger.info("applied migration",
                                 ["db.schema": schema, "migration.version": String(migration.version),
                                  "migration.name": migration.name])
                 }
             }
+            if let functions {
+                try await Self.locked(connection, lockKey: lockKey) {
+                    try await apply(functions, schema: schema, knownVersion: ordered.last?.version ?? 0,
+                                    table: table, on: connection)
+                }
+            }
+        }
+    }
+
+    /// Runs the schema's `functions` SQL, unless the database holds a migration newer than `knownVersion`.
+    private func apply(_ functions: String, schema: String, knownVersion: Int, table: String,
+                       on connection: PostgresConnection) async throws {
+        let newest = try await Self.appliedVersions(connection, table: table).keys.max() ?? 0
+        guard newest <= knownVersion else {
+            logger.notice("functions left as newer code defined them",
+                          ["db.schema": schema, "db.version": String(newest), "code.version": String(knownVersion)])
+            return
+        }
+        _ = try await connection.execute("SET LOCAL search_path TO \"\(schema)\", public")
+        do {
+            _ = try await connection.execute(functions)
+        } catch let error as PostgresError {
+            throw PostgresError.migration("functions of \(schema): \(error)")
         }
     }
 
     /// Runs `body` in a transaction holding the schema's advisory lock; rolls back when it throws.
-    private static func locked(_ connection: PostgresConnection, lockKey: PostgresValue,
+    private static func locked(_ connection: PostgresConnection, lockKey: Int64,
                                _ body: () async throws -> Void) async throws {
         _ = try await connection.execute("BEGIN")
         do {
-            _ = try await connection.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey])
+            _ = try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey)::bigint)")
             try await body()
             _ = try await connection.execute("COMMIT")
         } catch {
@@ -74,7 +102,7 @@ extension PostgresClient {
 
     private static func appliedVersions(_ connection: PostgresConnection, table: String) async throws -> [Int: String] {
         var applied: [Int: String] = [:]
-        for row in try await connection.query("SELECT version, name FROM \(table)", []) {
+        for row in try await connection.query("SELECT version, name FROM \(unescaped: table)") {
             applied[Int(try row.int("version"))] = try row.string("name")
         }
         return applied

@@ -18,14 +18,14 @@ public final class PostgresClient: PostgresQueryable, Sendable {
         self.pool = ConnectionPool(configuration: configuration, logger: logger)
     }
 
-    /// Runs `sql` with `$1, $2, …` bound to `parameters` on any pooled connection.
+    /// Runs `query` (its values bound to its placeholders) on any pooled connection.
     ///
     /// Each distinct SQL text is prepared once per connection (re-prepared after a reconnect). A transaction left
     /// open by the statement is rolled back, since the next statement may run on another connection.
-    public func query(_ sql: String, _ parameters: [PostgresValue] = []) async throws -> PostgresRows {
+    public func query(_ query: PostgresQuery) async throws -> PostgresRows {
         let slot = try await pool.lease()
         defer { pool.release(slot) }
-        return try await slot.run(pinned: nil, rollBackOpenTransaction: true) { try $0.query(sql, parameters) }.0
+        return try await slot.run(pinned: nil, rollBackOpenTransaction: true) { try $0.query(query) }.0
     }
 
     /// Runs `body` with one connection for its exclusive use; the connection returns to the pool afterwards

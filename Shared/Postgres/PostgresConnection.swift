@@ -15,9 +15,9 @@ public final class PostgresConnection: PostgresQueryable {
         self.slot = slot
     }
 
-    /// Runs `sql` with `parameters` on this connection (prepared once per connection and cached).
-    public func query(_ sql: String, _ parameters: [PostgresValue] = []) async throws -> PostgresRows {
-        try await run { try $0.query(sql, parameters) }
+    /// Runs `query` on this connection (prepared once per connection and cached by its text).
+    public func query(_ query: PostgresQuery) async throws -> PostgresRows {
+        try await run { try $0.query(query) }
     }
 
     /// Runs `sql` (one or more statements, no parameters) with the simple-query protocol.

@@ -2,7 +2,8 @@ import Foundation
 
 /// A statement parameter. Values travel as text, except `bytea`, which is sent in binary.
 ///
-/// Literals work too: `"abc"` is `.text`, `5` is `.int`, `true` is `.bool`, `nil` is `.null`, `1.5` is `.double`.
+/// Statements take their values by interpolation (`PostgresQuery`); a Swift value says which case
+/// carries it (`PostgresEncodable`), and nil is `.null`.
 public enum PostgresValue: Sendable, Hashable {
     /// SQL NULL.
     case null
@@ -22,37 +23,6 @@ public enum PostgresValue: Sendable, Hashable {
     case uuid(UUID)
     /// JSON text for a `json` / `jsonb` column.
     case json(String)
-
-    /// A whole number from an `Int`.
-    public static func int(_ value: Int) -> PostgresValue { .int(Int64(value)) }
-
-    /// `.text(value)`, or `.null` when `value` is nil.
-    public static func text(_ value: String?) -> PostgresValue { value.map(PostgresValue.text) ?? .null }
-}
-
-extension PostgresValue: ExpressibleByStringLiteral {
-    /// A `.text` value from a string literal.
-    public init(stringLiteral value: String) { self = .text(value) }
-}
-
-extension PostgresValue: ExpressibleByIntegerLiteral {
-    /// An `.int` value from an integer literal.
-    public init(integerLiteral value: Int64) { self = .int(value) }
-}
-
-extension PostgresValue: ExpressibleByBooleanLiteral {
-    /// A `.bool` value from `true` or `false`.
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
-}
-
-extension PostgresValue: ExpressibleByFloatLiteral {
-    /// A `.double` value from a floating-point literal.
-    public init(floatLiteral value: Double) { self = .double(value) }
-}
-
-extension PostgresValue: ExpressibleByNilLiteral {
-    /// `.null` from `nil`.
-    public init(nilLiteral: ()) { self = .null }
 }
 
 extension PostgresValue {

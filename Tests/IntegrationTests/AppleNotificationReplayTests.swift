@@ -38,7 +38,7 @@ struct AppleNotificationReplayTests {
         let replayed = try await post(stack, payload)
         #expect(replayed.status == 200, "body: \(replayed.text)")
         #expect(try replayed.data(AppleNotificationResponse.self).handled)
-        #expect(try await stack.count("SELECT count(*)::text FROM member.members WHERE id = $1::bigint", [String(second.memberId)]) == 1)
+        #expect(try await stack.count("SELECT count(*)::text FROM member.members WHERE id = \(second.memberId)") == 1)
         #expect(try await stack.me(second.accessToken).data(MemberResponse.self).identities.map(\.provider) == ["APPLE"])
         #expect(try await stack.refresh(second.refreshToken).status == 200)
     }

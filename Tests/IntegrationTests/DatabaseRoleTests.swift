@@ -9,10 +9,10 @@ import TestSupport
 /// stack's database was made by deploy/postgres/roles.sql, as a deployment's is.
 @Suite("Database roles")
 struct DatabaseRoleTests {
-    static func query(_ url: String, _ sql: String) async throws -> [String] {
+    static func query(_ url: String, _ query: PostgresQuery) async throws -> [String] {
         let client = PostgresClient(configuration: try PostgresConfiguration(url: url), logger: Logger(label: "roles", level: .critical))
         return try await withResource(client, close: { await $0.close() }) { client in
-            return try await client.query(sql).map { row in try row.optionalString(row.columns[0]) ?? "NULL" }
+            return try await client.query(query).map { row in try row.optionalString(row.columns[0]) ?? "NULL" }
         }
     }
 
@@ -23,12 +23,12 @@ struct DatabaseRoleTests {
     func ownSchemaOnly(_ role: TestDatabases.Role, own: String, other: String, otherTable: String) async throws {
         let stack = try await TestStack.shared.running()
         let url = TestStack.serviceURL(stack.databaseURL, role)
-        let owner = try await Self.query(stack.databaseURL, "SELECT nspowner::regrole::text FROM pg_namespace WHERE nspname = '\(own)'")
+        let owner = try await Self.query(stack.databaseURL, "SELECT nspowner::regrole::text FROM pg_namespace WHERE nspname = \(own)")
         #expect(owner == [role.rawValue])
-        #expect(try await Self.query(url, "SELECT has_schema_privilege('\(own)', 'USAGE')::text") == ["true"])
-        #expect(try await Self.query(url, "SELECT has_schema_privilege('\(other)', 'USAGE')::text") == ["false"])
-        #expect(try await Self.query(url, "SELECT has_schema_privilege('\(other)', 'CREATE')::text") == ["false"])
-        await #expect(throws: PostgresError.self) { _ = try await Self.query(url, "SELECT count(*)::text FROM \(otherTable)") }
+        #expect(try await Self.query(url, "SELECT has_schema_privilege(\(own)::text, 'USAGE')::text") == ["true"])
+        #expect(try await Self.query(url, "SELECT has_schema_privilege(\(other)::text, 'USAGE')::text") == ["false"])
+        #expect(try await Self.query(url, "SELECT has_schema_privilege(\(other)::text, 'CREATE')::text") == ["false"])
+        await #expect(throws: PostgresError.self) { _ = try await Self.query(url, "SELECT count(*)::text FROM \(unescaped: otherTable)") }
         // Nor a way around it: no new schema, nothing in public, not a superuser.
         await #expect(throws: PostgresError.self) { _ = try await Self.query(url, "CREATE SCHEMA sneaky") }
         await #expect(throws: PostgresError.self) { _ = try await Self.query(url, "CREATE TABLE public.sneaky (x int)") }

@@ -63,7 +63,7 @@ struct GatewayRequestTests {
         #expect(response.status == 400, "\(response.text)")
         #expect(response.failure?.code == .invalidRequest)
         #expect(response.failure?.message.contains("deviceId") == true, "\(response.text)")
-        #expect(try await stack.rows("SELECT count(*)::text AS n FROM member.identities WHERE provider_user_id = $1", [sub]).first?["n"] == "0")
+        #expect(try await stack.rows("SELECT count(*)::text AS n FROM member.identities WHERE provider_user_id = \(sub)").first?["n"] == "0")
     }
 
     @Test("answers with tokens or personal data carry Cache-Control: no-store")

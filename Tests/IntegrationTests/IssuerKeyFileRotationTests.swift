@@ -102,7 +102,7 @@ struct IssuerKeyFileRotationTests {
                     let kidB = try bench.writeKey("2026-12.pem")
                     #expect(try await eventually { try await bench.published().contains(kidB) }, "the new key was never published")
                     let activatesAt = try #require(try await database.query(
-                        "SELECT activates_at FROM issuer.signing_keys WHERE kid = $1", [.text(kidB)]).first?.date("activates_at"))
+                        "SELECT activates_at FROM issuer.signing_keys WHERE kid = \(kidB)").first?.date("activates_at"))
                     #expect(activatesAt.timeIntervalSinceNow > 0, "the new key signs only after the publish lead")
                     #expect(try await bench.published() == [kidA, kidB])
                     let early = try await bench.issue()
@@ -151,7 +151,7 @@ struct IssuerKeyFileRotationTests {
                 let database = PostgresClient(configuration: try PostgresConfiguration(url: databaseURL), logger: bench.logger)
                 try await withResource(database, close: { await $0.close() }) { database in
                     let activatesAt = try #require(try await database.query(
-                        "SELECT activates_at FROM issuer.signing_keys WHERE kid = $1", [.text(fileKid)]).first?.date("activates_at"))
+                        "SELECT activates_at FROM issuer.signing_keys WHERE kid = \(fileKid)").first?.date("activates_at"))
 
                     // Past the file key's time, both replicas answer, the one on database keys with the retired database
                     // key and tokens that expire before that key leaves the JWKS; neither made another key, and the file
@@ -166,7 +166,7 @@ struct IssuerKeyFileRotationTests {
                                 "a token of the retired key outlives its publication")
                     }
                     #expect(kids.isSubset(of: [databaseKid, fileKid]), "\(kids)")
-                    let rows = try await database.query("SELECT kid, retired_at IS NULL AS current FROM issuer.signing_keys ORDER BY created_at", [])
+                    let rows = try await database.query("SELECT kid, retired_at IS NULL AS current FROM issuer.signing_keys ORDER BY created_at")
                     #expect(try rows.map { try $0.string("kid") } == [databaseKid, fileKid])
                     #expect(try rows.map { try $0.bool("current") } == [false, true])
 
@@ -177,7 +177,7 @@ struct IssuerKeyFileRotationTests {
                     // A stray issuer without the key files, started later on the same database, makes no key of its own.
                     let (stray, _) = try await bench.issuer(files: false, databaseURL: databaseURL)
                     try await withResource(stray, close: { await $0.stop() }) { stray in
-                        let after = try await database.query("SELECT kid FROM issuer.signing_keys ORDER BY created_at", [])
+                        let after = try await database.query("SELECT kid FROM issuer.signing_keys ORDER BY created_at")
                         #expect(try after.map { try $0.string("kid") } == [databaseKid, fileKid])
                     }
                 }

@@ -51,8 +51,8 @@ struct MemberAppleNotificationTests {
 
         let outcome = try await stack.call(Endpoints.memberAppleNotification, notification("account-delete", appleSub))
         #expect(outcome == AppleNotificationOutcome(memberId: member.memberId, identityEnded: true, memberDeleted: true))
-        #expect(try await stack.count("SELECT count(*)::text FROM member.members WHERE id = $1::bigint", [String(member.memberId)]) == 0)
-        #expect(try await stack.count("SELECT count(*)::text FROM member.identities WHERE provider_user_id = $1", [appleSub]) == 0)
+        #expect(try await stack.count("SELECT count(*)::text FROM member.members WHERE id = \(member.memberId)") == 0)
+        #expect(try await stack.count("SELECT count(*)::text FROM member.identities WHERE provider_user_id = \(appleSub)") == 0)
         let unlinked = try await stack.event(Events.identityUnlinked) { $0.memberId == member.memberId }
         #expect(unlinked?.data.reason == "account-delete")
         let deleted = try await stack.event(Events.memberDeleted) { $0.memberId == member.memberId }

@@ -9,10 +9,10 @@ struct MemberBadInputTests {
     /// What a bad request must leave alone: the member's identities and row, and the new identity.
     private func snapshot(_ stack: RunningStack, memberId: Int64, newSubject: String) async throws -> [String: String] {
         try await stack.rows("""
-            SELECT (SELECT count(*) FROM member.identities WHERE member_id = $1::bigint)::text AS identities,
-                   (SELECT updated_at::text FROM member.members WHERE id = $1::bigint) AS updated,
-                   (SELECT count(*) FROM member.identities WHERE provider_user_id = $2)::text AS new_identity
-            """, [String(memberId), newSubject]).first ?? [:]
+            SELECT (SELECT count(*) FROM member.identities WHERE member_id = \(memberId))::text AS identities,
+                   (SELECT updated_at::text FROM member.members WHERE id = \(memberId)) AS updated,
+                   (SELECT count(*) FROM member.identities WHERE provider_user_id = \(newSubject))::text AS new_identity
+            """).first ?? [:]
     }
 
     @Test("linking with an unknown provider, missing or ill-typed fields, or absurd lengths", arguments: [
@@ -79,7 +79,7 @@ struct MemberBadInputTests {
         let response = try await stack.post("/api/auth/apple-login", body: Array(body.utf8))
         #expect(response.status == 400, "body: \(response.text)")
         #expect(response.failure?.message.contains(named) == true, "message: \(response.failure?.message ?? "")")
-        #expect(try await stack.count("SELECT count(*)::text FROM member.identities WHERE provider_user_id = $1", [sub]) == 0)
+        #expect(try await stack.count("SELECT count(*)::text FROM member.identities WHERE provider_user_id = \(sub)") == 0)
     }
 
     @Test("an Apple notification without a usable payload gets 400", arguments: [

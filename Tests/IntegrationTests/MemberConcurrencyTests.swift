@@ -26,7 +26,7 @@ struct MemberConcurrencyTests {
         #expect(logins.filter { !$0.isExistingMember }.count == 1)
 
         let members = try await stack.count(
-            "SELECT count(DISTINCT member_id)::text FROM member.identities WHERE provider = 'GOOGLE' AND provider_user_id = $1", [sub])
+            "SELECT count(DISTINCT member_id)::text FROM member.identities WHERE provider = 'GOOGLE' AND provider_user_id = \(sub)")
         #expect(members == 1)
         let memberId = try #require(logins.first?.memberId)
         let created = try await stack.events(Events.memberCreated, timeout: .seconds(10)) { $0.memberId == memberId }
@@ -45,8 +45,9 @@ struct MemberConcurrencyTests {
         #expect(events.allSatisfy { $0.type == "member.logged-in" && $0.data.provider == .google })
         // Published from the outbox, whose rows go once JetStream acknowledged them.
         #expect(try await eventually {
-            try await stack.count("SELECT count(*)::text FROM member.outbox WHERE convert_from(data, 'UTF8')::jsonb ->> 'memberId' = $1",
-                                  [String(first.memberId)]) == 0
+            try await stack.count("""
+                SELECT count(*)::text FROM member.outbox WHERE convert_from(data, 'UTF8')::jsonb ->> 'memberId' = \(String(first.memberId))
+                """) == 0
         })
     }
 }

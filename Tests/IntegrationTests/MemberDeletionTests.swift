@@ -17,8 +17,8 @@ struct MemberDeletionTests {
 
         let response = try await stack.deleteAccount(login.accessToken)
         #expect(response.status == 204, "body: \(response.text)")
-        #expect(try await stack.count("SELECT count(*)::text FROM member.members WHERE id = $1::bigint", [String(login.memberId)]) == 0)
-        #expect(try await stack.count("SELECT count(*)::text FROM member.identities WHERE provider_user_id = $1", [sub]) == 0)
+        #expect(try await stack.count("SELECT count(*)::text FROM member.members WHERE id = \(login.memberId)") == 0)
+        #expect(try await stack.count("SELECT count(*)::text FROM member.identities WHERE provider_user_id = \(sub)") == 0)
         let me = try await stack.me(login.accessToken)
         #expect(me.status == 401)
 
@@ -61,18 +61,19 @@ struct MemberDeletionTests {
         let stack = try await TestStack.shared.running()
         let eventID = UUID().uuidString.lowercased()
         let memberId = -Int64.random(in: 1...1_000_000_000)
+        let data = #"{"memberId":\#(memberId),"grants":[],"reason":"requested"}"#
         // As a crashed replica leaves it: committed, claimed once, never acknowledged.
         _ = try await stack.rows("""
             INSERT INTO member.outbox (event_id, event_type, data, attempts, available_at)
-            VALUES ($1, 'member.deleted', convert_to($2, 'UTF8'), 1, now() - interval '1 second')
+            VALUES (\(eventID), 'member.deleted', convert_to(\(data), 'UTF8'), 1, now() - interval '1 second')
             RETURNING id::text
-            """, [eventID, #"{"memberId":\#(memberId),"grants":[],"reason":"requested"}"#])
+            """)
 
         let event = try #require(try await stack.event(Events.memberDeleted) { $0.memberId == memberId })
         #expect(event.id == eventID)
         #expect(event.type == "member.deleted")
         #expect(try await eventually {
-            try await stack.count("SELECT count(*)::text FROM member.outbox WHERE event_id = $1", [eventID]) == 0
+            try await stack.count("SELECT count(*)::text FROM member.outbox WHERE event_id = \(eventID)") == 0
         })
     }
 }

@@ -42,7 +42,7 @@ struct MemberIdentityLinkingTests {
         let second = try await stack.link(login.accessToken, body)
         #expect(first.status == 200 && second.status == 200, "\(first.text) / \(second.text)")
         #expect(try second.data(MemberResponse.self).identities.map(\.provider).sorted() == ["GOOGLE", "KAKAO"])
-        #expect(try await stack.count("SELECT count(*)::text FROM member.identities WHERE provider_user_id = $1", [kakaoSub]) == 1)
+        #expect(try await stack.count("SELECT count(*)::text FROM member.identities WHERE provider_user_id = \(kakaoSub)") == 1)
     }
 
     @Test("an identity of another member gets 409 IDENTITY_IN_USE, even with the same email, and changes nothing")

@@ -58,8 +58,8 @@ extension RunningStack {
         let rows = try await rows("""
             SELECT provider, provider_user_id, email, email_verified::text, is_private_email::text, email_disabled::text,
                    name, sealed_credential
-              FROM member.identities WHERE member_id = $1::bigint
-            """, [String(memberId)])
+              FROM member.identities WHERE member_id = \(memberId)
+            """)
         return Dictionary(uniqueKeysWithValues: rows.map { ($0["provider"] ?? "", $0) })
     }
 }

@@ -58,8 +58,8 @@ struct OutboxTests {
                 let id = UUID().uuidString.lowercased()
                 _ = try await database.query("""
                     INSERT INTO outbox_test.events (event_id, member_id, available_at)
-                    VALUES ($1, $2, now() + make_interval(secs => $3))
-                    """, [.text(id), .int(member), .int(Int64(seconds))])
+                    VALUES (\(id), \(member), now() + make_interval(secs => \(Int64(seconds))))
+                    """)
                 ids.append(id)
             }
             return ids

@@ -19,12 +19,12 @@ extension PostgresServerTests {
                 let schema = TestDatabase.uniqueName("mig")
                 try await client.migrate(schema: schema, migrations: Self.migrations(schema: schema))
                 try await client.migrate(schema: schema, migrations: Self.migrations(schema: schema))
-                let applied = try await client.query("SELECT version, name, applied_at FROM \(schema).schema_migrations ORDER BY version")
+                let applied = try await client.query("SELECT version, name, applied_at FROM \(unescaped: schema).schema_migrations ORDER BY version")
                 #expect(try applied.map { try $0.int("version") } == [1, 2])
                 #expect(try applied.map { try $0.string("name") } == ["create items", "seed"])
-                #expect(try await client.query("SELECT count(*) AS n FROM \(schema).items").first?.int("n") == 1)
-                #expect(try await client.query("SELECT count(*) AS n FROM \(schema).log").first?.int("n") == 2)
-                _ = try await client.query("DROP SCHEMA \(schema) CASCADE")
+                #expect(try await client.query("SELECT count(*) AS n FROM \(unescaped: schema).items").first?.int("n") == 1)
+                #expect(try await client.query("SELECT count(*) AS n FROM \(unescaped: schema).log").first?.int("n") == 2)
+                _ = try await client.query("DROP SCHEMA \(unescaped: schema) CASCADE")
             }
         }
 
@@ -38,11 +38,11 @@ extension PostgresServerTests {
                 try await group.waitForAll()
             }
             let client = clients[0]
-            let log = try await client.query("SELECT version, count(*) AS n FROM \(schema).log GROUP BY version ORDER BY version")
+            let log = try await client.query("SELECT version, count(*) AS n FROM \(unescaped: schema).log GROUP BY version ORDER BY version")
             #expect(try log.map { try $0.int("version") } == [1, 2])
             #expect(try log.allSatisfy { try $0.int("n") == 1 })
-            #expect(try await client.query("SELECT count(*) AS n FROM \(schema).items").first?.int("n") == 1)
-            _ = try await client.query("DROP SCHEMA \(schema) CASCADE")
+            #expect(try await client.query("SELECT count(*) AS n FROM \(unescaped: schema).items").first?.int("n") == 1)
+            _ = try await client.query("DROP SCHEMA \(unescaped: schema) CASCADE")
             for client in clients { await client.close() }
         }
 
@@ -54,7 +54,7 @@ extension PostgresServerTests {
                     try await client.migrate(schema: schema, migrations: [Migration(version: 1, name: "b", sql: "SELECT 1")])
                 }
                 #expect(error?.description.contains("recorded as 'a'") == true)
-                _ = try await client.query("DROP SCHEMA \(schema) CASCADE")
+                _ = try await client.query("DROP SCHEMA \(unescaped: schema) CASCADE")
             }
         }
 
@@ -66,13 +66,12 @@ extension PostgresServerTests {
                     Migration(version: 2, name: "broken", sql: "CREATE TABLE half (n int); SELECT * FROM no_such_table;"),
                 ]
                 await #expect(throws: PostgresError.self) { try await client.migrate(schema: schema, migrations: migrations) }
-                let versions = try await client.query("SELECT version FROM \(schema).schema_migrations")
+                let versions = try await client.query("SELECT version FROM \(unescaped: schema).schema_migrations")
                 #expect(try versions.map { try $0.int("version") } == [1])
                 let half = try await client.query(
-                    "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'half'",
-                    [.text(schema)])
+                    "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = \(schema) AND table_name = 'half'")
                 #expect(try half.first?.int("n") == 0)
-                _ = try await client.query("DROP SCHEMA \(schema) CASCADE")
+                _ = try await client.query("DROP SCHEMA \(unescaped: schema) CASCADE")
             }
         }
 

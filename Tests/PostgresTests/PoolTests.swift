@@ -10,7 +10,7 @@ extension PostgresServerTests {
                     for index in 0..<200 {
                         group.addTask {
                             let row = try #require(try await client.query(
-                                "SELECT $1::int * 2 AS doubled, pg_backend_pid() AS pid", [.int(index)]).first)
+                                "SELECT \(index)::int * 2 AS doubled, pg_backend_pid() AS pid").first)
                             return (index, try row.int("doubled"), try row.int("pid"))
                         }
                     }

@@ -25,7 +25,7 @@ extension PostgresServerTests {
             let logger = Logger(label: "postgres-tests", level: .trace, sink: sink)
             let down = PostgresClient(
                 configuration: try PostgresConfiguration(url: "postgres://auth:hunter2-secret@127.0.0.1:1/auth"), logger: logger)
-            await #expect(throws: PostgresError.self) { try await down.query("SELECT $1::text", ["param-secret"]) }
+            await #expect(throws: PostgresError.self) { try await down.query("SELECT \("param-secret")::text") }
             await down.close()
             // A wrong password against the real server fails authentication; that failure's logs
             // must not carry the password either.
@@ -36,7 +36,7 @@ extension PostgresServerTests {
             await refused.close()
             let up = PostgresClient(configuration: try PostgresConfiguration(url: TestDatabase.url), logger: logger)
             _ = try await up.query("BEGIN")
-            _ = try await up.query("SELECT $1::text", ["param-secret"])
+            _ = try await up.query("SELECT \("param-secret")::text")
             await up.close()
             #expect(!sink.lines.isEmpty)
             #expect(sink.lines.allSatisfy { !$0.contains("hunter2-secret") && !$0.contains("param-secret") })
@@ -60,7 +60,7 @@ extension PostgresServerTests {
             try await TestDatabase.withClient(poolSize: 1) { client in
                 let admin = try TestDatabase.client(poolSize: 1)
                 let pid = try #require(try await client.query("SELECT pg_backend_pid() AS pid").first).int("pid")
-                _ = try await admin.query("SELECT pg_terminate_backend($1::int)", [.int(pid)])
+                _ = try await admin.query("SELECT pg_terminate_backend(\(pid)::int)")
                 try await Task.sleep(for: .milliseconds(100))
                 // Nothing was sent on the dead connection, so the call reconnects instead of failing.
                 let newPid = try #require(try await client.query("SELECT pg_backend_pid() AS pid").first).int("pid")
@@ -75,7 +75,7 @@ extension PostgresServerTests {
                 let pid = try #require(try await client.query("SELECT pg_backend_pid() AS pid").first).int("pid")
                 let sleeper = Task { try await client.query("SELECT pg_sleep(5)") }
                 try await Task.sleep(for: .milliseconds(200))
-                _ = try await admin.query("SELECT pg_terminate_backend($1::int)", [.int(pid)])
+                _ = try await admin.query("SELECT pg_terminate_backend(\(pid)::int)")
                 let started = ContinuousClock.now
                 let error = await #expect(throws: PostgresError.self) { try await sleeper.value }
                 #expect(error?.isUnavailable == true, "\(String(describing: error))")
@@ -90,7 +90,7 @@ extension PostgresServerTests {
                 let admin = try TestDatabase.client(poolSize: 1)
                 try await client.withConnection { connection in
                     let pid = try #require(try await connection.query("SELECT pg_backend_pid() AS pid").first).int("pid")
-                    _ = try await admin.query("SELECT pg_terminate_backend($1::int)", [.int(pid)])
+                    _ = try await admin.query("SELECT pg_terminate_backend(\(pid)::int)")
                     try await Task.sleep(for: .milliseconds(100))
                     let error = await #expect(throws: PostgresError.self) { try await connection.query("SELECT 1") }
                     #expect(error == .connectionLost)
@@ -110,7 +110,7 @@ extension PostgresServerTests {
             configuration.poolSize = 2
             let client = PostgresClient(configuration: configuration, logger: TestDatabase.logger)
             // The same SQL before and after the restart: the new connection must prepare it again.
-            #expect(try await client.query("SELECT $1::int AS v", [1]).first?.int("v") == 1)
+            #expect(try await client.query("SELECT \(1)::int AS v").first?.int("v") == 1)
 
             try await server.stop()
             do {
@@ -124,10 +124,10 @@ extension PostgresServerTests {
             try await server.start()
             // Past the reconnect backoff, the next call opens a fresh connection.
             try await Task.sleep(for: .milliseconds(300))
-            #expect(try await client.query("SELECT $1::int AS v", [7]).first?.int("v") == 7)
+            #expect(try await client.query("SELECT \(7)::int AS v").first?.int("v") == 7)
             let results = try await withThrowingTaskGroup(of: Int64.self) { group in
                 for index in 0..<10 {
-                    group.addTask { try #require(try await client.query("SELECT $1::int AS v", [.int(index)]).first).int("v") }
+                    group.addTask { try #require(try await client.query("SELECT \(index)::int AS v").first).int("v") }
                 }
                 return try await group.reduce(0, +)
             }

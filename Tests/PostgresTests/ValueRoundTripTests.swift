@@ -8,23 +8,27 @@ extension PostgresServerTests {
             try await TestDatabase.withClient { client in
                 let table = TestDatabase.uniqueName("values")
                 _ = try await client.query("""
-                    CREATE TABLE \(table) (id int PRIMARY KEY, t text, i bigint, b bool, bin bytea, ts timestamptz,
+                    CREATE TABLE \(unescaped: table) (id int PRIMARY KEY, t text, i bigint, b bool, bin bytea, ts timestamptz,
                                            d float8, u uuid, j jsonb)
                     """)
                 let text = "héllo 🌍 — 日本語 'single' \"double\" \\ back"
                 let bytes: [UInt8] = [0, 1, 0, 255, 0, 0x5c, 0x78]
                 let date = Date(timeIntervalSinceReferenceDate: 800_000_000.123456)
                 let uuid = UUID()
-                let inserted = try await client.query(
-                    "INSERT INTO \(table) (id, t, i, b, bin, ts, d, u, j) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                    [1, .text(text), .int(Int64.min), true, .bytea(bytes), .timestamp(date), .double(-0.1),
-                     .uuid(uuid), .json(#"{"a": [1, "ü"]}"#)])
+                let json = PostgresValue.json(#"{"a": [1, "ü"]}"#)
+                let inserted = try await client.query("""
+                    INSERT INTO \(unescaped: table) (id, t, i, b, bin, ts, d, u, j)
+                    VALUES (\(1), \(text), \(Int64.min), \(true), \(bytes), \(date), \(-0.1), \(uuid), \(json))
+                    """)
                 #expect(inserted.affectedRows == 1)
-                _ = try await client.query(
-                    "INSERT INTO \(table) (id, t, i, b, bin, ts, d, u, j) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                    [2, nil, nil, nil, nil, nil, nil, nil, nil])
+                // Each type's nil is NULL.
+                _ = try await client.query("""
+                    INSERT INTO \(unescaped: table) (id, t, i, b, bin, ts, d, u, j)
+                    VALUES (\(2), \(String?.none), \(Int64?.none), \(Bool?.none), \([UInt8]?.none), \(Date?.none), \(Double?.none),
+                            \(UUID?.none), \(PostgresValue.null))
+                    """)
 
-                let rows = try await client.query("SELECT * FROM \(table) ORDER BY id")
+                let rows = try await client.query("SELECT * FROM \(unescaped: table) ORDER BY id")
                 #expect(rows.count == 2)
                 let row = try #require(rows.first)
                 #expect(try row.string("t") == text)
@@ -44,15 +48,17 @@ extension PostgresServerTests {
                 #expect(try empty.optionalString("t") == nil)
                 #expect(try empty.optionalDate("ts") == nil)
                 #expect(throws: PostgresError.self) { try empty.string("t") }
-                _ = try await client.query("DROP TABLE \(table)")
+                _ = try await client.query("DROP TABLE \(unescaped: table)")
             }
         }
 
         @Test func scalarEdgeCasesRoundTrip() async throws {
             try await TestDatabase.withClient { client in
                 let row = try #require(try await client.query(
-                    "SELECT $1::bigint AS max, $2::bool AS no, $3::bytea AS empty, $4::float8 AS inf, $5::float8 AS nan, $6::text AS blank",
-                    [.int(Int64.max), false, .bytea([]), .double(-.infinity), .double(.nan), ""]).first)
+                    """
+                    SELECT \(Int64.max)::bigint AS max, \(false)::bool AS no, \([UInt8]())::bytea AS empty,
+                           \(-Double.infinity)::float8 AS inf, \(Double.nan)::float8 AS nan, \("")::text AS blank
+                    """).first)
                 #expect(try row.int("max") == Int64.max)
                 #expect(try row.bool("no") == false)
                 #expect(try row.bytes("empty") == [])
@@ -70,8 +76,7 @@ extension PostgresServerTests {
             try await TestDatabase.withClient { client in
                 let date = Date(timeIntervalSinceReferenceDate: sinceReference)
                 let row = try #require(try await client.query(
-                    "SELECT $1::timestamptz AS t, extract(microseconds FROM $1::timestamptz)::bigint % 1000000 AS micros",
-                    [.timestamp(date)]).first)
+                    "SELECT \(date)::timestamptz AS t, extract(microseconds FROM \(date)::timestamptz)::bigint % 1000000 AS micros").first)
                 #expect(try row.date("t") == date)
                 let expected = Int64((sinceReference * 1_000_000).rounded()) % 1_000_000
                 #expect(try row.int("micros") == (expected + 1_000_000) % 1_000_000)
@@ -102,7 +107,7 @@ extension PostgresServerTests {
         @Test func textWithNulIsRejectedNotTruncated() async throws {
             try await TestDatabase.withClient { client in
                 let error = await #expect(throws: PostgresError.self) {
-                    try await client.query("SELECT $1::text AS v", [.text("a\u{0}b")])
+                    try await client.query("SELECT \("a\u{0}b")::text AS v")
                 }
                 #expect(error?.isUnavailable == false)
             }

@@ -16,10 +16,10 @@ extension RunningStack {
         try await mint(provider, MintRequest(claims: claims))
     }
 
-    /// Runs `sql` on the stack's database and returns each row as column → text (NULL is absent).
+    /// Runs `query` on the stack's database and returns each row as column → text (NULL is absent).
     /// Cast non-text columns in the SQL (`count(*)::text`).
-    public func rows(_ sql: String, _ parameters: [String] = []) async throws -> [[String: String]] {
-        let rows = try await withDatabase(databaseURL) { try await $0.query(sql, parameters.map { .text($0) }) }
+    public func rows(_ query: PostgresQuery) async throws -> [[String: String]] {
+        let rows = try await withDatabase(databaseURL) { try await $0.query(query) }
         return try rows.map { row in
             var values: [String: String] = [:]
             for column in row.columns {
@@ -29,10 +29,10 @@ extension RunningStack {
         }
     }
 
-    /// The first row's first column of `sql` as a number (for `count(*)`).
-    public func count(_ sql: String, _ parameters: [String] = []) async throws -> Int {
-        guard let value = try await rows(sql, parameters).first?.values.first, let number = Int(value) else {
-            throw TestStackError("no count from \(sql)")
+    /// The first row's first column of `query` as a number (for `count(*)`).
+    public func count(_ query: PostgresQuery) async throws -> Int {
+        guard let value = try await rows(query).first?.values.first, let number = Int(value) else {
+            throw TestStackError("no count from \(query)")
         }
         return number
     }

@@ -37,7 +37,7 @@ public actor TestDatabases {
                                    logger: Logger(label: "test-admin", level: .error))
         let name = "auth_test_\(UUID().uuidString.prefix(8).lowercased())"
         do {
-            _ = try await admin.query("CREATE DATABASE \(name)", [])
+            _ = try await admin.query("CREATE DATABASE \(unescaped: name)")
         } catch {
             await admin.close()
             throw TestStackError("PostgreSQL at \(TestEnvironment.adminDatabaseURL) is not usable (\(error)); run the tests with deploy/local/test")
@@ -49,7 +49,7 @@ public actor TestDatabases {
         let statements = try bootstrap().components(separatedBy: "\n\n")
             .filter { $0.split(separator: "\n").contains(where: { !$0.hasPrefix("--") }) }
         try await withDatabase(url) { database in
-            for statement in statements { _ = try await database.query(statement) }
+            for statement in statements { _ = try await database.query(PostgresQuery(unescaped: statement)) }
         }
         return url
     }

@@ -14,7 +14,7 @@ struct SessionCleanUpTests {
     private func withIssuerDatabase(_ body: (PostgresClient) async throws -> Void) async throws {
         let url = TestStack.serviceURL(try await TestStack.freshDatabase(), .tokenIssuer)
         try await withDatabase(url) { database in
-            try await database.migrate(schema: IssuerMigrations.schema, migrations: IssuerMigrations.all)
+            try await database.migrate(schema: IssuerMigrations.schema, migrations: IssuerMigrations.all, functions: IssuerMigrations.functions)
             try await body(database)
         }
     }
@@ -29,25 +29,24 @@ struct SessionCleanUpTests {
             let expired = try await store.startSession(memberId: member, deviceId: "expired", provider: .google).sessionId
             let endedLongAgo = try await store.startSession(memberId: member, deviceId: "ended-long-ago", provider: .google).sessionId
             let endedRecently = try await store.startSession(memberId: member, deviceId: "ended-recently", provider: .google).sessionId
-            _ = try await database.query("UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = $1::uuid", [.text(expired)])
+            _ = try await database.query("UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = \(expired)::uuid")
             _ = try await database.query(
-                "UPDATE issuer.sessions SET ended_at = now() - interval '2 hours', end_reason = 'logout' WHERE id = $1::uuid", [.text(endedLongAgo)])
+                "UPDATE issuer.sessions SET ended_at = now() - interval '2 hours', end_reason = 'logout' WHERE id = \(endedLongAgo)::uuid")
             _ = try await database.query(
-                "UPDATE issuer.sessions SET ended_at = now(), end_reason = 'logout' WHERE id = $1::uuid", [.text(endedRecently)])
+                "UPDATE issuer.sessions SET ended_at = now(), end_reason = 'logout' WHERE id = \(endedRecently)::uuid")
             // An old rotated refresh token of the live session, past its expiry.
             _ = try await database.query(
-                "INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at, rotated_at) VALUES ($1, $2::uuid, now() - interval '1 second', now() - interval '2 hours')",
-                [.bytea(Array(UUID().uuidString.utf8)), .text(live)])
+                "INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at, rotated_at) VALUES (\(Array(UUID().uuidString.utf8)), \(live)::uuid, now() - interval '1 second', now() - interval '2 hours')")
 
             // Batches of one: the loop must go on until nothing is left.
             let deleted = try await store.cleanUp(endedRetention: .seconds(900), batchSize: 1)
             #expect(deleted == 3)
 
             let rows = try await database.query(
-                "SELECT device_id FROM issuer.sessions WHERE member_id = $1 ORDER BY device_id", [.int(member)])
+                "SELECT device_id FROM issuer.sessions WHERE member_id = \(member) ORDER BY device_id")
             #expect(try rows.map { try $0.string("device_id") } == ["ended-recently", "live"])
             let tokens = try await database.query(
-                "SELECT count(*) AS n FROM issuer.refresh_tokens WHERE session_id = $1::uuid", [.text(live)])
+                "SELECT count(*) AS n FROM issuer.refresh_tokens WHERE session_id = \(live)::uuid")
             #expect(try tokens.first?.int("n") == 1)
         }
     }
@@ -58,14 +57,14 @@ struct SessionCleanUpTests {
             let store = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
             let member = Int64.random(in: 1_000_000_000...9_000_000_000)
             let expired = try await store.startSession(memberId: member, deviceId: "expired", provider: .google).sessionId
-            _ = try await database.query("UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = $1::uuid", [.text(expired)])
+            _ = try await database.query("UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = \(expired)::uuid")
 
             let deletedWhileLocked = try await database.withTransaction { connection in
-                _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtext('issuer.clean-up'))", [])
+                _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtext('issuer.clean-up'))")
                 return try await store.cleanUp(endedRetention: .seconds(900))
             }
             #expect(deletedWhileLocked == 0)
-            let rows = try await database.query("SELECT count(*) AS n FROM issuer.sessions WHERE id = $1::uuid", [.text(expired)])
+            let rows = try await database.query("SELECT count(*) AS n FROM issuer.sessions WHERE id = \(expired)::uuid")
             #expect(try rows.first?.int("n") == 1)
             #expect(try await store.cleanUp(endedRetention: .seconds(900)) == 1)
         }

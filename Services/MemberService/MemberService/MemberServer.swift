@@ -37,12 +37,13 @@ public struct MemberServer: Service {
     }
 
     private func serve(database: PostgresClient, nats: NATSConnection, readiness: Readiness) async throws {
-        try await database.migrateRetrying(schema: MemberMigrations.schema, migrations: MemberMigrations.all, logger: logger)
+        try await database.migrateRetrying(schema: MemberMigrations.schema, migrations: MemberMigrations.all,
+                                      functions: MemberMigrations.functions, logger: logger)
         await EventPublisher(connection: nats, logger: logger).ensureStreamRetrying(configuration.events)
         try Task.checkCancellation()
         let outbox = Outbox.memberEvents(database: database, connection: nats, pollInterval: configuration.outboxPollInterval,
                                          logger: logger.named("outbox"))
-        let store = MemberStore(database: database, outbox: outbox)
+        let store = MemberStore(database: database, outbox: outbox.wakeup)
         let queue = QueueGroups.memberService
         let services: [any Service] = [
             outbox,

@@ -16,9 +16,11 @@ extension MemberStore {
             if let first = try await Self.handledBefore(notification, on: connection) { return first }
             // Contract dates carry whole seconds: an event in the second of the link counts as after it.
             let owner = try await connection.query("""
-                SELECT member_id, date_trunc('second', linked_at) <= $2::timestamptz AS linked_before FROM member.identities
-                 WHERE provider = 'APPLE' AND provider_user_id = $1
-                """, [.text(notification.subject), .timestamp(notification.eventTime ?? notification.issuedAt)])
+                SELECT member_id,
+                       date_trunc('second', linked_at) <= \(notification.eventTime ?? notification.issuedAt)::timestamptz AS linked_before
+                  FROM member.identities
+                 WHERE provider = 'APPLE' AND provider_user_id = \(notification.subject)
+                """)
             var outcome = AppleNotificationOutcome(memberId: nil, memberDeleted: false)
             if let row = owner.first, try row.bool("linked_before") {
                 let memberId = try row.int("member_id")
@@ -31,20 +33,21 @@ extension MemberStore {
                     // Apple's notification is not one of the sources that vouch for an email: a new address is unverified.
                     _ = try await connection.query("""
                         UPDATE member.identities
-                           SET email_disabled = $2, email = COALESCE($3, email),
-                               email_verified = CASE WHEN $3::text IS NULL OR $3 = email THEN email_verified ELSE FALSE END,
-                               is_private_email = COALESCE($4, is_private_email)
-                         WHERE provider = 'APPLE' AND provider_user_id = $1
-                        """, [.text(notification.subject), .bool(notification.type == "email-disabled"),
-                              .optionalText(notification.email), .optionalBool(notification.isPrivateEmail)])
+                           SET email_disabled = \(notification.type == "email-disabled"), email = COALESCE(\(notification.email), email),
+                               email_verified = CASE WHEN \(notification.email)::text IS NULL OR \(notification.email) = email
+                                                     THEN email_verified ELSE FALSE END,
+                               is_private_email = COALESCE(\(notification.isPrivateEmail), is_private_email)
+                         WHERE provider = 'APPLE' AND provider_user_id = \(notification.subject)
+                        """)
                 default:
                     break  // A type Apple may add later: recorded, nothing to change.
                 }
             }
             _ = try await connection.query("""
-                UPDATE member.apple_notifications SET member_id = $2, identity_ended = $3, member_deleted = $4 WHERE jti = $1
-                """, [.text(notification.jti), outcome.memberId.map { .int($0) } ?? .null,
-                      .bool(outcome.identityEnded), .bool(outcome.memberDeleted)])
+                UPDATE member.apple_notifications
+                   SET member_id = \(outcome.memberId), identity_ended = \(outcome.identityEnded), member_deleted = \(outcome.memberDeleted)
+                 WHERE jti = \(notification.jti)
+                """)
             try await OutboxEvent(Events.appleNotification, AppleNotificationReceived(
                 type: notification.type, subject: notification.subject, memberId: outcome.memberId))
                 .write(on: connection)
@@ -57,20 +60,21 @@ extension MemberStore {
     /// record stays bounded; a notification that old is refused here as well.
     private static func handledBefore(_ notification: AppleNotification,
                                       on connection: PostgresConnection) async throws -> AppleNotificationOutcome? {
-        let retention = PostgresValue.int(Int64(handledNotificationRetention.components.seconds))
+        let retention = handledNotificationRetention.components.seconds
         _ = try await connection.query(
-            "DELETE FROM member.apple_notifications WHERE issued_at < now() - make_interval(secs => $1)", [retention])
-        guard try await connection.query("SELECT $1::timestamptz >= now() - make_interval(secs => $2) AS fresh",
-                                         [.timestamp(notification.issuedAt), retention]).first?.bool("fresh") == true else {
+            "DELETE FROM member.apple_notifications WHERE issued_at < now() - make_interval(secs => \(retention))")
+        let fresh = try await connection.query(
+            "SELECT \(notification.issuedAt)::timestamptz >= now() - make_interval(secs => \(retention)) AS fresh")
+        guard try fresh.first?.bool("fresh") == true else {
             throw ServiceFailure.invalidRequest("The notification is older than Apple notifications may be.")
         }
         let inserted = try await connection.query("""
-            INSERT INTO member.apple_notifications (jti, issued_at) VALUES ($1, $2) ON CONFLICT (jti) DO NOTHING RETURNING jti
-            """, [.text(notification.jti), .timestamp(notification.issuedAt)])
+            INSERT INTO member.apple_notifications (jti, issued_at) VALUES (\(notification.jti), \(notification.issuedAt))
+                ON CONFLICT (jti) DO NOTHING RETURNING jti
+            """)
         guard inserted.isEmpty else { return nil }
         let first = try await connection.query(
-            "SELECT member_id, identity_ended, member_deleted FROM member.apple_notifications WHERE jti = $1",
-            [.text(notification.jti)])
+            "SELECT member_id, identity_ended, member_deleted FROM member.apple_notifications WHERE jti = \(notification.jti)")
         guard let row = first.first else { throw ServiceFailure.internal }
         return AppleNotificationOutcome(memberId: row.isNull("member_id") ? nil : try row.int("member_id"),
                                         identityEnded: try row.bool("identity_ended"), memberDeleted: try row.bool("member_deleted"))
@@ -81,9 +85,9 @@ extension MemberStore {
     /// whether the member was deleted.
     private static func endAppleIdentity(_ notification: AppleNotification, memberId: Int64,
                                          on connection: PostgresConnection) async throws -> (ended: Bool, deleted: Bool) {
-        guard try await lockMember(memberId, on: connection) else { return (false, false) }
+        guard try await lockMember(memberId, on: connection) != nil else { return (false, false) }
         let identities = try await connection.query(
-            "SELECT provider, provider_user_id FROM member.identities WHERE member_id = $1 FOR UPDATE", [.int(memberId)])
+            "SELECT provider, provider_user_id FROM member.identities WHERE member_id = \(memberId) FOR UPDATE")
         let isApple = { (row: PostgresRow) throws -> Bool in
             try row.string("provider") == Provider.apple.rawValue && row.string("provider_user_id") == notification.subject
         }
@@ -98,7 +102,7 @@ extension MemberStore {
             return (true, deleted)
         }
         _ = try await connection.query(
-            "DELETE FROM member.identities WHERE provider = 'APPLE' AND provider_user_id = $1", [.text(notification.subject)])
+            "DELETE FROM member.identities WHERE provider = 'APPLE' AND provider_user_id = \(notification.subject)")
         return (true, false)
     }
 }

@@ -14,17 +14,16 @@ extension MemberStore {
     /// is already over (Apple, after `consent-revoked`), so nobody tries to revoke it.
     static func delete(memberId: Int64, reason: String, keepingGrantsOf ended: Provider? = nil,
                        on connection: PostgresConnection) async throws -> Bool {
-        guard try await lockMember(memberId, on: connection) else { return false }
+        guard try await lockMember(memberId, on: connection) != nil else { return false }
         let identities = try await connection.query(
-            "SELECT provider, provider_user_id, sealed_credential FROM member.identities WHERE member_id = $1 FOR UPDATE",
-            [.int(memberId)])
+            "SELECT provider, provider_user_id, sealed_credential FROM member.identities WHERE member_id = \(memberId) FOR UPDATE")
         let grants: [ProviderGrant] = try identities.compactMap { row in
             guard let provider = Provider(rawValue: try row.string("provider")), provider != ended,
                   let sealed = try row.optionalString("sealed_credential") else { return nil }
             return ProviderGrant(provider: provider, subject: try row.string("provider_user_id"), sealedCredential: sealed)
         }
         // The identities go with the member (ON DELETE CASCADE).
-        _ = try await connection.query("DELETE FROM member.members WHERE id = $1", [.int(memberId)])
+        _ = try await connection.query("DELETE FROM member.members WHERE id = \(memberId)")
         try await OutboxEvent(Events.memberDeleted, MemberDeleted(memberId: memberId, grants: grants, reason: reason))
             .write(on: connection)
         return true

@@ -2,12 +2,13 @@ import Contracts
 import Foundation
 import Postgres
 import Persistence
+import Runtime
 
 /// Members and their linked identities in the `member` schema. Every change writes its events to
 /// the outbox in the same transaction and wakes the relay after commit.
 struct MemberStore: Sendable {
     let database: PostgresClient
-    let outbox: Outbox
+    let outbox: Wakeup
 
     /// Finds the member of `request.identity`, or creates one; exactly one concurrent caller creates.
     /// The login's events (`member.created`, `member.logged-in`) go to the outbox in the same call.
@@ -15,15 +16,15 @@ struct MemberStore: Sendable {
         let identity = request.identity
         let rows = try await retryingConflicts {
             try await database.query(
-                "SELECT member_id, created FROM member.login($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-                [
-                    .text(identity.provider.rawValue), .text(identity.subject),
-                    .optionalText(identity.email), .optionalBool(identity.emailVerified),
-                    .optionalBool(identity.isPrivateEmail), .optionalText(identity.name),
-                    .optionalText(request.email), .optionalText(request.name),
-                    .optionalText(identity.sealedCredential),
-                    .optionalText(request.timezone), .optionalText(request.locale),
-                ])
+                """
+                SELECT member_id, created FROM member.login(
+                    p_provider => \(identity.provider.rawValue), p_subject => \(identity.subject),
+                    p_email => \(identity.email), p_email_verified => \(identity.emailVerified),
+                    p_private_email => \(identity.isPrivateEmail), p_name => \(identity.name),
+                    p_app_email => \(request.email), p_app_name => \(request.name),
+                    p_sealed_credential => \(identity.sealedCredential),
+                    p_timezone => \(request.timezone), p_locale => \(request.locale))
+                """)
         }
         outbox.signal()
         guard let row = rows.first else { throw ServiceFailure.internal }
@@ -37,9 +38,9 @@ struct MemberStore: Sendable {
             SELECT m.id, m.email, m.name, m.created_at, i.provider, i.email AS identity_email, i.email_verified, i.linked_at
               FROM member.members m
               LEFT JOIN member.identities i ON i.member_id = m.id
-             WHERE m.id = $1
+             WHERE m.id = \(memberId)
              ORDER BY i.linked_at, i.provider
-            """, [.int(memberId)])
+            """)
         guard let member = rows.first else { return nil }
         let email = try member.optionalString("email")
         let identities = try rows.compactMap { row -> LinkedIdentity? in
@@ -62,9 +63,11 @@ struct MemberStore: Sendable {
         return value
     }
 
-    /// Locks the member's row for this transaction; false when there is no such member.
-    static func lockMember(_ memberId: Int64, on connection: PostgresConnection) async throws -> Bool {
-        !(try await connection.query("SELECT id FROM member.members WHERE id = $1 FOR UPDATE", [.int(memberId)]).isEmpty)
+    /// Locks the member's row for this transaction and returns its email and name; nil when there is no such member.
+    static func lockMember(_ memberId: Int64, on connection: PostgresConnection) async throws -> MemberDetails? {
+        let rows = try await connection.query("SELECT email, name FROM member.members WHERE id = \(memberId) FOR UPDATE")
+        guard let row = rows.first else { return nil }
+        return MemberDetails(email: try row.optionalString("email"), name: try row.optionalString("name"))
     }
 
     /// Runs `body` again (up to three times in all) when PostgreSQL aborted it for a deadlock or a

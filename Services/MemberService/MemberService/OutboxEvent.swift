@@ -22,7 +22,6 @@ struct OutboxEvent: Sendable {
     /// Stores the event; call inside the transaction of the change.
     func write(on connection: some PostgresQueryable) async throws {
         _ = try await connection.query(
-            "INSERT INTO member.outbox (event_id, event_type, data) VALUES ($1, $2, $3)",
-            [.text(id), .text(type), .bytea(data)])
+            "INSERT INTO member.outbox (event_id, event_type, data) VALUES (\(id), \(type), \(data))")
     }
 }

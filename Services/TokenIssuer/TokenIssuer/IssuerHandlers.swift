@@ -29,16 +29,14 @@ struct IssuerHandlers: Sendable {
         guard let token = RefreshToken(request.refreshToken) else {
             throw ServiceFailure(.invalidRefreshToken, "The refresh token is not valid.")
         }
-        switch try await store.rotate(token, deviceId: request.deviceId, secret: successorSecret) {
-        case .rotated(let sessionId, let memberId, let successor):
-            return try await tokens.pair(memberId: memberId, sessionId: sessionId, refreshToken: successor)
-        case .reused:
+        let rotation = try await store.rotate(token, deviceId: request.deviceId, secret: successorSecret)
+        if rotation.outcome.endedSession {
             outbox.signal()
             logger.notice("refresh token reused; session ended")
-            throw ServiceFailure(.refreshTokenReused, "The refresh token was already used; sign in again.")
-        case .invalid:
-            throw ServiceFailure(.invalidRefreshToken, "The refresh token is not valid or has expired; sign in again.")
         }
+        if let failure = rotation.outcome.failure { throw failure }
+        guard let grant = rotation.grant else { throw ServiceFailure.internal }
+        return try await tokens.pair(memberId: grant.memberId, sessionId: grant.sessionId, refreshToken: grant.token)
     }
 
     func logout(_ request: LogoutRequest) async throws -> SessionsEnded {

@@ -1,8 +1,17 @@
 import Postgres
 
-/// The `issuer` schema, in versioned steps. Applied at start; never edit a step that shipped.
+/// The `issuer` schema's tables, indexes and constraints, in versioned steps. Applied at start; never
+/// edit a step that shipped.
+///
+/// Functions and triggers are source, not history: `SQL/functions.sql` defines them and is applied
+/// after these steps at every start. The steps that once defined them no longer do (a database
+/// records a step's version and name, not its text, so one that ran them is not affected; the file
+/// replaces what they made).
 enum IssuerMigrations {
     static let schema = "issuer"
+
+    /// `SQL/functions.sql`, compiled into the binary.
+    static let functions = String(decoding: PackageResources.functions_sql, as: UTF8.self)
 
     static let all: [Migration] = [
         Migration(version: 1, name: "keys, sessions and refresh tokens", sql: """
@@ -46,70 +55,7 @@ enum IssuerMigrations {
             );
             CREATE INDEX refresh_tokens_session ON issuer.refresh_tokens (session_id);
 
-            -- One session per (member, device): a new login on the device ends the old one.
-            -- The advisory lock serialises concurrent logins of one member on one device.
-            CREATE FUNCTION issuer.start_session(p_member BIGINT, p_device TEXT, p_provider TEXT, p_token_hash BYTEA, p_ttl_seconds INT)
-            RETURNS UUID
-            LANGUAGE plpgsql AS $$
-            DECLARE
-                v_session UUID := gen_random_uuid();
-            BEGIN
-                PERFORM pg_advisory_xact_lock(hashtext(p_member::text), hashtext(p_device));
-                UPDATE issuer.sessions SET ended_at = now(), end_reason = 'replaced'
-                 WHERE member_id = p_member AND device_id = p_device AND ended_at IS NULL;
-                INSERT INTO issuer.sessions (id, member_id, device_id, provider, expires_at)
-                     VALUES (v_session, p_member, p_device, p_provider, now() + make_interval(secs => p_ttl_seconds));
-                INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at)
-                     VALUES (p_token_hash, v_session, now() + make_interval(secs => p_ttl_seconds));
-                RETURN v_session;
-            END;
-            $$;
-
-            -- Rotates a refresh token. Answers 'rotated' (first use, or a duplicate inside the
-            -- grace window that derived the same successor), 'reused' (a rotated token presented
-            -- after the window: the session is ended) or 'invalid'.
-            CREATE FUNCTION issuer.rotate_refresh_token(
-                p_token_hash BYTEA, p_successor_hash BYTEA, p_device TEXT, p_grace_seconds INT, p_ttl_seconds INT)
-            RETURNS TABLE (status TEXT, session_id UUID, member_id BIGINT)
-            LANGUAGE plpgsql AS $$
-            DECLARE
-                v_token issuer.refresh_tokens%ROWTYPE;
-                v_session issuer.sessions%ROWTYPE;
-            BEGIN
-                SELECT * INTO v_token FROM issuer.refresh_tokens t WHERE t.token_hash = p_token_hash FOR UPDATE;
-                IF NOT FOUND THEN
-                    status := 'invalid';
-                    RETURN NEXT;
-                    RETURN;
-                END IF;
-                SELECT * INTO v_session FROM issuer.sessions s WHERE s.id = v_token.session_id FOR UPDATE;
-                IF v_session.ended_at IS NOT NULL OR v_session.expires_at <= now() OR v_token.expires_at <= now()
-                   OR (p_device IS NOT NULL AND p_device <> v_session.device_id) THEN
-                    status := 'invalid';
-                    RETURN NEXT;
-                    RETURN;
-                END IF;
-                session_id := v_session.id;
-                member_id := v_session.member_id;
-                IF v_token.rotated_at IS NULL THEN
-                    UPDATE issuer.refresh_tokens t SET rotated_at = now(), successor_hash = p_successor_hash
-                     WHERE t.token_hash = p_token_hash;
-                    INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at)
-                         VALUES (p_successor_hash, v_session.id, now() + make_interval(secs => p_ttl_seconds));
-                    UPDATE issuer.sessions s SET last_used_at = now(), expires_at = now() + make_interval(secs => p_ttl_seconds)
-                     WHERE s.id = v_session.id;
-                    status := 'rotated';
-                ELSIF v_token.rotated_at > now() - make_interval(secs => p_grace_seconds)
-                      AND v_token.successor_hash = p_successor_hash THEN
-                    status := 'rotated';
-                ELSE
-                    UPDATE issuer.sessions s SET ended_at = now(), end_reason = 'refresh-token-reused'
-                     WHERE s.id = v_session.id;
-                    status := 'reused';
-                END IF;
-                RETURN NEXT;
-            END;
-            $$;
+            -- issuer.start_session and issuer.rotate_refresh_token: SQL/functions.sql.
             """),
         Migration(version: 2, name: "session events outbox, reasons, clean-up indexes", sql: """
             -- Events about sessions, written in the transaction that changed the session and
@@ -124,71 +70,11 @@ enum IssuerMigrations {
                 created_at  TIMESTAMPTZ NOT NULL DEFAULT now()
             );
 
-            -- Every session that ends, whatever ended it, yields `session.ended` (and a reuse also
-            -- `refresh-token.reused`) in the same transaction.
-            CREATE FUNCTION issuer.record_session_end() RETURNS trigger
-            LANGUAGE plpgsql AS $$
-            BEGIN
-                IF NEW.end_reason = 'reuse' THEN
-                    INSERT INTO issuer.outbox (event, session_id, member_id, reason)
-                         VALUES ('refresh-token.reused', NEW.id, NEW.member_id, NEW.end_reason);
-                END IF;
-                INSERT INTO issuer.outbox (event, session_id, member_id, reason)
-                     VALUES ('session.ended', NEW.id, NEW.member_id, NEW.end_reason);
-                RETURN NULL;
-            END;
-            $$;
-            CREATE TRIGGER sessions_ended AFTER UPDATE OF ended_at ON issuer.sessions
-                FOR EACH ROW WHEN (OLD.ended_at IS NULL AND NEW.ended_at IS NOT NULL)
-                EXECUTE FUNCTION issuer.record_session_end();
+            -- The trigger that writes `session.ended` for every session that ends: SQL/functions.sql.
 
             CREATE INDEX sessions_expires ON issuer.sessions (expires_at);
             CREATE INDEX sessions_ended ON issuer.sessions (ended_at) WHERE ended_at IS NOT NULL;
             CREATE INDEX refresh_tokens_expires ON issuer.refresh_tokens (expires_at);
-
-            -- As in version 1, with the end reason spelled as the `session.ended` event spells it.
-            CREATE OR REPLACE FUNCTION issuer.rotate_refresh_token(
-                p_token_hash BYTEA, p_successor_hash BYTEA, p_device TEXT, p_grace_seconds INT, p_ttl_seconds INT)
-            RETURNS TABLE (status TEXT, session_id UUID, member_id BIGINT)
-            LANGUAGE plpgsql AS $$
-            DECLARE
-                v_token issuer.refresh_tokens%ROWTYPE;
-                v_session issuer.sessions%ROWTYPE;
-            BEGIN
-                SELECT * INTO v_token FROM issuer.refresh_tokens t WHERE t.token_hash = p_token_hash FOR UPDATE;
-                IF NOT FOUND THEN
-                    status := 'invalid';
-                    RETURN NEXT;
-                    RETURN;
-                END IF;
-                SELECT * INTO v_session FROM issuer.sessions s WHERE s.id = v_token.session_id FOR UPDATE;
-                IF v_session.ended_at IS NOT NULL OR v_session.expires_at <= now() OR v_token.expires_at <= now()
-                   OR (p_device IS NOT NULL AND p_device <> v_session.device_id) THEN
-                    status := 'invalid';
-                    RETURN NEXT;
-                    RETURN;
-                END IF;
-                session_id := v_session.id;
-                member_id := v_session.member_id;
-                IF v_token.rotated_at IS NULL THEN
-                    UPDATE issuer.refresh_tokens t SET rotated_at = now(), successor_hash = p_successor_hash
-                     WHERE t.token_hash = p_token_hash;
-                    INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at)
-                         VALUES (p_successor_hash, v_session.id, now() + make_interval(secs => p_ttl_seconds));
-                    UPDATE issuer.sessions s SET last_used_at = now(), expires_at = now() + make_interval(secs => p_ttl_seconds)
-                     WHERE s.id = v_session.id;
-                    status := 'rotated';
-                ELSIF v_token.rotated_at > now() - make_interval(secs => p_grace_seconds)
-                      AND v_token.successor_hash = p_successor_hash THEN
-                    status := 'rotated';
-                ELSE
-                    UPDATE issuer.sessions s SET ended_at = now(), end_reason = 'reuse'
-                     WHERE s.id = v_session.id;
-                    status := 'reused';
-                END IF;
-                RETURN NEXT;
-            END;
-            $$;
             """),
         Migration(version: 3, name: "signing keys from files", sql: """
             -- Keys from SIGNING_KEY_FILE are recorded with their public half only: the private key stays in the file.

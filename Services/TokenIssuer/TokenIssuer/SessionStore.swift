@@ -5,11 +5,10 @@ import Postgres
 
 /// Sessions and refresh tokens in the `issuer` schema.
 struct SessionStore: Sendable {
-    /// What a refresh attempt came to.
-    enum Rotation: Sendable {
-        case rotated(sessionId: String, memberId: Int64, token: RefreshToken)
-        case reused
-        case invalid
+    /// What a refresh attempt came to, with the session and successor when the outcome grants them.
+    struct Rotation: Sendable {
+        let outcome: RefreshOutcome
+        let grant: (sessionId: String, memberId: Int64, token: RefreshToken)?
     }
 
     let database: PostgresClient
@@ -21,9 +20,10 @@ struct SessionStore: Sendable {
     func startSession(memberId: Int64, deviceId: String, provider: Provider) async throws -> (sessionId: String, token: RefreshToken) {
         let token = RefreshToken.random()
         let rows = try await database.query(
-            "SELECT issuer.start_session($1, $2, $3, $4, $5) AS id",
-            [.int(memberId), .text(deviceId), .text(provider.rawValue), .bytea(token.hash),
-             .int(Int64(refreshTokenTTL.components.seconds))])
+            """
+            SELECT issuer.start_session(p_member => \(memberId), p_device => \(deviceId), p_provider => \(provider.rawValue),
+                                        p_token_hash => \(token.hash), p_ttl_seconds => \(refreshTokenTTL.components.seconds)) AS id
+            """)
         guard let row = rows.first else { throw ServiceFailure.internal }
         guard !row.isNull("id") else { throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.") }
         return (try row.uuid("id").uuidString.lowercased(), token)
@@ -32,37 +32,36 @@ struct SessionStore: Sendable {
     /// Records that the member was deleted, so no session starts for it again, and ends its live
     /// sessions; returns the IDs it ended. Idempotent.
     func endDeletedMember(_ memberId: Int64) async throws -> [String] {
-        let rows = try await database.query("SELECT id FROM issuer.end_deleted_member($1) AS id", [.int(memberId)])
+        let rows = try await database.query("SELECT id FROM issuer.end_deleted_member(\(memberId)) AS id")
         return try rows.map { try $0.uuid("id").uuidString.lowercased() }
     }
 
     /// Rotates `token`: the first use yields its successor, a duplicate inside the grace window
-    /// the same successor, a use after that ends the session.
+    /// the same successor, a use after that ends the session (see `RefreshOutcome`).
     func rotate(_ token: RefreshToken, deviceId: String?, secret: [UInt8]) async throws -> Rotation {
         let successor = token.successor(secret: secret)
         let rows = try await database.query(
-            "SELECT status, session_id, member_id FROM issuer.rotate_refresh_token($1, $2, $3, $4, $5)",
-            [.bytea(token.hash), .bytea(successor.hash), deviceId.map { .text($0) } ?? .null,
-             .int(Int64(reuseGrace.components.seconds)), .int(Int64(refreshTokenTTL.components.seconds))])
+            """
+            SELECT outcome, session_id, member_id FROM issuer.rotate_refresh_token(
+                p_token_hash => \(token.hash), p_successor_hash => \(successor.hash), p_device => \(deviceId),
+                p_grace_seconds => \(reuseGrace.components.seconds), p_ttl_seconds => \(refreshTokenTTL.components.seconds))
+            """)
         guard let row = rows.first else { throw ServiceFailure.internal }
-        switch try row.string("status") {
-        case "rotated":
-            return .rotated(sessionId: try row.uuid("session_id").uuidString.lowercased(), memberId: try row.int("member_id"), token: successor)
-        case "reused":
-            return .reused
-        case "invalid":
-            return .invalid
-        case let status:
-            throw IssuerError.unexpectedStatus(status)
-        }
+        let text = try row.string("outcome")
+        guard let outcome = RefreshOutcome(rawValue: text) else { throw IssuerError.unexpectedStatus(text) }
+        guard outcome.failure == nil else { return Rotation(outcome: outcome, grant: nil) }
+        let sessionId = try row.uuid("session_id").uuidString.lowercased()
+        return Rotation(outcome: outcome, grant: (sessionId, try row.int("member_id"), successor))
     }
 
     /// Ends the member's session `sessionId` if it is live; returns the IDs it ended (none or one).
     func endSession(memberId: Int64, sessionId: String, reason: SessionEndReason) async throws -> [String] {
         guard let id = UUID(uuidString: sessionId) else { return [] }
         let rows = try await database.query(
-            "UPDATE issuer.sessions SET ended_at = now(), end_reason = $3 WHERE id = $1 AND member_id = $2 AND ended_at IS NULL RETURNING id",
-            [.uuid(id), .int(memberId), .text(reason.rawValue)])
+            """
+            UPDATE issuer.sessions SET ended_at = now(), end_reason = \(reason.rawValue)
+             WHERE id = \(id) AND member_id = \(memberId) AND ended_at IS NULL RETURNING id
+            """)
         return try rows.map { try $0.uuid("id").uuidString.lowercased() }
     }
 
@@ -71,12 +70,16 @@ struct SessionStore: Sendable {
         let rows: PostgresRows
         if let provider {
             rows = try await database.query(
-                "UPDATE issuer.sessions SET ended_at = now(), end_reason = $3 WHERE member_id = $1 AND provider = $2 AND ended_at IS NULL RETURNING id",
-                [.int(memberId), .text(provider.rawValue), .text(reason.rawValue)])
+                """
+                UPDATE issuer.sessions SET ended_at = now(), end_reason = \(reason.rawValue)
+                 WHERE member_id = \(memberId) AND provider = \(provider.rawValue) AND ended_at IS NULL RETURNING id
+                """)
         } else {
             rows = try await database.query(
-                "UPDATE issuer.sessions SET ended_at = now(), end_reason = $2 WHERE member_id = $1 AND ended_at IS NULL RETURNING id",
-                [.int(memberId), .text(reason.rawValue)])
+                """
+                UPDATE issuer.sessions SET ended_at = now(), end_reason = \(reason.rawValue)
+                 WHERE member_id = \(memberId) AND ended_at IS NULL RETURNING id
+                """)
         }
         return try rows.map { try $0.uuid("id").uuidString.lowercased() }
     }
@@ -86,10 +89,9 @@ struct SessionStore: Sendable {
         let rows = try await database.query(
             """
             SELECT id, device_id, created_at, last_used_at FROM issuer.sessions
-             WHERE member_id = $1 AND ended_at IS NULL AND expires_at > now()
+             WHERE member_id = \(memberId) AND ended_at IS NULL AND expires_at > now()
              ORDER BY last_used_at DESC, created_at DESC
-            """,
-            [.int(memberId)])
+            """)
         return try rows.map { row in
             SessionSummary(sessionId: try row.uuid("id").uuidString.lowercased(), deviceId: try row.string("device_id"),
                            createdAt: try row.date("created_at"), lastUsedAt: try row.date("last_used_at"))
@@ -103,29 +105,27 @@ struct SessionStore: Sendable {
         var total = 0
         while !Task.isCancelled {
             let deleted = try await database.withTransaction { connection -> (sessions: Int, tokens: Int)? in
-                let lock = try await connection.query("SELECT pg_try_advisory_xact_lock(hashtext('issuer.clean-up')) AS locked", [])
+                let lock = try await connection.query("SELECT pg_try_advisory_xact_lock(hashtext('issuer.clean-up')) AS locked")
                 guard try lock.first?.bool("locked") == true else { return nil }
                 let sessions = try await connection.query(
                     """
                     DELETE FROM issuer.sessions WHERE id IN (
                         SELECT id FROM issuer.sessions
-                         WHERE expires_at < now() OR ended_at < now() - make_interval(secs => $1)
-                         LIMIT $2)
-                    """,
-                    [.int(Int64(endedRetention.components.seconds)), .int(batchSize)])
+                         WHERE expires_at < now() OR ended_at < now() - make_interval(secs => \(endedRetention.components.seconds))
+                         LIMIT \(batchSize))
+                    """)
                 let tokens = try await connection.query(
                     """
                     DELETE FROM issuer.refresh_tokens WHERE token_hash IN (
-                        SELECT token_hash FROM issuer.refresh_tokens WHERE expires_at < now() LIMIT $1)
-                    """,
-                    [.int(batchSize)])
+                        SELECT token_hash FROM issuer.refresh_tokens WHERE expires_at < now() LIMIT \(batchSize))
+                    """)
                 // A deleted member is remembered as long as a refresh token lives.
                 let members = try await connection.query(
                     """
                     DELETE FROM issuer.deleted_members WHERE member_id IN (
-                        SELECT member_id FROM issuer.deleted_members WHERE deleted_at < now() - make_interval(secs => $1) LIMIT $2)
-                    """,
-                    [.int(Int64(refreshTokenTTL.components.seconds)), .int(batchSize)])
+                        SELECT member_id FROM issuer.deleted_members
+                         WHERE deleted_at < now() - make_interval(secs => \(refreshTokenTTL.components.seconds)) LIMIT \(batchSize))
+                    """)
                 return (sessions.affectedRows, tokens.affectedRows + members.affectedRows)
             }
             guard let deleted else { break }
@@ -138,9 +138,8 @@ struct SessionStore: Sendable {
     /// The secret successors are derived with, created once and shared by every replica.
     func successorSecret() async throws -> [UInt8] {
         _ = try await database.query(
-            "INSERT INTO issuer.secrets (name, value) VALUES ('refresh-successor', $1) ON CONFLICT (name) DO NOTHING",
-            [.bytea(SecureRandom.bytes(32))])
-        let rows = try await database.query("SELECT value FROM issuer.secrets WHERE name = 'refresh-successor'", [])
+            "INSERT INTO issuer.secrets (name, value) VALUES ('refresh-successor', \(SecureRandom.bytes(32))) ON CONFLICT (name) DO NOTHING")
+        let rows = try await database.query("SELECT value FROM issuer.secrets WHERE name = 'refresh-successor'")
         guard let row = rows.first else { throw ServiceFailure.internal }
         return try row.bytes("value")
     }

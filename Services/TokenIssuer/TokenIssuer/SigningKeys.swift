@@ -103,17 +103,16 @@ actor SigningKeys {
         let rotation = try await database.withTransaction { connection -> SigningKeyRotation? in
             try await Self.lock(connection)
             let pending = try await connection.query(
-                "SELECT kid, activates_at FROM issuer.signing_keys WHERE activates_at > now() AND retired_at IS NULL ORDER BY activates_at DESC LIMIT 1", [])
+                "SELECT kid, activates_at FROM issuer.signing_keys WHERE activates_at > now() AND retired_at IS NULL ORDER BY activates_at DESC LIMIT 1")
             if let row = pending.first {
                 return SigningKeyRotation(kid: try row.string("kid"), activatesAt: try row.date("activates_at"))
             }
             if let age {
                 let due = try await connection.query(
                     """
-                    SELECT coalesce(max(activates_at), '-infinity') <= now() - make_interval(secs => $1) AS due
+                    SELECT coalesce(max(activates_at), '-infinity') <= now() - make_interval(secs => \(age.components.seconds)) AS due
                       FROM issuer.signing_keys WHERE retired_at IS NULL
-                    """,
-                    [.int(Int64(age.components.seconds))])
+                    """)
                 guard try due.first?.bool("due") == true else { return nil }
             }
             let (key, activatesAt) = try await Self.generate(publishLead: publishLead, connection)
@@ -130,8 +129,10 @@ actor SigningKeys {
     /// for the record). Rows of file keys stay: they remember that a key file still lying around retired.
     func deleteExpired() async throws {
         _ = try await database.query(
-            "DELETE FROM issuer.signing_keys WHERE private_key_pem IS NOT NULL AND retired_at < now() - make_interval(secs => $1)",
-            [.int(Int64(accessTokenTTL.components.seconds) + 86_400)])
+            """
+            DELETE FROM issuer.signing_keys
+             WHERE private_key_pem IS NOT NULL AND retired_at < now() - make_interval(secs => \(accessTokenTTL.components.seconds + 86_400))
+            """)
     }
 
     /// Loads the keys. Without key files, creates the first key when none can sign; with them, records
@@ -142,8 +143,8 @@ actor SigningKeys {
         loadsBegun += 1
         let load = loadsBegun
         let fileKeys = try keyFiles.map { try Self.readKeyFiles($0) } ?? []
-        let select = "SELECT kid, private_key_pem, public_key_pem, activates_at, retired_at FROM issuer.signing_keys"
-        var rows = try await database.query(select, [])
+        let select: PostgresQuery = "SELECT kid, private_key_pem, public_key_pem, activates_at, retired_at FROM issuer.signing_keys"
+        var rows = try await database.query(select)
         var recorded: [Key] = []
         let generate = keyFiles == nil
         let accessTokenTTL = accessTokenTTL
@@ -151,7 +152,7 @@ actor SigningKeys {
             let publishLead = publishLead
             (rows, recorded) = try await database.withTransaction { connection in
                 try await Self.lock(connection)
-                let current = try await connection.query(select, [])
+                let current = try await connection.query(select)
                 guard Self.needsRecording(current, fileKeys, generate: generate, accessTokenTTL: accessTokenTTL) else { return (current, []) }
                 var new: [Key] = []
                 if generate {
@@ -163,7 +164,7 @@ actor SigningKeys {
                         new.append(key)
                     }
                 }
-                return (try await connection.query(select, []), new)
+                return (try await connection.query(select), new)
             }
         }
         let held = Dictionary(fileKeys.map { ($0.kid, $0) }, uniquingKeysWith: { first, _ in first })
@@ -221,27 +222,27 @@ actor SigningKeys {
         let inserted = try await connection.query(
             """
             INSERT INTO issuer.signing_keys (kid, algorithm, private_key_pem, public_key_pem, activates_at)
-                 VALUES ($1, $2, $3, $4,
+                 VALUES (\(key.kid), \(key.publicJWK.alg ?? ""), \(privatePEM), \(key.publicKey.pemRepresentation),
                          CASE WHEN EXISTS (SELECT 1 FROM issuer.signing_keys
                                             WHERE activates_at <= now() AND (retired_at IS NULL OR retired_at > now()))
-                              THEN date_trunc('second', now() + make_interval(secs => $5)) + interval '1 second'
+                              THEN date_trunc('second', now() + make_interval(secs => \(publishLead.components.seconds))) + interval '1 second'
                               ELSE now() END)
             RETURNING activates_at
-            """,
-            [.text(key.kid), .text(key.publicJWK.alg ?? ""), privatePEM.map { .text($0) } ?? .null,
-             .text(key.publicKey.pemRepresentation), .int(Int64(publishLead.components.seconds))])
+            """)
         guard let activatesAt = try inserted.first?.date("activates_at") else { throw IssuerError.noSigningKey }
         _ = try await connection.query(
-            "UPDATE issuer.signing_keys SET retired_at = $2 WHERE kid <> $1 AND (retired_at IS NULL OR retired_at > $2)",
-            [.text(key.kid), .timestamp(activatesAt)])
+            """
+            UPDATE issuer.signing_keys SET retired_at = \(activatesAt)
+             WHERE kid <> \(key.kid) AND (retired_at IS NULL OR retired_at > \(activatesAt))
+            """)
         return activatesAt
     }
 
     /// Takes the transaction's lock on the key table; a replica that holds it too long (hung, not crashed)
     /// makes this fail after 5 s rather than hold up every start and reload.
     private static func lock(_ connection: PostgresConnection) async throws {
-        _ = try await connection.query("SET LOCAL lock_timeout = '5s'", [])
-        _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtext('issuer.signing_keys'))", [])
+        _ = try await connection.query("SET LOCAL lock_timeout = '5s'")
+        _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtext('issuer.signing_keys'))")
     }
 
     /// A key from a table row: its private key from the row (database keys) or from `held` (key files).

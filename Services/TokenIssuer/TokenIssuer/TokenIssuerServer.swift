@@ -47,7 +47,8 @@ public struct TokenIssuerServer: Service {
 
     private func serve(database: PostgresClient, nats connection: ResourceService<NATSConnection>, readiness: Readiness,
                        metrics: MetricsRegistry) async throws {
-        try await database.migrateRetrying(schema: IssuerMigrations.schema, migrations: IssuerMigrations.all, logger: logger)
+        try await database.migrateRetrying(schema: IssuerMigrations.schema, migrations: IssuerMigrations.all,
+                                           functions: IssuerMigrations.functions, logger: logger)
         let keys = SigningKeys(database: database, keyFiles: configuration.signingKeyFiles,
                                accessTokenTTL: configuration.accessTokenTTL, publishLead: configuration.signingKeyPublishLead,
                                logger: logger)

@@ -1,0 +1,127 @@
+-- member-service's functions: the schema's source, not its history (the tables are in
+-- MemberMigrations, versioned). PostgresClient.migrate runs this whole file at every start, after
+-- the migrations and under their lock, in one transaction, as the member_service role that owns
+-- the schema, with search_path = member, public.
+--
+-- So everything here is CREATE OR REPLACE. A function whose arguments or result change is dropped
+-- first (CREATE OR REPLACE cannot change them), and one no longer wanted is dropped here too, so a
+-- database that ran older code ends with the same functions as a fresh one.
+
+-- Gone: member.login's first signature (migration 1 made it, migration 2 replaced it).
+DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT);
+
+-- Rule (identity email): an identity keeps the token's email with the token's flag; a token without
+-- an email keeps the stored email with its flag; with neither, the email the app sent (Apple sends
+-- it once, at the first login), unverified. So the flag is true only when a provider vouched for
+-- that very address. Used by login and by link. Two scalar functions (the email, its flag), which
+-- PostgreSQL inlines into the statements that call them.
+CREATE OR REPLACE FUNCTION member.identity_email(p_token_email TEXT, p_stored_email TEXT, p_app_email TEXT) RETURNS TEXT
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN p_token_email IS NOT NULL THEN p_token_email
+                WHEN p_stored_email IS NOT NULL THEN p_stored_email
+                ELSE p_app_email END
+$$;
+CREATE OR REPLACE FUNCTION member.identity_email_verified(p_token_email TEXT, p_token_verified BOOLEAN,
+                                                          p_stored_email TEXT, p_stored_verified BOOLEAN) RETURNS BOOLEAN
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN p_token_email IS NOT NULL THEN COALESCE(p_token_verified, FALSE)
+                WHEN p_stored_email IS NOT NULL THEN COALESCE(p_stored_verified, FALSE)
+                ELSE FALSE END
+$$;
+
+-- Rule (identity name): the token's name, else the name the app sent, else the stored one. Used by
+-- login and by link.
+CREATE OR REPLACE FUNCTION member.identity_name(p_token_name TEXT, p_app_name TEXT, p_stored_name TEXT) RETURNS TEXT
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT COALESCE(p_token_name, p_app_name, p_stored_name)
+$$;
+
+-- An event in the outbox, from inside member.login (JSON of the Swift contracts MemberCreated and
+-- MemberLoggedIn); OutboxRelay publishes it after commit.
+CREATE OR REPLACE FUNCTION member.enqueue(p_type TEXT, p_data JSONB) RETURNS VOID
+LANGUAGE sql AS $$
+    INSERT INTO member.outbox (event_id, event_type, data)
+    VALUES (gen_random_uuid()::text, p_type, convert_to(p_data::text, 'UTF8'));
+$$;
+
+-- What happens at login, in one round trip: find the member of the identity, or create both, and
+-- write the login's events. Concurrent first logins of one identity race on the primary key: the
+-- losers' inserts fail, their subtransaction (and so their new member row) rolls back, and the loop
+-- finds the winner's row.
+CREATE OR REPLACE FUNCTION member.login(
+    p_provider TEXT, p_subject TEXT, p_email TEXT, p_email_verified BOOLEAN,
+    p_private_email BOOLEAN, p_name TEXT, p_app_email TEXT, p_app_name TEXT,
+    p_sealed_credential TEXT, p_timezone TEXT, p_locale TEXT)
+RETURNS TABLE (member_id BIGINT, created BOOLEAN)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_member BIGINT;
+    v_old_email TEXT;
+    v_old_verified BOOLEAN;
+    v_old_name TEXT;
+    v_email TEXT;
+    v_verified BOOLEAN;
+    v_name TEXT;
+BEGIN
+    LOOP
+        SELECT i.member_id, i.email, i.email_verified, i.name INTO v_member, v_old_email, v_old_verified, v_old_name
+          FROM member.identities AS i
+         WHERE i.provider = p_provider AND i.provider_user_id = p_subject
+           FOR UPDATE;
+        IF FOUND THEN
+            v_email := member.identity_email(p_email, v_old_email, p_app_email);
+            v_verified := member.identity_email_verified(p_email, p_email_verified, v_old_email, v_old_verified);
+            v_name := member.identity_name(p_name, p_app_name, v_old_name);
+            -- Rule (provider flags and credential): what the token asserts replaces what is stored;
+            -- what it leaves out stays.
+            UPDATE member.identities AS i
+               SET last_login_at = now(),
+                   email = v_email,
+                   email_verified = v_verified,
+                   is_private_email = COALESCE(p_private_email, i.is_private_email),
+                   name = v_name,
+                   sealed_credential = COALESCE(p_sealed_credential, i.sealed_credential)
+             WHERE i.provider = p_provider AND i.provider_user_id = p_subject;
+            -- Rule (member email and name at login): they follow the identity they came from: a
+            -- member's email or name that is empty, or that this identity gave it, takes the
+            -- identity's new one; one the member got elsewhere stays. Written only when something
+            -- changes, so a repeat login costs one row update.
+            UPDATE member.members AS m
+               SET email = CASE WHEN m.email IS NULL OR m.email = v_old_email THEN v_email ELSE m.email END,
+                   name = CASE WHEN m.name IS NULL OR m.name = v_old_name THEN v_name ELSE m.name END,
+                   updated_at = now()
+             WHERE m.id = v_member
+               AND ((v_email IS DISTINCT FROM m.email AND (m.email IS NULL OR m.email = v_old_email))
+                 OR (v_name IS DISTINCT FROM m.name AND (m.name IS NULL OR m.name = v_old_name)));
+            PERFORM member.enqueue('member.logged-in', jsonb_build_object(
+                'memberId', v_member, 'provider', p_provider, 'isExistingMember', TRUE));
+            member_id := v_member;
+            created := FALSE;
+            RETURN NEXT;
+            RETURN;
+        END IF;
+        -- A first login: the member takes the identity's email and name.
+        v_email := member.identity_email(p_email, NULL, p_app_email);
+        v_verified := member.identity_email_verified(p_email, p_email_verified, NULL, NULL);
+        v_name := member.identity_name(p_name, p_app_name, NULL);
+        BEGIN
+            INSERT INTO member.members (email, name, timezone, locale)
+                 VALUES (v_email, v_name, p_timezone, p_locale)
+              RETURNING id INTO v_member;
+            INSERT INTO member.identities
+                        (provider, provider_user_id, member_id, email, email_verified, is_private_email, name,
+                         sealed_credential)
+                 VALUES (p_provider, p_subject, v_member, v_email, v_verified, p_private_email, v_name, p_sealed_credential);
+            PERFORM member.enqueue('member.created', jsonb_build_object('memberId', v_member, 'provider', p_provider));
+            PERFORM member.enqueue('member.logged-in', jsonb_build_object(
+                'memberId', v_member, 'provider', p_provider, 'isExistingMember', FALSE));
+            member_id := v_member;
+            created := TRUE;
+            RETURN NEXT;
+            RETURN;
+        EXCEPTION WHEN unique_violation THEN
+            -- Another login of the same identity committed first: read its row.
+        END;
+    END LOOP;
+END;
+$$;

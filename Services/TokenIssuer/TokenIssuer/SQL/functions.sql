@@ -1,0 +1,140 @@
+-- token-issuer's functions and triggers: the schema's source, not its history (the tables are in
+-- IssuerMigrations, versioned). PostgresClient.migrate runs this whole file at every start, after
+-- the migrations and under their lock, in one transaction, as the token_issuer role that owns the
+-- schema, with search_path = issuer, public.
+--
+-- So everything here is CREATE OR REPLACE. A function whose arguments or result change is dropped
+-- first (CREATE OR REPLACE cannot change them), and one no longer wanted is dropped here too, so a
+-- database that ran older code ends with the same functions as a fresh one.
+
+-- Rule (one session per device): a login on a device ends the member's live session there
+-- ('replaced') and starts a new one with its first refresh token, in one round trip. The device's
+-- advisory lock serialises concurrent logins of one member on one device.
+-- Rule (a deleted member stays deleted): a login that found the member just before its deletion
+-- may ask for a session just after it, so a deleted member gets none (NULL, nothing started).
+-- Session starts take the member's lock shared, its deletion (end_deleted_member) exclusive: a
+-- session starts either before the deletion, which then sees it and ends it, or after, and is refused.
+CREATE OR REPLACE FUNCTION issuer.start_session(p_member BIGINT, p_device TEXT, p_provider TEXT, p_token_hash BYTEA,
+                                                p_ttl_seconds INT)
+RETURNS UUID
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_session UUID := gen_random_uuid();
+BEGIN
+    PERFORM pg_advisory_xact_lock_shared(hashtext('issuer.member'), hashtext(p_member::text));
+    IF EXISTS (SELECT 1 FROM issuer.deleted_members WHERE member_id = p_member) THEN
+        RETURN NULL;
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtext(p_member::text), hashtext(p_device));
+    UPDATE issuer.sessions SET ended_at = now(), end_reason = 'replaced'
+     WHERE member_id = p_member AND device_id = p_device AND ended_at IS NULL;
+    INSERT INTO issuer.sessions (id, member_id, device_id, provider, expires_at)
+         VALUES (v_session, p_member, p_device, p_provider, now() + make_interval(secs => p_ttl_seconds));
+    INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at)
+         VALUES (p_token_hash, v_session, now() + make_interval(secs => p_ttl_seconds));
+    RETURN v_session;
+END;
+$$;
+
+-- Records that the member was deleted (kept as long as a refresh token lives: SessionStore.cleanUp)
+-- and ends its live sessions ('member-deleted'); returns the IDs it ended. See start_session.
+CREATE OR REPLACE FUNCTION issuer.end_deleted_member(p_member BIGINT) RETURNS SETOF UUID
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext('issuer.member'), hashtext(p_member::text));
+    INSERT INTO issuer.deleted_members (member_id) VALUES (p_member) ON CONFLICT (member_id) DO NOTHING;
+    RETURN QUERY UPDATE issuer.sessions SET ended_at = now(), end_reason = 'member-deleted'
+                  WHERE member_id = p_member AND ended_at IS NULL
+              RETURNING id;
+END;
+$$;
+
+-- Until `outcome` was added the result was (status, session_id, member_id): that shape is dropped
+-- once, since CREATE OR REPLACE cannot change a result.
+DO $$
+BEGIN
+    IF EXISTS (SELECT FROM pg_proc
+                WHERE oid = to_regprocedure('issuer.rotate_refresh_token(bytea, bytea, text, integer, integer)')
+                  AND NOT ('outcome' = ANY (proargnames))) THEN
+        DROP FUNCTION issuer.rotate_refresh_token(BYTEA, BYTEA, TEXT, INT, INT);
+    END IF;
+END;
+$$;
+
+-- What happens at a refresh, in one round trip. Only SHA-256 hashes of refresh tokens are kept; a
+-- rotated token points at its successor's hash, which a duplicate refresh re-derives. `outcome`
+-- (RefreshOutcome in Swift, which decides the reply) is one of:
+--   'unknown'       no such token;
+--   'ended'         its session ended;
+--   'expired'       the token or its session expired;
+--   'wrong-device'  the caller named another device than the session's;
+--   'rotated'       Rule (rotation): the first use of a token yields its successor and extends the session;
+--   'replayed'      Rule (grace): a duplicate inside the grace window that derived the same successor
+--                   gets that successor again (an app that lost the answer retries);
+--   'reused'        Rule (reuse): a rotated token used after that ends the session ('reuse'), since
+--                   someone else may hold the token.
+-- `status` ('rotated', 'reused' or 'invalid') is what replicas of the release before `outcome` read.
+CREATE OR REPLACE FUNCTION issuer.rotate_refresh_token(
+    p_token_hash BYTEA, p_successor_hash BYTEA, p_device TEXT, p_grace_seconds INT, p_ttl_seconds INT)
+RETURNS TABLE (outcome TEXT, status TEXT, session_id UUID, member_id BIGINT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_token issuer.refresh_tokens%ROWTYPE;
+    v_session issuer.sessions%ROWTYPE;
+BEGIN
+    SELECT * INTO v_token FROM issuer.refresh_tokens t WHERE t.token_hash = p_token_hash FOR UPDATE;
+    IF NOT FOUND THEN
+        outcome := 'unknown';
+    ELSE
+        SELECT * INTO v_session FROM issuer.sessions s WHERE s.id = v_token.session_id FOR UPDATE;
+        IF v_session.ended_at IS NOT NULL THEN
+            outcome := 'ended';
+        ELSIF v_session.expires_at <= now() OR v_token.expires_at <= now() THEN
+            outcome := 'expired';
+        ELSIF p_device IS NOT NULL AND p_device <> v_session.device_id THEN
+            outcome := 'wrong-device';
+        ELSIF v_token.rotated_at IS NULL THEN
+            UPDATE issuer.refresh_tokens t SET rotated_at = now(), successor_hash = p_successor_hash
+             WHERE t.token_hash = p_token_hash;
+            INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at)
+                 VALUES (p_successor_hash, v_session.id, now() + make_interval(secs => p_ttl_seconds));
+            UPDATE issuer.sessions s SET last_used_at = now(), expires_at = now() + make_interval(secs => p_ttl_seconds)
+             WHERE s.id = v_session.id;
+            outcome := 'rotated';
+        ELSIF v_token.rotated_at > now() - make_interval(secs => p_grace_seconds)
+              AND v_token.successor_hash = p_successor_hash THEN
+            outcome := 'replayed';
+        ELSE
+            UPDATE issuer.sessions s SET ended_at = now(), end_reason = 'reuse'
+             WHERE s.id = v_session.id;
+            outcome := 'reused';
+        END IF;
+        IF outcome IN ('rotated', 'replayed') THEN
+            session_id := v_session.id;
+            member_id := v_session.member_id;
+        END IF;
+    END IF;
+    status := CASE outcome WHEN 'rotated' THEN 'rotated' WHEN 'replayed' THEN 'rotated' WHEN 'reused' THEN 'reused'
+                           ELSE 'invalid' END;
+    RETURN NEXT;
+END;
+$$;
+
+-- Rule (every end is announced): whatever ends a session (logout, replacement, reuse, deletion,
+-- an identity's end), `session.ended` goes to the outbox in the same transaction, and a reuse also
+-- `refresh-token.reused`; OutboxRelay publishes them after commit.
+CREATE OR REPLACE FUNCTION issuer.record_session_end() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.end_reason = 'reuse' THEN
+        INSERT INTO issuer.outbox (event, session_id, member_id, reason)
+             VALUES ('refresh-token.reused', NEW.id, NEW.member_id, NEW.end_reason);
+    END IF;
+    INSERT INTO issuer.outbox (event, session_id, member_id, reason)
+         VALUES ('session.ended', NEW.id, NEW.member_id, NEW.end_reason);
+    RETURN NULL;
+END;
+$$;
+CREATE OR REPLACE TRIGGER sessions_ended AFTER UPDATE OF ended_at ON issuer.sessions
+    FOR EACH ROW WHEN (OLD.ended_at IS NULL AND NEW.ended_at IS NOT NULL)
+    EXECUTE FUNCTION issuer.record_session_end();
