@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// The claims of a JWT payload, with the registered and OpenID Connect claims this project reads, and all claims in `raw`.
 public struct JWTClaims: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import JOSE
+import JSON
 import TestSupport
 
 /// The deployment files of the repository, read and parsed for the tests: YAML through

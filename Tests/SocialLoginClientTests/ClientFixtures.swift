@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import JOSE
+import JSON
 import SocialLoginClient
 import Testing
 import TestSupport

@@ -3,6 +3,7 @@ import DevIDP
 import Foundation
 import HTTPClient
 import JOSE
+import JSON
 import Logging
 import TokenIssuer
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import JOSE
+import JSON
 
 /// An Apple grant: the user and client an authorization code or refresh token was issued to.
 struct AppleGrant: Sendable {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import JOSE
+import JSON
 
 /// The state of the dev identity provider: one fake issuer per OIDC provider, Naver's tokens,
 /// Apple's codes and refresh tokens, the simulated outages and the counters of `GET /stats`.

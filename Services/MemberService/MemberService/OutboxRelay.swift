@@ -1,5 +1,6 @@
 import Contracts
 import JOSE
+import JSON
 import Logging
 import Messaging
 import Postgres

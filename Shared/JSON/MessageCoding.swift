@@ -1,0 +1,17 @@
+/// The project's one JSON coding: NATS messages, the gateway's HTTP bodies, JWT headers and claims,
+/// and the providers' answers. Dates are ISO 8601 strings in whole seconds, members come in
+/// declaration order, slashes are not escaped. It writes and reads what `JSONEncoder` and
+/// `JSONDecoder` with those settings would, several times faster, with the same `EncodingError`s
+/// and `DecodingError`s (kind and coding path); a kind is never converted into another (a string
+/// is never read as a number), and of a member name given twice the first value counts.
+public enum MessageCoding {
+    /// Encodes `value` as one JSON text.
+    public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        try MessageJSONEncoder.encode(value)
+    }
+
+    /// Decodes a `T` from one JSON text (RFC 8259, UTF-8, nested at most 256 deep).
+    public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        try MessageJSONDecoder.decode(type, from: bytes)
+    }
+}
