@@ -10,6 +10,13 @@ public enum MessageCoding {
         try MessageJSONEncoder.encode(value)
     }
 
+    /// Encodes `value` with each object's members in the UTF-8 order of their names (for the ASCII
+    /// names of JWT headers and claims, what `JSONEncoder`'s `.sortedKeys` writes), so the same
+    /// value always gives the same bytes, whatever order a dictionary holds them in.
+    public static func encodeSortingKeys<T: Encodable>(_ value: T) throws -> [UInt8] {
+        try MessageJSONEncoder.encode(value, sortingKeys: true)
+    }
+
     /// Decodes a `T` from one JSON text (RFC 8259, UTF-8, nested at most 256 deep).
     public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         try MessageJSONDecoder.decode(type, from: bytes)
