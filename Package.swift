@@ -55,7 +55,7 @@ let package = Package(
         shared("Runtime", ["Logging"]),
         shared("Crypto", ["COpenSSL"]),
         shared("JOSE", ["Crypto", "JSON"]),
-        shared("NATS", ["CNats", "Collections", "Logging"]),
+        shared("NATS", ["CNats", "Collections", "JSON", "Logging"]),
         shared("Postgres", ["CLibPQ", "JSON", "Logging"]),
         shared("HTTPServer", ["CMicroHTTPD", "Logging"]),
         shared("HTTPClient", ["CCurl", "Logging"]),
@@ -95,7 +95,7 @@ let package = Package(
             tests("HTTPServerTests", ["HTTPServer", "HTTPTesting", "HTTPClient", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "HTTPServer", "Logging"]),
             tests("IntegrationTests", ["TestSupport", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "NATS", "JOSE", "Crypto", "Postgres", "HTTPClient", "HTTPServer", "Logging", "DevIDP", "TokenVerifier"]),
-            tests("GatewayTests", ["Gateway", "Contracts", "JOSE", "Crypto", "Logging", "Metrics"]),
+            tests("GatewayTests", ["Gateway", "Contracts", "JSON", "JOSE", "Crypto", "HTTPServer", "Logging", "Metrics"]),
             tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Crypto", "JOSE", "Logging", "Runtime"]),
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging", "TestVectors"]),
             // The app-side client: Foundation only, so it builds for iOS, macOS and Linux.
