@@ -59,7 +59,7 @@ let package = Package(
         shared("Postgres", ["CLibPQ", "JSON", "Logging"]),
         shared("HTTPServer", ["CMicroHTTPD", "Logging"]),
         shared("HTTPClient", ["CCurl", "Logging"]),
-        shared("Contracts", ["JSON", "JOSE"]),
+        shared("Contracts", ["JSON"]),
         shared("Metrics", []),
         shared("Messaging", ["Contracts", "JSON", "NATS", "Crypto", "Logging", "Runtime", "Metrics"]),
         shared("Persistence", ["Contracts", "Postgres", "Logging", "Runtime"]),

@@ -31,6 +31,20 @@ struct JSONValueCodingTests {
         }
     }
 
+    @Test("a typed value in and out of a JSONValue, as a contract member carries it")
+    func typedValues() throws {
+        struct Key: Codable, Equatable { var kty = "EC", kid: String? = "k/1", keyOps: [String]? = ["verify"], n: Int64 = -1 }
+        struct Set: Codable, Equatable { var keys: [Key] }
+        let set = Set(keys: [Key(), Key(kid: nil, keyOps: nil, n: 9_007_199_254_740_993)])
+        let value = try JSONValue(encoding: set)
+        #expect(value == .object(["keys": .array([
+            .object(["kty": .string("EC"), "kid": .string("k/1"), "keyOps": .array([.string("verify")]), "n": .integer(-1)]),
+            .object(["kty": .string("EC"), "n": .integer(9_007_199_254_740_993)]),
+        ])]))
+        #expect(try value.decode(Set.self) == set)
+        #expect(throws: DecodingError.self) { try JSONValue.array([]).decode(Set.self) }
+    }
+
     @Test("a number JSON cannot carry is an error at its path")
     func unrepresentable() throws {
         do {
