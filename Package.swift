@@ -66,7 +66,7 @@ let package = Package(
         shared("Management", ["HTTPServer", "Metrics", "Logging", "Runtime"]),
     ]
         + service("Gateway",
-                  ["Logging", "Collections", "Runtime", "Contracts", "JSON", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "JOSE", "Crypto"],
+                  ["Logging", "Collections", "Runtime", "Contracts", "JSON", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "JOSE"],
                   resources: [.copy("Resources/openapi.yaml")])
         + service("TokenVerifier",
                   ["Logging", "Runtime", "Contracts", "JSON", "Messaging", "Management", "NATS", "JOSE", "Crypto", "HTTPClient"])
@@ -80,27 +80,27 @@ let package = Package(
                   ["Logging", "Runtime", "HTTPServer", "JOSE", "JSON", "Crypto"])
         + [
             .target(name: "TestSupport",
-                    dependencies: ["Logging", "Runtime", "Contracts", "JSON", "Messaging", "Management", "NATS", "Postgres", "HTTPClient", "JOSE", "Crypto",
+                    dependencies: ["Logging", "Runtime", "Contracts", "JSON", "Messaging", "Management", "NATS", "Postgres", "HTTPClient", "Crypto",
                                    "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"],
                     path: "Tests/TestSupport", swiftSettings: swiftSettings),
             tests("RuntimeTests", ["Runtime", "Logging"]),
             tests("ConfigurationTests", ["Runtime", "Messaging", "Postgres", "Contracts", "Crypto", "JOSE", "Logging", "TestSupport", "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"]),
-            .target(name: "TestVectors", dependencies: ["JOSE"], path: "Tests/TestVectors", swiftSettings: swiftSettings),
+            .target(name: "TestVectors", dependencies: ["JOSE", "Crypto"], path: "Tests/TestVectors", swiftSettings: swiftSettings),
             tests("JOSETests", ["JOSE", "Crypto", "TestVectors"]),
-            tests("ContractsTests", ["Contracts", "JSON", "JOSE"]),
+            tests("ContractsTests", ["Contracts", "JSON"]),
             tests("NATSTests", ["NATS", "Crypto", "Logging"]),
             tests("PostgresTests", ["Postgres", "Logging"]),
             // A raw HTTP/1.1 client on one socket, for what URLSession and libcurl hide or refuse to send.
             .target(name: "HTTPTesting", path: "Tests/HTTPTesting", swiftSettings: swiftSettings),
-            tests("HTTPServerTests", ["HTTPServer", "HTTPTesting", "HTTPClient", "Logging"]),
-            tests("HTTPClientTests", ["HTTPClient", "HTTPServer", "Logging"]),
-            tests("IntegrationTests", ["TestSupport", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "NATS", "JOSE", "Crypto", "Postgres", "HTTPClient", "HTTPServer", "Logging", "DevIDP", "TokenVerifier"]),
+            tests("HTTPServerTests", ["HTTPServer", "HTTPTesting", "Logging"]),
+            tests("HTTPClientTests", ["HTTPClient", "Logging"]),
+            tests("IntegrationTests", ["TestSupport", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "NATS", "JOSE", "Crypto", "Postgres", "HTTPServer", "Logging", "DevIDP", "TokenVerifier"]),
             tests("GatewayTests", ["Gateway", "Contracts", "JSON", "JOSE", "Crypto", "HTTPServer", "Logging", "Metrics"]),
-            tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Crypto", "JOSE", "Logging", "Runtime"]),
+            tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Crypto", "Logging", "Runtime"]),
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging", "TestVectors"]),
             // The app-side client: Foundation only, so it builds for iOS, macOS and Linux.
             .target(name: "SocialLoginClient", path: "Client/SocialLoginClient", swiftSettings: swiftSettings),
-            tests("SocialLoginClientTests", ["SocialLoginClient", "TestSupport", "DevIDP", "JOSE", "JSON", "Crypto", "HTTPServer", "HTTPClient", "Logging"]),
-            tests("DeployTests", ["TestSupport", "Messaging", "JOSE", "JSON"]),
+            tests("SocialLoginClientTests", ["SocialLoginClient", "TestSupport", "DevIDP", "JSON", "Crypto", "HTTPServer", "HTTPClient", "Logging"]),
+            tests("DeployTests", ["TestSupport", "Messaging", "JSON"]),
         ]
 )

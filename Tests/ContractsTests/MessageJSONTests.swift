@@ -1,6 +1,5 @@
 import Contracts
 import Foundation
-import JOSE
 import JSON
 import Testing
 

@@ -1,5 +1,4 @@
 import Foundation
-import JOSE
 import JSON
 import Testing
 import TestSupport

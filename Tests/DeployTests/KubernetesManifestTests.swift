@@ -1,4 +1,3 @@
-import JOSE
 import JSON
 import Testing
 

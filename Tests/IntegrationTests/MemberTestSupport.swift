@@ -1,7 +1,6 @@
 import Contracts
 import Crypto
 import Foundation
-import JOSE
 import JSON
 import TestSupport
 

@@ -3,7 +3,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import JOSE
 import JSON
 import SocialLoginClient
 import Testing

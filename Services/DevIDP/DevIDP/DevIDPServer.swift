@@ -1,6 +1,5 @@
 import Foundation
 import HTTPServer
-import JOSE
 import JSON
 import Logging
 import Runtime

@@ -1,4 +1,3 @@
-import JOSE
 import JSON
 
 /// `POST /<provider>/mint`: the claims of the ID token to mint. `iss`, `iat` and `exp` are

@@ -1,5 +1,4 @@
 import Contracts
-import JOSE
 import JSON
 import Logging
 import Messaging

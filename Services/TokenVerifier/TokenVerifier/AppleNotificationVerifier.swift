@@ -1,6 +1,5 @@
 import Contracts
 import Foundation
-import JOSE
 import JSON
 
 /// Proves Apple's server-to-server notifications: a JWS signed with Apple's identity-token keys,
