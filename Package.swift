@@ -50,7 +50,7 @@ let package = Package(
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
 
         shared("JSON", []),
-        shared("Logging", []),
+        shared("Logging", ["JSON"]),
         shared("Collections", []),
         shared("Runtime", ["Logging"]),
         shared("Crypto", ["COpenSSL"]),

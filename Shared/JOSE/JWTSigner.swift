@@ -55,12 +55,6 @@ public struct JWTSigner: Sendable {
     private static func headerJSON(alg: String, kid: String, extra: [String: String]) -> String {
         var members = [("alg", alg), ("kid", kid), ("typ", extra["typ"] ?? "JWT")]
         members += extra.filter { $0.key != "typ" }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        return "{" + members.map { "\(jsonString($0.0)):\(jsonString($0.1))" }.joined(separator: ",") + "}"
-    }
-
-    /// `text` as a JSON string literal.
-    private static func jsonString(_ text: String) -> String {
-        // Encoding a String cannot fail.
-        String(decoding: (try? MessageCoding.encode(text)) ?? [], as: UTF8.self)
+        return "{" + members.map { "\(MessageCoding.quoted($0.0)):\(MessageCoding.quoted($0.1))" }.joined(separator: ",") + "}"
     }
 }

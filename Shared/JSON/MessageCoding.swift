@@ -17,6 +17,15 @@ public enum MessageCoding {
         try MessageJSONEncoder.encode(value, sortingKeys: true)
     }
 
+    /// `text` as a JSON string literal, quoted and escaped as `encode` writes strings: for JSON put
+    /// together by hand in a fixed member order (log lines, JWS headers).
+    public static func quoted(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 2)
+        MessageJSONEncoder.write(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Decodes a `T` from one JSON text (RFC 8259, UTF-8, nested at most 256 deep).
     public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         try MessageJSONDecoder.decode(type, from: bytes)
