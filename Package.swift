@@ -49,61 +49,62 @@ let package = Package(
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
 
-        shared("Logging", []),
+        shared("JSON", []),
+        shared("Logging", ["JSON"]),
         shared("Collections", []),
         shared("Runtime", ["Logging"]),
         shared("Crypto", ["COpenSSL"]),
-        shared("JOSE", ["Crypto"]),
-        shared("NATS", ["CNats", "Collections", "Logging"]),
-        shared("Postgres", ["CLibPQ", "Logging", "Runtime"]),
+        shared("JOSE", ["Crypto", "JSON"]),
+        shared("NATS", ["CNats", "Collections", "JSON", "Logging"]),
+        shared("Postgres", ["CLibPQ", "JSON", "Logging"]),
         shared("HTTPServer", ["CMicroHTTPD", "Logging"]),
         shared("HTTPClient", ["CCurl", "Logging"]),
-        shared("Contracts", ["JOSE", "Runtime"]),
+        shared("Contracts", ["JSON"]),
         shared("Metrics", []),
-        shared("Messaging", ["Contracts", "NATS", "Crypto", "Logging", "Runtime", "Metrics"]),
-        shared("Persistence", ["Contracts", "Postgres", "NATS", "Logging", "Runtime"]),
+        shared("Messaging", ["Contracts", "JSON", "NATS", "Crypto", "Logging", "Runtime", "Metrics"]),
+        shared("Persistence", ["Contracts", "JSON", "Postgres", "NATS", "Logging", "Runtime"]),
         shared("Management", ["HTTPServer", "Metrics", "Logging", "Runtime"]),
     ]
         + service("Gateway",
-                  ["Logging", "Collections", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "JOSE", "Crypto"],
+                  ["Logging", "Collections", "Runtime", "Contracts", "JSON", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "JOSE"],
                   resources: [.copy("Resources/openapi.yaml")])
         + service("TokenVerifier",
-                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "JOSE", "Crypto", "HTTPClient"])
+                  ["Logging", "Runtime", "Contracts", "JSON", "Messaging", "Metrics", "Management", "NATS", "JOSE", "Crypto", "HTTPClient"])
         // Each database service's functions, compiled into its binary (no resource bundle to ship).
         + service("MemberService",
-                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence"],
+                  ["Logging", "Runtime", "Contracts", "JSON", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence"],
                   resources: [.embedInCode("SQL/functions.sql")])
         + service("TokenIssuer",
-                  ["Logging", "Runtime", "Contracts", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence", "JOSE", "Crypto"],
+                  ["Logging", "Runtime", "Contracts", "JSON", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence", "JOSE", "Crypto"],
                   resources: [.embedInCode("SQL/functions.sql")])
         + [.executableTarget(name: "NATSAuth", dependencies: ["Messaging", "Crypto"], path: "Services/NATSAuth",
                              swiftSettings: swiftSettings)]
         + service("DevIDP",
-                  ["Logging", "Runtime", "HTTPServer", "JOSE", "Crypto"])
+                  ["Logging", "Runtime", "HTTPServer", "JOSE", "JSON", "Crypto"])
         + [
             .target(name: "TestSupport",
-                    dependencies: ["Logging", "Runtime", "Contracts", "Messaging", "Management", "NATS", "Postgres", "HTTPClient", "JOSE", "Crypto",
+                    dependencies: ["Logging", "Runtime", "Contracts", "JSON", "Messaging", "Management", "NATS", "Postgres", "HTTPClient", "Crypto",
                                    "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"],
                     path: "Tests/TestSupport", swiftSettings: swiftSettings),
             tests("RuntimeTests", ["Runtime", "Logging"]),
             tests("ConfigurationTests", ["Runtime", "Messaging", "Postgres", "Contracts", "Crypto", "JOSE", "Logging", "TestSupport", "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"]),
-            .target(name: "TestVectors", dependencies: ["JOSE"], path: "Tests/TestVectors", swiftSettings: swiftSettings),
+            .target(name: "TestVectors", dependencies: ["JOSE", "Crypto"], path: "Tests/TestVectors", swiftSettings: swiftSettings),
             tests("JOSETests", ["JOSE", "Crypto", "TestVectors"]),
-            tests("ContractsTests", ["Contracts", "JOSE"]),
+            tests("ContractsTests", ["Contracts", "JSON"]),
             tests("NATSTests", ["NATS", "Crypto", "Logging"]),
             tests("PostgresTests", ["Postgres", "Logging"]),
             // A raw HTTP/1.1 client on one socket, for what URLSession and libcurl hide or refuse to send.
             .target(name: "HTTPTesting", path: "Tests/HTTPTesting", swiftSettings: swiftSettings),
-            tests("HTTPServerTests", ["HTTPServer", "HTTPTesting", "HTTPClient", "Logging"]),
-            tests("HTTPClientTests", ["HTTPClient", "HTTPServer", "Logging"]),
-            tests("IntegrationTests", ["TestSupport", "HTTPTesting", "TestVectors", "Contracts", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "HTTPClient", "HTTPServer", "Logging", "DevIDP", "TokenVerifier"]),
-            tests("GatewayTests", ["Gateway", "Contracts", "JOSE", "Crypto", "Logging", "Metrics"]),
-            tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Contracts", "Crypto", "JOSE", "Logging", "Runtime"]),
-            tests("MemberServiceTests", ["MemberService", "TestSupport", "Postgres", "Contracts", "Logging", "Runtime"]),
+            tests("HTTPServerTests", ["HTTPServer", "HTTPTesting", "Logging"]),
+            tests("HTTPClientTests", ["HTTPClient", "Logging"]),
+            tests("IntegrationTests", ["TestSupport", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "HTTPServer", "Logging", "DevIDP", "TokenVerifier"]),
+            tests("GatewayTests", ["Gateway", "Contracts", "JSON", "JOSE", "Crypto", "HTTPServer", "Logging", "Metrics"]),
+            tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Contracts", "Crypto", "Logging", "Runtime"]),
+            tests("MemberServiceTests", ["MemberService", "TestSupport", "Postgres", "Contracts", "JSON", "Runtime"]),
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging", "TestVectors"]),
             // The app-side client: Foundation only, so it builds for iOS, macOS and Linux.
             .target(name: "SocialLoginClient", path: "Client/SocialLoginClient", swiftSettings: swiftSettings),
-            tests("SocialLoginClientTests", ["SocialLoginClient", "TestSupport", "DevIDP", "JOSE", "Crypto", "HTTPServer", "HTTPClient", "Logging"]),
-            tests("DeployTests", ["TestSupport", "Messaging", "JOSE"]),
+            tests("SocialLoginClientTests", ["SocialLoginClient", "TestSupport", "DevIDP", "JSON", "Crypto", "HTTPServer", "HTTPClient", "Logging"]),
+            tests("DeployTests", ["TestSupport", "Messaging", "JSON"]),
         ]
 )

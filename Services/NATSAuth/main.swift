@@ -70,7 +70,7 @@ case ("seeds", 2):
     }
 case ("seed", 2):
     makeSeed(arguments.last!)
-case ("config", 2), ("config", 4) where arguments.dropFirst(2).first == "--test-user":
+case ("config", let count) where count == 2 || (count == 4 && arguments.dropFirst(2).first == "--test-user"):
     let directory = Array(arguments)[1]
     var keys: [BusIdentity: String] = [:]
     for identity in BusIdentity.allCases { keys[identity] = publicKey(directory, identity) }

@@ -1,4 +1,4 @@
-import JOSE
+import JSON
 
 /// Starts (or replaces) a member's session on a device and issues its tokens (`auth.issuer.issue`).
 public struct IssueTokensRequest: Codable, Sendable, Equatable {
@@ -73,15 +73,16 @@ public struct AccessTokenKeysRequest: Codable, Sendable, Equatable {
 public struct AccessTokenKeys: Codable, Sendable {
     /// The contract version (1).
     public var v: Int = 1
-    /// The key set: active and retired keys whose tokens may still be live.
-    public var jwks: JWKSet
+    /// The key set (an RFC 7517 JWK Set, which JOSE's `JWKSet` reads): active and retired keys whose
+    /// tokens may still be live. JSON here, so that the contracts stay plain data without JOSE.
+    public var jwks: JSONValue
     /// The issuer (`iss`) of the tokens.
     public var issuer: String
     /// The audience (`aud`) of the tokens.
     public var audience: String
 
     /// Creates the key set answer.
-    public init(jwks: JWKSet, issuer: String, audience: String) {
+    public init(jwks: JSONValue, issuer: String, audience: String) {
         self.jwks = jwks
         self.issuer = issuer
         self.audience = audience

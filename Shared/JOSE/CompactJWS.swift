@@ -1,4 +1,4 @@
-import Foundation
+import JSON
 
 /// A JWS in compact serialisation (`header.payload.signature`), parsed but not yet verified.
 public struct CompactJWS: Sendable {
@@ -39,7 +39,7 @@ public struct CompactJWS: Sendable {
             }
             let header: JOSEHeader
             do {
-                header = try JSONDecoder().decode(JOSEHeader.self, from: Data(headerBytes))
+                header = try MessageCoding.decode(JOSEHeader.self, from: headerBytes)
             } catch {
                 return .failure(JOSEError.malformed.with("header is not a JSON object with a string alg"))
             }

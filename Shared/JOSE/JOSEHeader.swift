@@ -1,3 +1,4 @@
+import JSON
 /// The protected header of a compact JWS.
 ///
 /// `jku`, `x5u`, `jwk` and `x5c` are decoded only so callers can see they were present; verification never uses them.

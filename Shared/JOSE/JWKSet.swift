@@ -1,3 +1,4 @@
+import JSON
 /// A JWK Set (RFC 7517 §5), as served at a provider's `jwks_uri`.
 ///
 /// Decoding is lenient per key: an entry that is not a decodable JWK object is dropped, not fatal.

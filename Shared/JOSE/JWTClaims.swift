@@ -1,4 +1,4 @@
-import Foundation
+import JSON
 
 /// The claims of a JWT payload, with the registered and OpenID Connect claims this project reads, and all claims in `raw`.
 public struct JWTClaims: Sendable {
@@ -58,10 +58,7 @@ public struct JWTClaims: Sendable {
 
     /// Decodes a payload that must be a JSON object; a registered claim of the wrong JSON type is `malformed`.
     public static func decode(_ payload: [UInt8]) throws(JOSEError) -> JWTClaims {
-        let object: [String: JSONValue]
-        do {
-            object = try JSONDecoder().decode([String: JSONValue].self, from: Data(payload))
-        } catch {
+        guard case .object(let object)? = try? MessageCoding.decode(JSONValue.self, from: payload) else {
             throw JOSEError.malformed.with("payload is not a JSON object")
         }
         return JWTClaims(

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import JSON
 
 /// Signs JWTs with one private key under one `kid`, for the token issuer and the development identity provider.
 public struct JWTSigner: Sendable {
@@ -46,36 +46,15 @@ public struct JWTSigner: Sendable {
         return String(decoding: signingInput, as: UTF8.self)
     }
 
-    /// A compact JWT over the JSON encoding of `claims`.
+    /// A compact JWT over the JSON encoding of `claims`, members sorted by name.
     public func sign<C: Encodable>(_ claims: C) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try sign(claimsJSON: Array(encoder.encode(claims)))
+        try sign(claimsJSON: MessageCoding.encodeSortingKeys(claims))
     }
 
     /// Header JSON with members in a fixed order: alg, kid, typ, then extra members sorted by name.
     private static func headerJSON(alg: String, kid: String, extra: [String: String]) -> String {
         var members = [("alg", alg), ("kid", kid), ("typ", extra["typ"] ?? "JWT")]
         members += extra.filter { $0.key != "typ" }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        return "{" + members.map { "\(jsonString($0.0)):\(jsonString($0.1))" }.joined(separator: ",") + "}"
-    }
-
-    /// `text` as a JSON string literal.
-    private static func jsonString(_ text: String) -> String {
-        var output = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case let control where control.value < 0x20:
-                let hex = String(control.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        return output + "\""
+        return "{" + members.map { "\(MessageCoding.quoted($0.0)):\(MessageCoding.quoted($0.1))" }.joined(separator: ",") + "}"
     }
 }

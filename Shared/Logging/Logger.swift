@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Synchronization
 
 /// A structured logger: one JSON object a line (or a readable text line) on standard error.
@@ -91,34 +92,16 @@ public struct Logger: Sendable {
         let time = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
         switch format {
         case .json:
-            var line = "{\"time\":\"\(time)\",\"level\":\"\(level.name)\",\"logger\":\(Self.quote(label)),\"message\":\(Self.quote(message))"
+            var line = "{\"time\":\"\(time)\",\"level\":\"\(level.name)\",\"logger\":\(MessageCoding.quoted(label))"
+                + ",\"message\":\(MessageCoding.quoted(message))"
             for key in fields.keys.sorted() {
-                line += ",\(Self.quote(key)):\(Self.quote(fields[key]!))"
+                line += ",\(MessageCoding.quoted(key)):\(MessageCoding.quoted(fields[key]!))"
             }
             return line + "}\n"
         case .text:
             let extra = fields.keys.sorted().map { "\($0)=\(fields[$0]!)" }.joined(separator: " ")
             return "\(time) \(level.name.uppercased()) [\(label)] \(message)\(extra.isEmpty ? "" : " " + extra)\n"
         }
-    }
-
-    /// JSON string literal for `value`, escaping quotes, backslashes and control characters.
-    static func quote(_ value: String) -> String {
-        var out = "\""
-        out.reserveCapacity(value.utf8.count + 2)
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
 

@@ -1,4 +1,5 @@
 import Contracts
+import JSON
 import Logging
 import Metrics
 import NATS

@@ -1,5 +1,6 @@
 import CNats
 import Foundation
+import JSON
 
 /// JetStream on one connection: streams, publish with a stored-acknowledgement, and durable consumers.
 public struct JetStream: Sendable {
@@ -142,7 +143,7 @@ public struct JetStream: Sendable {
         }
         let ack: PublishAcknowledgement
         do {
-            ack = try JSONDecoder().decode(PublishAcknowledgement.self, from: Data(reply.payload))
+            ack = try MessageCoding.decode(PublishAcknowledgement.self, from: reply.payload)
         } catch {
             throw NATSError(code: .protocolError, detail: "unreadable JetStream publish acknowledgement: \(error)")
         }

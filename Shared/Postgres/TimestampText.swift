@@ -1,5 +1,5 @@
 import Foundation
-import Runtime
+import JSON
 
 /// PostgreSQL's ISO timestamp text (`2024-05-01 12:34:56.123456+00`), written and read with microsecond precision.
 ///

@@ -1,6 +1,6 @@
 import Contracts
 import Foundation
-import JOSE
+import JSON
 import Testing
 
 /// Foundation's coders with the settings `MessageCoding` stands in for.

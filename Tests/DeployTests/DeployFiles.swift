@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+import JSON
 import TestSupport
 
 /// The deployment files of the repository, read and parsed for the tests: YAML through
@@ -33,7 +33,7 @@ enum DeployFiles {
             """
         let result = try await runProcess(python, ["-c", script] + paths, workingDirectory: root.path)
         guard result.status == 0 else { throw DeployTestError("YAML did not parse: \(result.error)") }
-        return try JSONDecoder().decode([String: [JSONValue]].self, from: Data(result.output.utf8))
+        return try MessageCoding.decode([String: [JSONValue]].self, from: Array(result.output.utf8))
     }
 
     /// A text file of the repository.

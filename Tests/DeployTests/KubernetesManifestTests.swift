@@ -1,4 +1,4 @@
-import JOSE
+import JSON
 import Testing
 
 /// deploy/k8s: every manifest parses; each service has a Deployment with probes, resources and

@@ -1,6 +1,7 @@
 import Contracts
 import Crypto
 import Foundation
+import JSON
 import Logging
 import Messaging
 import NATS

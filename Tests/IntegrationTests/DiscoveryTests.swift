@@ -1,6 +1,6 @@
 import Contracts
 import Foundation
-import JOSE
+import JSON
 import Logging
 import Messaging
 import NATS

@@ -2,6 +2,7 @@ import Contracts
 import Crypto
 import Foundation
 import JOSE
+import JSON
 import Logging
 import Messaging
 import NATS
@@ -101,7 +102,7 @@ private final class StandInIssuer: Sendable {
                                   logger: logger) { _ in
             issuer.counted.add(1, ordering: .releasing)
             if delay > .zero { try await Task.sleep(for: delay) }
-            return AccessTokenKeys(jwks: JWKSet(keys: issuer.keys.withLock { $0 }), issuer: TestStack.tokenIssuer,
+            return AccessTokenKeys(jwks: try JSONValue(encoding: JWKSet(keys: issuer.keys.withLock { $0 })), issuer: TestStack.tokenIssuer,
                                    audience: TestStack.tokenAudience)
         }
         issuer.serving.withLock { $0 = Task { try await responder.run() } }

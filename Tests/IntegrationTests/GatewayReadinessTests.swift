@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import JOSE
+import JSON
 import Logging
 import Messaging
 import NATS
@@ -30,7 +31,7 @@ struct GatewayReadinessTests {
             let connection = try await NATSConnection.connect(TestIdentities.configuration(url: nats.url, name: "keys-only-issuer"), logger: Logger(label: "test", level: .error))
             let keys = Responder(connection: connection, endpoint: Endpoints.accessTokenKeys, queue: QueueGroups.tokenIssuer,
                                  logger: Logger(label: "test", level: .error)) { _ in
-                AccessTokenKeys(jwks: JWKSet(keys: []), issuer: TestStack.tokenIssuer, audience: TestStack.tokenAudience)
+                try AccessTokenKeys(jwks: JSONValue(encoding: JWKSet(keys: [])), issuer: TestStack.tokenIssuer, audience: TestStack.tokenAudience)
             }
             let serving = Task { try await keys.run() }
             defer {

@@ -2,6 +2,7 @@ import Contracts
 import Crypto
 import Foundation
 import JOSE
+import JSON
 import Logging
 import Messaging
 import NATS
@@ -63,7 +64,7 @@ struct IssuerKeyFileRotationTests {
         /// The `kid`s the issuers publish.
         func published() async throws -> Set<String> {
             let reply = try await client.call(Endpoints.accessTokenKeys, AccessTokenKeysRequest(), timeout: .seconds(10))
-            return Set(reply.jwks.keys.compactMap(\.kid))
+            return Set(try reply.jwks.decode(JWKSet.self).keys.compactMap(\.kid))
         }
 
         /// Writes a new P-256 key in PEM as `name`; returns its `kid` (the JWK thumbprint the issuer uses).

@@ -1,7 +1,6 @@
 import Contracts
 import DevIDP
 import Foundation
-import JOSE
 import Testing
 import TestSupport
 

@@ -2,7 +2,6 @@ import Contracts
 import Crypto
 import DevIDP
 import Foundation
-import JOSE
 import Testing
 import TestSupport
 

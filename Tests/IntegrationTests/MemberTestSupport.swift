@@ -1,7 +1,7 @@
 import Contracts
 import Crypto
 import Foundation
-import JOSE
+import JSON
 import TestSupport
 
 /// Logins and member calls the member tests share.

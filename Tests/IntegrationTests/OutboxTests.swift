@@ -1,12 +1,13 @@
 import Contracts
 import Foundation
+import JSON
 import Logging
 import Messaging
 import NATS
-@testable import Persistence
 import Postgres
 import Testing
 import TestSupport
+@testable import Persistence
 
 /// The shared outbox (`Shared/Persistence/Outbox.swift`) on a table of its own in a fresh database,
 /// publishing to a private nats-server: order, de-duplication IDs, leases, failures and wake-ups.

@@ -2,6 +2,7 @@ import Contracts
 import DevIDP
 import Foundation
 import JOSE
+import JSON
 import Logging
 import Messaging
 import NATS

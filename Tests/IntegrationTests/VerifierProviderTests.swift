@@ -3,6 +3,7 @@ import Crypto
 import DevIDP
 import Foundation
 import JOSE
+import JSON
 import Testing
 import TestSupport
 

@@ -2,7 +2,7 @@ import Contracts
 import Crypto
 import DevIDP
 import Foundation
-import JOSE
+import JSON
 import Testing
 import TestSupport
 

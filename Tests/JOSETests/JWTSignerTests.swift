@@ -53,6 +53,22 @@ struct JWTSignerTests {
         #expect(throws: JOSEError.invalidArgument) { try signer.sign(header: ["alg": "none"], claimsJSON: []) }
     }
 
+    @Test("The signing input is byte for byte what it was with Foundation's sorted-key encoder")
+    func signingInputBytes() throws {
+        let signer = JWTSigner(key: try PrivateKey.generateP256(), kid: "k\"1/\u{1}é", algorithm: .ES256)
+        let claims = AccessClaims(iss: "https://login.example/é", sub: "42", aud: "api", sid: "s-1",
+                                  iat: 1_700_000_000, exp: 1_700_000_900, jti: "j\"\\1\n")
+        let parts = try signer.sign(header: ["x-env": "dev", "cty": "a/b"], claimsJSON: []).split(separator: ".")
+        #expect(String(decoding: try #require(Base64URL.decode(String(parts[0]))), as: UTF8.self)
+            == #"{"alg":"ES256","kid":"k\"1/\u0001é","typ":"JWT","cty":"a/b","x-env":"dev"}"#)
+        let payload = try #require(Base64URL.decode(String(try signer.sign(claims).split(separator: ".")[1])))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        #expect(payload == Array(try encoder.encode(claims)))
+        #expect(String(decoding: payload, as: UTF8.self) == #"{"aud":"api","exp":1700000900,"iat":1700000000,"#
+            + #""iss":"https://login.example/é","jti":"j\"\\1\n","sid":"s-1","sub":"42"}"#)
+    }
+
     @Test("A signer whose algorithm does not fit its key refuses to sign")
     func mismatchedAlgorithm() throws {
         let signer = JWTSigner(key: try PrivateKey.generateEd25519(), kid: "x", algorithm: .ES256)

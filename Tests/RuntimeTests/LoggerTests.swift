@@ -9,15 +9,15 @@ struct LoggerTests {
     func jsonLines() throws {
         let sink = LogSink.capturing()
         let logger = Logger(label: "gateway", level: .info, format: .json, metadata: ["service": "gw"], sink: sink)
-        logger.info("said \"hi\"\n", ["request.id": "r-1"])
+        logger.info("said \"hi\"\n\u{1}\u{8}\\/é", ["request.id": "r-1\t"])
         logger.debug("dropped")
         let lines = sink.lines
         #expect(lines.count == 1)
         let object = try #require(JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: String])
         #expect(object["level"] == "info")
         #expect(object["logger"] == "gateway")
-        #expect(object["message"] == "said \"hi\"\n")
-        #expect(object["request.id"] == "r-1")
+        #expect(object["message"] == "said \"hi\"\n\u{1}\u{8}\\/é")
+        #expect(object["request.id"] == "r-1\t")
         #expect(object["service"] == "gw")
         #expect(object["time"] != nil)
     }

@@ -3,7 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import JOSE
+import JSON
 import SocialLoginClient
 import Testing
 import TestSupport

@@ -2,7 +2,7 @@ import Contracts
 import DevIDP
 import Foundation
 import HTTPClient
-import JOSE
+import JSON
 import Logging
 import NATS
 import TokenIssuer

@@ -4,7 +4,6 @@ import DevIDP
 import Foundation
 import Gateway
 import HTTPClient
-import JOSE
 import Logging
 import Management
 import MemberService

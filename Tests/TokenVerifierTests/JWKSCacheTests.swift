@@ -1,6 +1,5 @@
 import DevIDP
 import Foundation
-import JOSE
 import Logging
 import Testing
 @testable import TokenVerifier

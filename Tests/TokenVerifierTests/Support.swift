@@ -2,7 +2,6 @@ import Crypto
 import DevIDP
 import Foundation
 import HTTPClient
-import JOSE
 import Logging
 @testable import TokenVerifier
 

@@ -1,5 +1,5 @@
-import Foundation
 import HTTPServer
+import JSON
 
 extension DevIDPServer {
     /// Apple's token and revoke endpoints and the minting of codes and notifications; nil for
@@ -30,12 +30,12 @@ extension DevIDPServer {
             guard await provider.revokeAppleToken(token, clientID: clientID) else { return error(400, "invalid_grant") }
             return HTTPResponse(status: 200)
         case ("POST", ["mint-code"]):
-            guard let mint = try? JSONDecoder().decode(AppleCodeMint.self, from: Data(request.body)) else {
+            guard let mint = try? MessageCoding.decode(AppleCodeMint.self, from: request.body) else {
                 return error(400, "send {\"sub\": ...} (optional: clientId)")
             }
             return json(["code": await provider.mintAppleCode(subject: mint.sub, clientID: mint.clientId)])
         case ("POST", ["mint-notification"]):
-            guard let mint = try? JSONDecoder().decode(AppleNotificationMint.self, from: Data(request.body)),
+            guard let mint = try? MessageCoding.decode(AppleNotificationMint.self, from: request.body),
                   let token = try? await provider.mintAppleNotification(mint) else {
                 return error(400, "send {\"type\": ..., \"sub\": ...} (optional: email, is_private_email, event_time, aud, claims)")
             }

@@ -1,12 +1,12 @@
-import Foundation
 import HTTPServer
+import JSON
 
 extension DevIDPServer {
     /// Naver's profile API and token endpoint, and `POST /naver/mint` (`NaverAccount` → `{"token"}`).
     static func handleNaver(_ request: HTTPRequest, _ path: [String], provider: DevIdentityProvider) async -> HTTPResponse {
         switch (request.method, path) {
         case ("POST", ["mint"]):
-            guard let account = try? JSONDecoder().decode(NaverAccount.self, from: Data(request.body)) else {
+            guard let account = try? MessageCoding.decode(NaverAccount.self, from: request.body) else {
                 return error(400, "send {\"id\": ..., \"email\": ...}")
             }
             return json(MintResponse(token: await provider.mintNaverToken(account)))

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPServer
-import JOSE
+import JSON
 import Logging
 import Runtime
 import Synchronization
@@ -57,7 +57,7 @@ public struct DevIDPServer: Service {
         }
         let rest = Array(segments.dropFirst())
         if request.method == "POST", rest == ["control"] {
-            guard let control = try? JSONDecoder().decode(ProviderControl.self, from: Data(request.body)) else {
+            guard let control = try? MessageCoding.decode(ProviderControl.self, from: request.body) else {
                 return error(400, "send {\"available\": false} (optional: jwksAvailable, delayMs, subject)")
             }
             await provider.control(name, control)
@@ -82,7 +82,7 @@ public struct DevIDPServer: Service {
             guard let keys = await provider.unpublishedKeys(name) else { return HTTPResponse(status: 404) }
             return json(keys)
         case ("POST", ["mint"]):
-            guard let mint = try? JSONDecoder().decode(MintRequest.self, from: Data(request.body)),
+            guard let mint = try? MessageCoding.decode(MintRequest.self, from: request.body),
                   let token = try? await provider.mint(name, mint) else {
                 return error(400, "send {\"claims\": {...}} (optional: algorithm, header, kid, unpublishedKey, expiresIn)")
             }
@@ -99,9 +99,7 @@ public struct DevIDPServer: Service {
     }
 
     static func json<T: Encodable>(_ value: T, status: Int = 200) -> HTTPResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = (try? encoder.encode(value)).map(Array.init) ?? []
+        let body = (try? MessageCoding.encodeSortingKeys(value)) ?? []
         return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: body)
     }
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import JOSE
+import JSON
 
 /// An Apple grant: the user and client an authorization code or refresh token was issued to.
 struct AppleGrant: Sendable {
@@ -67,7 +68,7 @@ extension DevIdentityProvider {
         let now = Int64(Date().timeIntervalSince1970)
         let claims: [String: JSONValue] = ["iss": .string(apple.issuer), "aud": .string(clientID), "sub": .string(grant.subject),
                                            "iat": .integer(now), "exp": .integer(now + 600)]
-        let idToken = try apple.current.signer.sign(claimsJSON: Array(JSONEncoder().encode(claims)))
+        let idToken = try apple.current.signer.sign(claimsJSON: MessageCoding.encode(claims))
         return AppleTokenAnswer(access_token: "a" + Hex.encode(SecureRandom.bytes(16)), refresh_token: refreshToken, id_token: idToken)
     }
 
@@ -86,16 +87,14 @@ extension DevIdentityProvider {
                                           "event_time": .integer(request.event_time ?? Int64(Date().timeIntervalSince1970 * 1000))]
         if let email = request.email { event["email"] = .string(email) }
         if let isPrivate = request.is_private_email { event["is_private_email"] = isPrivate }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let now = Int64(Date().timeIntervalSince1970)
         var claims: [String: JSONValue] = ["iss": .string(apple.issuer), "aud": .string(request.aud ?? configuration.appleClientID),
                                            "iat": .integer(now), "jti": .string(Hex.encode(SecureRandom.bytes(8))),
-                                           "events": .string(String(decoding: try encoder.encode(event), as: UTF8.self))]
+                                           "events": .string(String(decoding: try MessageCoding.encodeSortingKeys(event), as: UTF8.self))]
         for (name, value) in request.claims ?? [:] {
             claims[name] = value == .null ? nil : value
         }
-        return try apple.current.signer.sign(claimsJSON: Array(encoder.encode(claims)))
+        return try apple.current.signer.sign(claimsJSON: MessageCoding.encodeSortingKeys(claims))
     }
 }
 

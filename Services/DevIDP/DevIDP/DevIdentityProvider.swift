@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import JOSE
+import JSON
 
 /// The state of the dev identity provider: one fake issuer per OIDC provider, Naver's tokens,
 /// Apple's codes and refresh tokens, the simulated outages and the counters of `GET /stats`.
@@ -72,7 +73,7 @@ public actor DevIdentityProvider {
         let key = fake.key(for: algorithm, unpublished: request.unpublishedKey == true)
         // Well-formed tokens go through the one JWT signer; deliberately odd ones are assembled here.
         if let key, request.header == nil, request.kid == nil {
-            return try key.signer.sign(claimsJSON: Array(JSONEncoder().encode(claims)))
+            return try key.signer.sign(claimsJSON: MessageCoding.encode(claims))
         }
         var header: [String: JSONValue] = ["alg": .string(algorithm), "typ": .string("JWT")]
         if let key { header["kid"] = .string(key.kid) }
@@ -80,9 +81,8 @@ public actor DevIdentityProvider {
         for (name, value) in request.header ?? [:] {
             header[name] = value == .null ? nil : value
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let signingInput = Array((Base64URL.encode(try encoder.encode(header)) + "." + Base64URL.encode(try encoder.encode(claims))).utf8)
+        let signingInput = Array((Base64URL.encode(try MessageCoding.encodeSortingKeys(header)) + "."
+            + Base64URL.encode(try MessageCoding.encodeSortingKeys(claims))).utf8)
         let signature: [UInt8]
         switch (algorithm, key) {
         case (_, let key?):

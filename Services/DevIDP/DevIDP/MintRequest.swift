@@ -1,4 +1,4 @@
-import JOSE
+import JSON
 
 /// `POST /<provider>/mint`: the claims of the ID token to mint. `iss`, `iat` and `exp` are
 /// filled in when absent (`exp` = now + `expiresIn`, default one hour). The other members

@@ -1,5 +1,6 @@
 import Contracts
 import JOSE
+import JSON
 
 /// The check of one service access token against the issuer's keys: the signature (ES256 or EdDSA), the
 /// issuer and audience, and the times. Pure: no cache, no network, no ended sessions.

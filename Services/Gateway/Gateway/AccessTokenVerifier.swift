@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import JOSE
+import JSON
 import Logging
 import Messaging
 import Metrics

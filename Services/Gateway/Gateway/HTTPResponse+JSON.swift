@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import HTTPServer
+import JSON
 
 extension HTTPResponse {
     /// `{"data": value}` with `status`.

@@ -1,5 +1,6 @@
 import Contracts
 import JOSE
+import JSON
 import Logging
 import Messaging
 import NATS
@@ -106,7 +107,8 @@ final class IssuerKeys: Sendable {
             let task = Task<Snapshot, any Error> {
                 do {
                     let reply = try await client.call(Endpoints.accessTokenKeys, AccessTokenKeysRequest(), timeout: timeout, retries: 1)
-                    let snapshot = Snapshot(set: VerificationKeySet(reply.jwks), jwks: reply.jwks, fetchedAt: .now)
+                    let jwks = try reply.jwks.decode(JWKSet.self)
+                    let snapshot = Snapshot(set: VerificationKeySet(jwks), jwks: jwks, fetchedAt: .now)
                     self.state.withLock { state in
                         state.current = snapshot
                         state.fetch = nil

@@ -1,6 +1,6 @@
 import Contracts
-import Foundation
 import HTTPServer
+import JSON
 
 /// Reads a JSON request body into its contract type, with failures that name the field.
 enum RequestBody {
@@ -22,7 +22,7 @@ enum RequestBody {
             throw ServiceFailure.invalidRequest("The request body is empty; send a JSON object.")
         }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(request.body))
+            return try MessageCoding.decode(T.self, from: request.body)
         } catch let error as DecodingError {
             throw ServiceFailure.invalidRequest(describe(error))
         } catch {

@@ -1,5 +1,5 @@
 import Contracts
-import JOSE
+import JSON
 import Logging
 import NATS
 import Persistence

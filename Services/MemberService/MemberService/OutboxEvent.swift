@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import JSON
 import Postgres
 
 /// One domain event, written to `member.outbox` in the transaction of the change it announces and

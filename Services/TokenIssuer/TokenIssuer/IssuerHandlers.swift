@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import JSON
 import Logging
 import Persistence
 
@@ -83,8 +84,9 @@ struct IssuerHandlers: Sendable {
         return rotation
     }
 
-    func jwks(_ request: AccessTokenKeysRequest) async -> AccessTokenKeys {
-        AccessTokenKeys(jwks: await keys.published(), issuer: configuration.issuer, audience: configuration.audience)
+    func jwks(_ request: AccessTokenKeysRequest) async throws(ServiceFailure) -> AccessTokenKeys {
+        guard let jwks = try? JSONValue(encoding: await keys.published()) else { throw ServiceFailure.internal }
+        return AccessTokenKeys(jwks: jwks, issuer: configuration.issuer, audience: configuration.audience)
     }
 
     private func sessionsEnded(_ ended: [String], memberId: Int64, reason: SessionEndReason) -> SessionsEnded {

@@ -1,6 +1,6 @@
 import Contracts
 import Foundation
-import JOSE
+import JSON
 
 /// Proves Apple's server-to-server notifications: a JWS signed with Apple's identity-token keys,
 /// `iss` Apple's, `aud` one of our Apple client IDs, `iat` not in the future nor older than
@@ -22,7 +22,7 @@ struct AppleNotificationVerifier: Sendable {
         if let expiry = claims.exp, current >= expiry + leeway { throw Self.invalid("expiry") }
         guard case .string(let jti)? = claims.raw["jti"], (1...255).contains(jti.utf8.count) else { throw Self.invalid("jti") }
         guard case .string(let text)? = claims.raw["events"],
-              let event = try? JSONDecoder().decode(Event.self, from: Data(text.utf8)),
+              let event = try? MessageCoding.decode(Event.self, from: Array(text.utf8)),
               !event.type.isEmpty, !event.sub.isEmpty else {
             throw Self.invalid("events claim")
         }

@@ -1,6 +1,6 @@
-import Foundation
 import HTTPClient
 import JOSE
+import JSON
 import Logging
 
 /// Apple's token endpoint (authorization-code exchange) and revoke endpoint, called with a
@@ -83,7 +83,7 @@ struct AppleTokenClient: Sendable {
                                                                    headers: [form.header, ("Accept", "application/json")],
                                                                    body: form.body, timeout: timeout))
         if response.status >= 500 { throw VerifierError.providerStatus(response.status) }
-        return (response.status, try? JSONDecoder().decode(TokenAnswer.self, from: Data(response.body)))
+        return (response.status, try? MessageCoding.decode(TokenAnswer.self, from: response.body))
     }
 
     /// The members of Apple's token and error answers that are read.

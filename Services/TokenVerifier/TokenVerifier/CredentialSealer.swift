@@ -1,7 +1,7 @@
 import Contracts
 import Crypto
-import Foundation
 import JOSE
+import JSON
 
 /// Seals provider credentials with AES-256-GCM under `PROVIDER_TOKEN_KEY`, so the member-service
 /// can store them without being able to read them. The provider and subject are authenticated
@@ -17,7 +17,7 @@ struct CredentialSealer: Sendable {
 
     /// The credential sealed for `provider`'s user `subject`, base64url.
     func seal(_ credential: ProviderCredential, provider: Provider, subject: String) throws -> String {
-        let plaintext = Array(try JSONEncoder().encode(credential))
+        let plaintext = try MessageCoding.encode(credential)
         return Base64URL.encode(try AESGCM.seal(plaintext, key: key, associatedData: Self.context(provider, subject)))
     }
 
@@ -25,7 +25,7 @@ struct CredentialSealer: Sendable {
     func open(_ sealed: String, provider: Provider, subject: String) throws -> ProviderCredential {
         guard let box = Base64URL.decode(sealed) else { throw VerifierError.unreadableAnswer("a base64url sealed credential") }
         let plaintext = try AESGCM.open(box, key: key, associatedData: Self.context(provider, subject))
-        return try JSONDecoder().decode(ProviderCredential.self, from: Data(plaintext))
+        return try MessageCoding.decode(ProviderCredential.self, from: plaintext)
     }
 
     private static func context(_ provider: Provider, _ subject: String) -> [UInt8] {

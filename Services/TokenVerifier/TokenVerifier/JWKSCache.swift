@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import JOSE
+import JSON
 import Logging
 
 /// One provider's key set, fetched over HTTP and cached.
@@ -112,7 +113,7 @@ actor JWKSCache: VerificationKeySource {
     private func download() async throws -> (VerificationKeySet, Duration) {
         let response = try await client.execute(HTTPClientRequest(url: url, headers: [("Accept", "application/json")], timeout: timeout))
         guard response.status == 200 else { throw VerifierError.providerStatus(response.status) }
-        let set = try JSONDecoder().decode(JWKSet.self, from: Data(response.body))
+        let set = try MessageCoding.decode(JWKSet.self, from: response.body)
         let keys = VerificationKeySet(set)
         for (key, error) in keys.skipped {
             logger.debug("key skipped", ["jwks.kid": key, "error": error.code])

@@ -1,5 +1,5 @@
-import Foundation
 import HTTPClient
+import JSON
 
 extension NaverVerifier {
     /// Deletes a Naver access token (`grant_type=delete`), ending the grant. A token Naver no
@@ -18,7 +18,7 @@ extension NaverVerifier {
             logger.warning("Naver token delete failed; will retry", ["error": String(describing: error)])
             return .retry
         }
-        let answer = try? JSONDecoder().decode(DeleteAnswer.self, from: Data(response.body))
+        let answer = try? MessageCoding.decode(DeleteAnswer.self, from: response.body)
         switch (response.status, answer?.result, answer?.error) {
         case (200, "success"?, _):
             return .done

@@ -1,6 +1,6 @@
 import Contracts
-import Foundation
 import HTTPClient
+import JSON
 import Logging
 
 /// Proves a Naver access token by asking Naver's profile API who it belongs to (docs/providers.md):
@@ -28,7 +28,7 @@ struct NaverVerifier: ProviderTokenVerifier {
             logger.warning("Naver profile call failed", ["error": String(describing: error)])
             throw Self.unavailable
         }
-        let answer = try? JSONDecoder().decode(ProfileAnswer.self, from: Data(response.body))
+        let answer = try? MessageCoding.decode(ProfileAnswer.self, from: response.body)
         switch response.status {
         case 200:
             break

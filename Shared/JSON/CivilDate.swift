@@ -1,6 +1,6 @@
 /// Proleptic Gregorian calendar arithmetic on days since 1970-01-01 (Howard Hinnant's
 /// `days_from_civil` and `civil_from_days`), for code that reads and writes UTC timestamps as
-/// text without a calendar or formatter.
+/// text without a calendar or formatter: the coder's ISO 8601 dates, PostgreSQL's timestamp text.
 public enum CivilDate {
     /// Days since 1970-01-01 of `year`-`month`-`day` (negative before it).
     public static func days(fromYear year: Int64, month: Int64, day: Int64) -> Int64 {

@@ -1,5 +1,4 @@
 import Foundation
-import Runtime
 
 /// Dates as `JSONEncoder`'s `.iso8601` strategy writes them (`2026-11-29T18:50:00Z`: UTC, whole
 /// seconds), without going through a formatter. Parsing also takes fractional seconds and an offset.

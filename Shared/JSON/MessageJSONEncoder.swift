@@ -4,11 +4,12 @@ import Foundation
 /// `.withoutEscapingSlashes` does (members in the order the type encodes them), several times
 /// faster for the small messages services exchange.
 enum MessageJSONEncoder {
-    /// Encodes `value` as one JSON text.
-    static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+    /// Encodes `value` as one JSON text; `sortingKeys` writes each object's members in the
+    /// UTF-8 order of their names instead of the order they were encoded in.
+    static func encode<T: Encodable>(_ value: T, sortingKeys: Bool = false) throws -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
-        write(try box(value, []), to: &bytes)
+        write(try box(value, []), sortingKeys: sortingKeys, to: &bytes)
         return bytes
     }
 
@@ -20,6 +21,7 @@ enum MessageJSONEncoder {
         if T.self == Bool.self { return .bool(value as! Bool) }
         if T.self == Date.self { return .string(ISO8601Seconds.format(value as! Date)) }
         if T.self == Double.self { return try number(value as! Double, path) }
+        if T.self == JSONValue.self { return try (value as! JSONValue).encoded(path) }
         let encoder = NodeEncoder(codingPath: path)
         try value.encode(to: encoder)
         return encoder.value ?? .object(ObjectBox())
@@ -29,12 +31,16 @@ enum MessageJSONEncoder {
         guard value.isFinite else {
             throw EncodingError.invalidValue(value, .init(codingPath: path, debugDescription: "Unable to encode \(value) in JSON."))
         }
-        // Whole numbers without ".0", as JSONEncoder writes them.
-        if value == value.rounded(), abs(value) < 1e15 { return .number(String(Int64(value))) }
-        return .number(value.description)
+        return .number(finiteNumber(value))
     }
 
-    static func write(_ value: EncodedValue, to bytes: inout [UInt8]) {
+    /// A finite number's text: whole numbers without ".0", as JSONEncoder writes them.
+    static func finiteNumber(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return value.description
+    }
+
+    static func write(_ value: EncodedValue, sortingKeys: Bool, to bytes: inout [UInt8]) {
         switch value {
         case .null: bytes.append(contentsOf: "null".utf8)
         case .bool(let bool): bytes.append(contentsOf: (bool ? "true" : "false").utf8)
@@ -42,22 +48,23 @@ enum MessageJSONEncoder {
         case .string(let text): write(text, to: &bytes)
         case .object(let box):
             bytes.append(UInt8(ascii: "{"))
-            for (offset, member) in box.members.enumerated() {
+            let members = sortingKeys ? box.members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) } : box.members
+            for (offset, member) in members.enumerated() {
                 if offset > 0 { bytes.append(UInt8(ascii: ",")) }
                 write(member.key, to: &bytes)
                 bytes.append(UInt8(ascii: ":"))
-                write(member.value, to: &bytes)
+                write(member.value, sortingKeys: sortingKeys, to: &bytes)
             }
             bytes.append(UInt8(ascii: "}"))
         case .array(let box):
             bytes.append(UInt8(ascii: "["))
             for (offset, item) in box.items.enumerated() {
                 if offset > 0 { bytes.append(UInt8(ascii: ",")) }
-                write(item, to: &bytes)
+                write(item, sortingKeys: sortingKeys, to: &bytes)
             }
             bytes.append(UInt8(ascii: "]"))
         case .encoder(let encoder):
-            write(encoder.value ?? .object(ObjectBox()), to: &bytes)
+            write(encoder.value ?? .object(ObjectBox()), sortingKeys: sortingKeys, to: &bytes)
         }
     }
 

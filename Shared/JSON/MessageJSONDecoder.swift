@@ -25,6 +25,7 @@ enum MessageJSONDecoder {
         if T.self == Bool.self { return try bool(node, path) as! T }
         if T.self == Date.self { return try date(node, path) as! T }
         if T.self == Double.self { return try double(node, path) as! T }
+        if T.self == JSONValue.self { return try JSONValue(node, path) as! T }
         return try T(from: NodeDecoder(node: node, codingPath: path))
     }
 

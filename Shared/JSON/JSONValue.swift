@@ -1,4 +1,5 @@
-/// Any JSON value, for claims and header members this module does not model.
+/// Any JSON value, for what the code does not model as a type: JWT claims and header members,
+/// relayed event payloads. The coder reads and writes it without a `Decoder` or `Encoder` per value.
 public enum JSONValue: Sendable, Hashable, Codable {
     /// `null`.
     case null

@@ -1,0 +1,102 @@
+import Foundation
+import JSON
+import Testing
+import TestSupport
+
+/// Package.swift says what each target needs, and the graph is only true when it matches the code:
+/// a module imported but not declared builds only while something else happens to pull it in
+/// (and breaks when that changes), a module declared but never imported drags its dependencies
+/// (OpenSSL, libpq...) into a target that has no use for them.
+@Suite("Package.swift and the imports")
+struct PackageImportTests {
+    /// One target of `swift package dump-package`, reduced to what is compared.
+    private struct Target {
+        let name: String
+        let path: String
+        let dependencies: Set<String>
+        /// A C library's module map: nothing to read imports from.
+        let isSystemLibrary: Bool
+    }
+
+    @Test("each Swift target declares exactly the package modules its files import")
+    func dependenciesEqualImports() async throws {
+        let targets = try await Self.targets()
+        let names = Set(targets.map(\.name))
+        #expect(targets.count > 30, "dump-package listed \(targets.map(\.name))")
+        var problems: [String] = []
+        for target in targets where !target.isSystemLibrary
+            && ["Shared/", "Services/", "Client/", "Tests/"].contains(where: target.path.hasPrefix) {
+            let imported = try Self.imports(under: target.path).intersection(names)
+            for module in imported.subtracting(target.dependencies).sorted() {
+                problems.append("\(target.name) imports \(module) but does not declare it")
+            }
+            for module in target.dependencies.subtracting(imported).sorted() {
+                problems.append("\(target.name) declares \(module) but never imports it")
+            }
+        }
+        #expect(problems.isEmpty, Comment(rawValue: "\n" + problems.joined(separator: "\n")))
+    }
+
+    @Test("the import reader sees every spelling of an import, and nothing else")
+    func importLines() {
+        let text = """
+            import Foundation
+            @testable import Gateway
+            @preconcurrency import NATS
+            public import JSON
+            import struct Crypto.PrivateKey
+            // import Postgres
+            let note = "import Metrics"
+              import HTTPServer
+            """
+        #expect(Self.importedModules(in: text) == ["Foundation", "Gateway", "NATS", "JSON", "Crypto"])
+    }
+
+    /// The package's targets, from `swift package dump-package`,
+    /// run with its own scratch directory so that it does not wait for the build that runs the tests.
+    private static func targets() async throws -> [Target] {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dump-package-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let result = try await runProcess("/usr/bin/env", ["swift", "package", "--scratch-path", scratch.path, "dump-package"],
+                                          workingDirectory: DeployFiles.root.path)
+        guard result.status == 0 else { throw DeployTestError("swift package dump-package failed: \(result.error)") }
+        let manifest = try MessageCoding.decode(JSONValue.self, from: Array(result.output.utf8))
+        return manifest["targets"]?.elements.compactMap { target -> Target? in
+            guard let name = target["name"]?.stringValue, let path = target["path"]?.stringValue else { return nil }
+            // Each dependency is {"byName"|"target"|"product": [name, condition]}.
+            let dependencies = target["dependencies"]?.elements.compactMap { dependency in
+                ["byName", "target", "product"].lazy.compactMap { dependency[$0]?.elements.first?.stringValue }.first
+            } ?? []
+            return Target(name: name, path: path, dependencies: Set(dependencies),
+                          isSystemLibrary: target["type"]?.stringValue == "system")
+        } ?? []
+    }
+
+    /// The modules the Swift files under `path` import.
+    private static func imports(under path: String) throws -> Set<String> {
+        let folder = DeployFiles.root.appendingPathComponent(path)
+        guard let files = FileManager.default.enumerator(atPath: folder.path) else { return [] }
+        var modules: Set<String> = []
+        for case let file as String in files where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            modules.formUnion(importedModules(in: text))
+        }
+        return modules
+    }
+
+    /// The modules named by the import declarations of `text`, in order: lines that start with
+    /// `import`, after attributes (`@testable`, `@preconcurrency`) and an access level; a declaration
+    /// kind (`import struct M.T`) may follow. Indented lines are not read (an import is top-level).
+    private static func importedModules(in text: String) -> [String] {
+        let accessLevels: Set<Substring> = ["public", "package", "internal", "fileprivate", "private"]
+        let kinds: Set<Substring> = ["struct", "class", "enum", "protocol", "func", "var", "let", "typealias"]
+        var modules: [String] = []
+        for line in text.split(separator: "\n") where !(line.first?.isWhitespace ?? true) {
+            var words = line.split(separator: " ").drop { $0.hasPrefix("@") || accessLevels.contains($0) }
+            guard words.first == "import" else { continue }
+            words = words.dropFirst().drop { kinds.contains($0) }
+            if let name = words.first?.split(separator: ".").first { modules.append(String(name)) }
+        }
+        return modules
+    }
+}
