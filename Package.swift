@@ -16,13 +16,13 @@ func shared(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
     .target(name: name, dependencies: dependencies, path: "Shared/\(name)", swiftSettings: swiftSettings)
 }
 
-/// A service's library in `Services/<service>/<service>` and its thin executable in `Services/<service>/App`.
+/// A service's library in `Services/<service>/<service>` and its thin executable in `Services/<service>/Main`.
 func service(_ name: String, _ dependencies: [Target.Dependency], resources: [Resource]? = nil) -> [Target] {
     [
         .target(name: name, dependencies: dependencies, path: "Services/\(name)/\(name)",
                 resources: resources, swiftSettings: swiftSettings),
         .executableTarget(name: "\(name)App", dependencies: [.target(name: name), "Runtime", "Logging"],
-                          path: "Services/\(name)/App", swiftSettings: swiftSettings),
+                          path: "Services/\(name)/Main", swiftSettings: swiftSettings),
     ]
 }
 
@@ -73,10 +73,10 @@ let package = Package(
         // Each database service's functions, compiled into its binary (no resource bundle to ship).
         + service("MemberService",
                   ["Logging", "Runtime", "Contracts", "JSON", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence"],
-                  resources: [.embedInCode("SQL/functions.sql")])
+                  resources: [.embedInCode("Adapters/SQL/functions.sql")])
         + service("TokenIssuer",
                   ["Logging", "Runtime", "Contracts", "JSON", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence", "JOSE", "Crypto"],
-                  resources: [.embedInCode("SQL/functions.sql")])
+                  resources: [.embedInCode("Adapters/SQL/functions.sql")])
         + [.executableTarget(name: "NATSAuth", dependencies: ["Messaging", "Crypto"], path: "Services/NATSAuth",
                              swiftSettings: swiftSettings)]
         + service("DevIDP",

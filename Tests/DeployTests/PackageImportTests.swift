@@ -37,6 +37,37 @@ struct PackageImportTests {
         #expect(problems.isEmpty, Comment(rawValue: "\n" + problems.joined(separator: "\n")))
     }
 
+    /// The rooms inside a service's library (docs/architecture.md) and the modules each must not import:
+    /// the domain holds rules and tables with no I/O; the app layer reaches other services through
+    /// `Messaging` only, never a database, a socket or a C library's wrapper directly.
+    static let forbiddenByLayer: [String: Set<String>] = [
+        "Domain": ["Postgres", "Persistence", "NATS", "Messaging", "HTTPServer", "HTTPClient", "Management",
+                   "CLibPQ", "CNats", "CMicroHTTPD", "CCurl", "COpenSSL"],
+        "App": ["Postgres", "Persistence", "NATS", "HTTPServer", "HTTPClient", "Management",
+                "CLibPQ", "CNats", "CMicroHTTPD", "CCurl", "COpenSSL"],
+    ]
+
+    @Test("a service's Domain and App files import no I/O module")
+    func layersImportInward() throws {
+        var problems: [String] = []
+        var seen = 0
+        for service in try FileManager.default.contentsOfDirectory(atPath: DeployFiles.root.appendingPathComponent("Services").path) {
+            for (layer, forbidden) in Self.forbiddenByLayer {
+                let folder = DeployFiles.root.appendingPathComponent("Services/\(service)/\(service)/\(layer)")
+                guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { continue }
+                for file in files where file.hasSuffix(".swift") {
+                    seen += 1
+                    let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                    for module in Self.importedModules(in: text) where forbidden.contains(module) {
+                        problems.append("\(service)/\(layer)/\(file) imports \(module)")
+                    }
+                }
+            }
+        }
+        #expect(seen > 20, "no Domain or App files found under Services/")
+        #expect(problems.isEmpty, Comment(rawValue: "\n" + problems.joined(separator: "\n")))
+    }
+
     @Test("the import reader sees every spelling of an import, and nothing else")
     func importLines() {
         let text = """

@@ -65,13 +65,13 @@ public struct TokenIssuerServer: Service {
         let outbox = Outbox.sessionEvents(database: database, connection: nats, accessTokenTTL: configuration.accessTokenTTL,
                                           pollInterval: configuration.outboxPollInterval, logger: logger.named("outbox"))
         let handlers = IssuerHandlers(store: store, tokens: AccessTokens(keys: keys, configuration: configuration), keys: keys,
-                                      outbox: outbox, successorSecret: secret, configuration: configuration, logger: logger)
+                                      outbox: outbox.wakeup, successorSecret: secret, configuration: configuration, logger: logger)
         var services: [any Service] = [outbox] + Self.responders(nats, handlers, logger: logger) + [
             Self.keyMaintenance(nats, keys, configuration: configuration, logger: logger),
             Self.cleanUp(store, keys, configuration: configuration, logger: logger),
         ]
         if configuration.consumesEvents {
-            services += SessionEventsConsumer.make(connection: nats, store: store, outbox: outbox, metrics: metrics,
+            services += SessionEventsConsumer.make(connection: nats, store: store, outbox: outbox.wakeup, metrics: metrics,
                                                    logger: logger.named("events"))
         }
         readiness.require(nats: nats, endpoints: services)

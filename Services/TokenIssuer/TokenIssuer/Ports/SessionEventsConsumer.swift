@@ -4,7 +4,6 @@ import Logging
 import Messaging
 import Metrics
 import NATS
-import Persistence
 import Runtime
 
 /// Ends sessions when the member-service reports a deleted member or an ended identity. The
@@ -20,7 +19,7 @@ enum SessionEventsConsumer {
     static let identityUnlinkedDurable = Events.Durables.sessionsOfUnlinkedIdentities
 
     /// The two consumers; the session events their changes write go out through `outbox`.
-    static func make(connection: NATSConnection, store: SessionStore, outbox: Outbox, metrics: MetricsRegistry?,
+    static func make(connection: NATSConnection, store: SessionStore, outbox: Wakeup, metrics: MetricsRegistry?,
                      logger: Logger) -> [any Service] {
         [
             EventConsumer(connection: connection, type: Events.memberDeleted, durable: memberDeletedDurable, metrics: metrics,
@@ -38,7 +37,7 @@ enum SessionEventsConsumer {
     }
 
     /// Wakes the outbox when sessions ended (their `session.ended` events wait there) and acknowledges.
-    private static func ended<Payload>(_ sessions: [String], _ event: EventEnvelope<Payload>, outbox: Outbox,
+    private static func ended<Payload>(_ sessions: [String], _ event: EventEnvelope<Payload>, outbox: Wakeup,
                                        logger: Logger) -> EventConsumer<Payload>.Outcome {
         if !sessions.isEmpty {
             outbox.signal()

@@ -2,14 +2,14 @@ import Contracts
 import Foundation
 import JSON
 import Logging
-import Persistence
+import Runtime
 
 /// What the issuer's endpoints do, one method per endpoint; `TokenIssuerServer` wires them to NATS.
 struct IssuerHandlers: Sendable {
     let store: SessionStore
     let tokens: AccessTokens
     let keys: SigningKeys
-    let outbox: Outbox
+    let outbox: Wakeup
     let successorSecret: [UInt8]
     let configuration: TokenIssuerConfiguration
     let logger: Logger
