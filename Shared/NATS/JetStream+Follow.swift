@@ -71,7 +71,19 @@ extension JetStream {
 
     /// The sequence of the last message stored for `subject` if it was stored at or after `notBefore`
     /// (nanoseconds since 1970), else 0.
+    ///
+    /// The stream's info comes first, and an empty stream is not asked for its last message:
+    /// nats-server 2.9 (Debian 12's) lists a stream being created before its store exists, and a
+    /// `STREAM.MSG.GET` in that window dereferences the missing store and kills the server (fixed in
+    /// 2.10, which lists a stream once its store is set up). The info request checks for the store
+    /// and reports such a stream as empty, and a stream with a message has its store.
     private static func lastSequence(_ jetStream: OpaquePointer, stream: String, subject: String, notBefore: Int64) throws -> UInt64 {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var infoError = jsErrCode(0)
+        let infoStatus = js_GetStreamInfo(&info, jetStream, stream, nil, &infoError)
+        defer { if let info { jsStreamInfo_Destroy(info) } }
+        try checkJS(infoStatus, infoError, "read stream '\(stream)'")
+        guard let info, info.pointee.State.LastSeq > 0 else { return 0 }
         var message: OpaquePointer?
         var errorCode = jsErrCode(0)
         let status = js_GetLastMsg(&message, jetStream, stream, subject, nil, &errorCode)

@@ -50,6 +50,9 @@ public final class TestNATSServer: Sendable {
         throw TestStackError("nats-server did not start on port \(port)")
     }
 
+    /// Whether the server process is still alive (a test that provokes the server checks it survived).
+    public var isRunning: Bool { process.isRunning }
+
     /// Stops the server and removes its JetStream store.
     public func stop() {
         if process.isRunning {
