@@ -37,7 +37,7 @@ LANGUAGE sql IMMUTABLE AS $$
 $$;
 
 -- An event in the outbox, from inside member.login (JSON of the Swift contracts MemberCreated and
--- MemberLoggedIn); OutboxRelay publishes it after commit.
+-- MemberLoggedIn); the shared Outbox (Outbox+MemberEvents.swift) publishes it after commit.
 CREATE OR REPLACE FUNCTION member.enqueue(p_type TEXT, p_data JSONB) RETURNS VOID
 LANGUAGE sql AS $$
     INSERT INTO member.outbox (event_id, event_type, data)

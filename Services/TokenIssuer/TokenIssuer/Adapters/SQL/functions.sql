@@ -122,7 +122,7 @@ $$;
 
 -- Rule (every end is announced): whatever ends a session (logout, replacement, reuse, deletion,
 -- an identity's end), `session.ended` goes to the outbox in the same transaction, and a reuse also
--- `refresh-token.reused`; OutboxRelay publishes them after commit.
+-- `refresh-token.reused`; the shared Outbox (Outbox+SessionEvents.swift) publishes them after commit.
 CREATE OR REPLACE FUNCTION issuer.record_session_end() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
