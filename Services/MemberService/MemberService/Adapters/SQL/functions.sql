@@ -6,6 +6,10 @@
 -- So everything here is CREATE OR REPLACE. A function whose arguments or result change is dropped
 -- first (CREATE OR REPLACE cannot change them), and one no longer wanted is dropped here too, so a
 -- database that ran older code ends with the same functions as a fresh one.
+--
+-- A change to this file ships with a new step in MemberMigrations (an empty one will do): a replica
+-- leaves the functions alone only when the database records a version its code does not know, so
+-- without one an older replica that restarts during the roll writes its own functions back.
 
 -- Gone: member.login's first signature (migration 1 made it, migration 2 replaced it).
 DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT);
