@@ -10,7 +10,8 @@ extension PostgresClient {
     /// and triggers with `CREATE OR REPLACE` (and drops those it no longer wants). It runs in full at every call,
     /// after the migrations, in its own transaction under the same lock, so every replica ends with the same
     /// definitions. Code that does not know every recorded version (an older replica during a rolling update)
-    /// leaves them as the newer code wrote them.
+    /// leaves them as the newer code wrote them; so a change to `functions` comes with a new migration
+    /// version (an empty step will do), or an older replica that restarts would write its own back.
     public func migrate(schema: String, migrations: [Migration], functions: String? = nil) async throws {
         guard let first = schema.unicodeScalars.first,
               first == "_" || ("a"..."z").contains(first),

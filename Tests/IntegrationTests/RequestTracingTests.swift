@@ -82,10 +82,11 @@ struct RequestTracingTests {
         // A caller on the bus sets the header itself: the service must not log what it was sent.
         let nats = try await NATSConnection.connect(TestIdentities.configuration(url: natsURL, name: "trace-test"),
                                                     logger: Logger(label: "trace-test", level: .error))
-        defer { Task { await nats.drainAndClose() } }
         let forged = "forged-" + String(repeating: "y", count: 130)
-        let reply = try await nats.request(Endpoints.ping(QueueGroups.memberService).subject, Array("{}".utf8),
-                                           headers: [RequestID.header: forged], timeout: .seconds(5))
+        let reply = try await withResource(nats, close: { await $0.drainAndClose() }) { nats in
+            try await nats.request(Endpoints.ping(QueueGroups.memberService).subject, Array("{}".utf8),
+                                   headers: [RequestID.header: forged], timeout: .seconds(5))
+        }
         #expect(!reply.payload.isEmpty)
         let refused = await eventually(timeout: .seconds(5)) {
             LogLine.parse(sink).contains { $0.logger == "member-service" && $0.fields["request.id_refused"] == "true" }

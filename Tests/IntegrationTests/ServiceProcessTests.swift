@@ -47,7 +47,8 @@ struct ServiceProcessTests {
         let process = try await ServiceProcess.start(service, environment: [
             "NATS_URL": nats.url, "DATABASE_URL": TestStack.serviceURL(database, service == "token-issuer" ? .tokenIssuer : .memberService),
             "MANAGEMENT_HOST": "127.0.0.1", "MANAGEMENT_PORT": String(management),
-            "LOG_LEVEL": "error",
+            // Warnings, so the test sees when the stream set-up has begun to wait.
+            "LOG_LEVEL": "warning",
         ].merging(TestIdentities.environment(for: service)) { $1 })
         defer { process.kill() }
         let base = "http://127.0.0.1:\(management)"
@@ -55,8 +56,10 @@ struct ServiceProcessTests {
             (try? await RunningStack.send("GET", base + "/healthz"))?.status == 200
         }
         #expect(alive, "\(service): \(process.errorOutput)")
-        // Connected and migrated by now; the stream set-up waits for JetStream, so it is not ready.
-        try await Task.sleep(for: .seconds(2))
+        // Connected and migrated, the service now waits in the stream set-up for JetStream: the state
+        // under test, reached when it says so (a fixed sleep could signal it still migrating).
+        let waiting = await eventually(timeout: .seconds(20)) { process.errorOutput.contains("JetStream not ready, retrying") }
+        #expect(waiting, "\(service) never waited for JetStream: \(process.errorOutput)")
         let ready = try await RunningStack.send("GET", base + "/readyz")
         #expect(ready.status == 503, "\(ready.text)")
 

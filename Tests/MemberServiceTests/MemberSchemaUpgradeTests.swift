@@ -11,36 +11,39 @@ struct MemberSchemaUpgradeTests {
     func upgradedMatchesFresh(shippedVersions: Int) async throws {
         let fresh = try await SchemaDatabase.fresh(.memberService, schema: MemberMigrations.schema,
                                                    migrations: MemberMigrations.all, functions: MemberMigrations.functions)
-        defer { Task { await fresh.close() } }
-        let upgraded = try await SchemaDatabase.fresh(.memberService, schema: MemberMigrations.schema,
-                                                      migrations: Array(ShippedMemberMigrations.all.prefix(shippedVersions)))
-        defer { Task { await upgraded.close() } }
-        // The service starting on it, as member_service.
-        try await upgraded.migrate(schema: MemberMigrations.schema, migrations: MemberMigrations.all,
-                                   functions: MemberMigrations.functions)
+        try await withResource(fresh, close: { await $0.close() }) { fresh in
+            let upgraded = try await SchemaDatabase.fresh(.memberService, schema: MemberMigrations.schema,
+                                                          migrations: Array(ShippedMemberMigrations.all.prefix(shippedVersions)))
+            try await withResource(upgraded, close: { await $0.close() }) { upgraded in
+                // The service starting on it, as member_service.
+                try await upgraded.migrate(schema: MemberMigrations.schema, migrations: MemberMigrations.all,
+                                           functions: MemberMigrations.functions)
 
-        let expected = try await SchemaDatabase.routines(fresh, schema: "member")
-        #expect(Set(expected.keys) == [
-            "member.enqueue(text,jsonb)",
-            "member.identity_email(text,text,text)",
-            "member.identity_email_verified(text,boolean,text,boolean)",
-            "member.identity_name(text,text,text)",
-            "member.login(text,text,text,boolean,boolean,text,text,text,text,text,text)",
-        ])
-        #expect(try await SchemaDatabase.routines(upgraded, schema: "member") == expected)
-        #expect(expected.values.allSatisfy { $0.hasPrefix("member_service\n") })
+                let expected = try await SchemaDatabase.routines(fresh, schema: "member")
+                #expect(Set(expected.keys) == [
+                    "member.enqueue(text,jsonb)",
+                    "member.identity_email(text,text,text)",
+                    "member.identity_email_verified(text,boolean,text,boolean)",
+                    "member.identity_name(text,text,text)",
+                    "member.login(text,text,text,boolean,boolean,text,text,text,text,text,text)",
+                ])
+                #expect(try await SchemaDatabase.routines(upgraded, schema: "member") == expected)
+                #expect(expected.values.allSatisfy { $0.hasPrefix("member_service\n") })
+            }
+        }
     }
 
     @Test("a second start changes nothing and needs no new version")
     func restartIsIdempotent() async throws {
         let database = try await SchemaDatabase.fresh(.memberService, schema: MemberMigrations.schema,
                                                       migrations: MemberMigrations.all, functions: MemberMigrations.functions)
-        defer { Task { await database.close() } }
-        let before = try await SchemaDatabase.routines(database, schema: "member")
-        try await database.migrate(schema: MemberMigrations.schema, migrations: MemberMigrations.all,
-                                   functions: MemberMigrations.functions)
-        #expect(try await SchemaDatabase.routines(database, schema: "member") == before)
-        let versions = try await database.query("SELECT max(version) AS v FROM member.schema_migrations")
-        #expect(try versions.first?.int("v") == Int64(MemberMigrations.all.count))
+        try await withResource(database, close: { await $0.close() }) { database in
+            let before = try await SchemaDatabase.routines(database, schema: "member")
+            try await database.migrate(schema: MemberMigrations.schema, migrations: MemberMigrations.all,
+                                       functions: MemberMigrations.functions)
+            #expect(try await SchemaDatabase.routines(database, schema: "member") == before)
+            let versions = try await database.query("SELECT max(version) AS v FROM member.schema_migrations")
+            #expect(try versions.first?.int("v") == Int64(MemberMigrations.all.count))
+        }
     }
 }

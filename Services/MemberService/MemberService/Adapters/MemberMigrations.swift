@@ -51,7 +51,7 @@ enum MemberMigrations {
             CREATE UNIQUE INDEX identities_member_provider ON member.identities (member_id, provider);
 
             -- Events written in the same transaction as the change they announce, published to
-            -- JetStream after commit and deleted once acknowledged (see OutboxRelay).
+            -- JetStream after commit and deleted once acknowledged (the shared Outbox).
             CREATE TABLE member.outbox (
                 id            BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
                 event_id      TEXT NOT NULL,

@@ -59,7 +59,7 @@ enum IssuerMigrations {
             """),
         Migration(version: 2, name: "session events outbox, reasons, clean-up indexes", sql: """
             -- Events about sessions, written in the transaction that changed the session and
-            -- published after commit (OutboxRelay), so none is lost when a replica dies.
+            -- published after commit (the shared Outbox), so none is lost when a replica dies.
             CREATE TABLE issuer.outbox (
                 seq         BIGSERIAL PRIMARY KEY,
                 id          UUID NOT NULL DEFAULT gen_random_uuid(),

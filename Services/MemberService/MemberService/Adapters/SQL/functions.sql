@@ -6,6 +6,10 @@
 -- So everything here is CREATE OR REPLACE. A function whose arguments or result change is dropped
 -- first (CREATE OR REPLACE cannot change them), and one no longer wanted is dropped here too, so a
 -- database that ran older code ends with the same functions as a fresh one.
+--
+-- A change to this file ships with a new step in MemberMigrations (an empty one will do): a replica
+-- leaves the functions alone only when the database records a version its code does not know, so
+-- without one an older replica that restarts during the roll writes its own functions back.
 
 -- Gone: member.login's first signature (migration 1 made it, migration 2 replaced it).
 DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT);
@@ -37,7 +41,7 @@ LANGUAGE sql IMMUTABLE AS $$
 $$;
 
 -- An event in the outbox, from inside member.login (JSON of the Swift contracts MemberCreated and
--- MemberLoggedIn); OutboxRelay publishes it after commit.
+-- MemberLoggedIn); the shared Outbox (Outbox+MemberEvents.swift) publishes it after commit.
 CREATE OR REPLACE FUNCTION member.enqueue(p_type TEXT, p_data JSONB) RETURNS VOID
 LANGUAGE sql AS $$
     INSERT INTO member.outbox (event_id, event_type, data)

@@ -6,6 +6,10 @@
 -- So everything here is CREATE OR REPLACE. A function whose arguments or result change is dropped
 -- first (CREATE OR REPLACE cannot change them), and one no longer wanted is dropped here too, so a
 -- database that ran older code ends with the same functions as a fresh one.
+--
+-- A change to this file ships with a new step in IssuerMigrations (an empty one will do): a replica
+-- leaves the functions alone only when the database records a version its code does not know, so
+-- without one an older replica that restarts during the roll writes its own functions back.
 
 -- Rule (one session per device): a login on a device ends the member's live session there
 -- ('replaced') and starts a new one with its first refresh token, in one round trip. The device's
@@ -122,7 +126,7 @@ $$;
 
 -- Rule (every end is announced): whatever ends a session (logout, replacement, reuse, deletion,
 -- an identity's end), `session.ended` goes to the outbox in the same transaction, and a reuse also
--- `refresh-token.reused`; OutboxRelay publishes them after commit.
+-- `refresh-token.reused`; the shared Outbox (Outbox+SessionEvents.swift) publishes them after commit.
 CREATE OR REPLACE FUNCTION issuer.record_session_end() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
