@@ -122,11 +122,15 @@ public struct EventConsumer<Payload: Codable & Sendable>: Service {
     }
 
     /// Runs `body`, telling the server every third of the ack wait that the message is still being worked on.
+    /// The beats keep to the clock, and none waits for an answer, so a late answer or a late wake-up
+    /// does not push the next one back.
     private func whileInProgress<T: Sendable>(_ message: JetStreamMessage, _ body: @Sendable () async throws -> T) async throws -> T {
         let interval = ackWait / 3
         let heartbeat = Task {
-            while (try? await Task.sleep(for: interval)) != nil {
-                try? await message.inProgress()
+            var next = ContinuousClock.now + interval
+            while (try? await Task.sleep(until: next, clock: .continuous)) != nil {
+                try? message.signalInProgress()
+                next = max(next + interval, ContinuousClock.now)
             }
         }
         defer { heartbeat.cancel() }

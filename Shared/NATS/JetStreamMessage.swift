@@ -33,9 +33,11 @@ public struct JetStreamMessage: Sendable {
         try await acknowledge("+TERM")
     }
 
-    /// Tells the server that work on the message is still going on, resetting its ack timer.
-    public func inProgress() async throws {
-        try await acknowledge("+WPI")
+    /// Tells the server that work on the message is still going on, resetting its ack timer. It does not
+    /// wait for the server's answer, unlike the others: a heartbeat leaves on time whatever an earlier
+    /// one's answer is doing (one slow answer, awaited, let the ack wait run out under load).
+    public func signalInProgress() throws {
+        try connection.publish(ackSubject, reply: nil, Array("+WPI".utf8), headers: [:])
     }
 
     /// Sends an acknowledgement as a request: the server answers it, so the caller knows it arrived, and
