@@ -89,8 +89,10 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
         } catch {
             logger.warning("reply failed", [RequestID.metadataKey: id.value, "error": String(describing: error)])
         }
+        // Built only when it is written: this runs for every request a service answers.
+        guard logger.level <= .debug else { return }
         var fields = [RequestID.metadataKey: id.value, "request.outcome": reply.error?.code.rawValue ?? "ok",
-                      "request.duration_ms": String(format: "%.1f", elapsed.timeInterval * 1000)]
+                      "request.duration_ms": elapsed.milliseconds]
         if sent != nil, sent != id.value { fields["request.id_refused"] = "true" }
         logger.debug("request handled", fields)
     }

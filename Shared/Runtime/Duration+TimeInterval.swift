@@ -7,3 +7,12 @@ extension Duration {
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }
+
+extension Duration {
+    /// The duration in milliseconds with one decimal (`12.3`), for log lines; no Foundation formatting.
+    public var milliseconds: String {
+        let (seconds, attoseconds) = components
+        let tenths = seconds * 10_000 + attoseconds / 100_000_000_000_000
+        return "\(tenths / 10).\(abs(tenths % 10))"
+    }
+}

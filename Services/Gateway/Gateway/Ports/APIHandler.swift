@@ -121,8 +121,10 @@ final class APIHandler: Sendable {
         if response.status >= 500 {
             context.logger.warning("request failed", ["http.path": label, "http.status": String(response.status)])
         }
+        // Built only when it is written: this runs for every request.
+        guard logger.level <= .debug else { return response }
         var fields = ["http.method": method, "http.path": label, "http.status": String(response.status),
-                      "request.duration_ms": String(format: "%.1f", elapsed.timeInterval * 1000)]
+                      "request.duration_ms": elapsed.milliseconds]
         if let member = context.member { fields["member.id"] = String(member.id) }
         context.logger.debug("request answered", fields)
         return response
