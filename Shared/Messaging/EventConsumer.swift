@@ -133,8 +133,17 @@ public struct EventConsumer<Payload: Codable & Sendable>: Service {
                 next = max(next + interval, ContinuousClock.now)
             }
         }
-        defer { heartbeat.cancel() }
-        return try await body()
+        // Stopped and awaited before the caller acknowledges: a beat landing after a `-NAK` with a delay
+        // would restart the ack timer, and the retry would come after the ack wait instead.
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body())
+        } catch {
+            result = .failure(error)
+        }
+        heartbeat.cancel()
+        await heartbeat.value
+        return try result.get()
     }
 
     /// Sends an acknowledgement, again up to twice when it fails: a lost one would leave the message

@@ -92,7 +92,7 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
         // Built only when it is written: this runs for every request a service answers.
         guard logger.level <= .debug else { return }
         var fields = [RequestID.metadataKey: id.value, "request.outcome": reply.error?.code.rawValue ?? "ok",
-                      "request.duration_ms": elapsed.milliseconds]
+                      "request.duration_ms": elapsed.millisecondsText]
         if sent != nil, sent != id.value { fields["request.id_refused"] = "true" }
         logger.debug("request handled", fields)
     }

@@ -75,7 +75,7 @@ extension JetStream {
     /// The stream's info comes first, and an empty stream is not asked for its last message:
     /// nats-server 2.9 (Debian 12's) lists a stream being created before its store exists, and a
     /// `STREAM.MSG.GET` in that window dereferences the missing store and kills the server (fixed in
-    /// 2.10, which lists a stream once its store is set up). The info request checks for the store
+    /// 2.9.15, which lists a stream once its store is set up). The info request checks for the store
     /// and reports such a stream as empty, and a stream with a message has its store.
     private static func lastSequence(_ jetStream: OpaquePointer, stream: String, subject: String, notBefore: Int64) throws -> UInt64 {
         var info: UnsafeMutablePointer<jsStreamInfo>?

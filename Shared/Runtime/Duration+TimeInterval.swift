@@ -9,10 +9,14 @@ extension Duration {
 }
 
 extension Duration {
-    /// The duration in milliseconds with one decimal (`12.3`), for log lines; no Foundation formatting.
-    public var milliseconds: String {
+    /// The duration in milliseconds with one decimal (`12.3`, `-0.5`), truncated toward zero, for log
+    /// lines; no Foundation formatting.
+    public var millisecondsText: String {
         let (seconds, attoseconds) = components
-        let tenths = seconds * 10_000 + attoseconds / 100_000_000_000_000
-        return "\(tenths / 10).\(abs(tenths % 10))"
+        // Tenths of a millisecond; both components carry the duration's sign.
+        let tenths = seconds.multipliedReportingOverflow(by: 10_000)
+        guard !tenths.overflow else { return "\(seconds)000.0" }
+        let total = tenths.partialValue + attoseconds / 100_000_000_000_000
+        return (total < 0 ? "-" : "") + "\(abs(total) / 10).\(abs(total) % 10)"
     }
 }

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// nats-server 2.9 (Debian 12's) lists a stream being created before its store exists; a
-/// `STREAM.MSG.GET` in that window kills the server (a nil store, fixed in 2.10). The gateway's
+/// `STREAM.MSG.GET` in that window kills the server (a nil store, fixed in 2.9.15). The gateway's
 /// ended-session follower starts while a service may be creating the stream, so following must not
 /// send that request to a stream that may still be in the window. Seen once: a `deploy/local/up` whose
 /// nats-server died at start, with the panic in `jsMsgGetRequest`.
@@ -33,6 +33,7 @@ struct StreamCreationRaceTests {
                         }
                         return false
                     }
+                    defer { following.cancel() }
                     try await Task.sleep(for: .milliseconds(5))
                     _ = try await creator.jetStream.ensureStream(name: stream, subjects: ["race.\(round).>"])
                     let followed = await withTaskGroup(of: Bool.self) { group in

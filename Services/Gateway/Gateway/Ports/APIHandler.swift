@@ -124,7 +124,7 @@ final class APIHandler: Sendable {
         // Built only when it is written: this runs for every request.
         guard logger.level <= .debug else { return response }
         var fields = ["http.method": method, "http.path": label, "http.status": String(response.status),
-                      "request.duration_ms": elapsed.milliseconds]
+                      "request.duration_ms": elapsed.millisecondsText]
         if let member = context.member { fields["member.id"] = String(member.id) }
         context.logger.debug("request answered", fields)
         return response
