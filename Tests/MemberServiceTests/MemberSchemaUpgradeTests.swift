@@ -9,28 +9,19 @@ import TestSupport
 struct MemberSchemaUpgradeTests {
     @Test("after shipped versions 1 through n", arguments: 1...4)
     func upgradedMatchesFresh(shippedVersions: Int) async throws {
-        let fresh = try await SchemaDatabase.fresh(.memberService, schema: MemberMigrations.schema,
-                                                   migrations: MemberMigrations.all, functions: MemberMigrations.functions)
-        try await withResource(fresh, close: { await $0.close() }) { fresh in
-            let upgraded = try await SchemaDatabase.fresh(.memberService, schema: MemberMigrations.schema,
-                                                          migrations: Array(ShippedMemberMigrations.all.prefix(shippedVersions)))
-            try await withResource(upgraded, close: { await $0.close() }) { upgraded in
-                // The service starting on it, as member_service.
-                try await upgraded.migrate(schema: MemberMigrations.schema, migrations: MemberMigrations.all,
-                                           functions: MemberMigrations.functions)
-
-                let expected = try await SchemaDatabase.routines(fresh, schema: "member")
-                #expect(Set(expected.keys) == [
-                    "member.enqueue(text,jsonb)",
-                    "member.identity_email(text,text,text)",
-                    "member.identity_email_verified(text,boolean,text,boolean)",
-                    "member.identity_name(text,text,text)",
-                    "member.login(text,text,text,boolean,boolean,text,text,text,text,text,text)",
-                ])
-                #expect(try await SchemaDatabase.routines(upgraded, schema: "member") == expected)
-                #expect(expected.values.allSatisfy { $0.hasPrefix("member_service\n") })
-            }
-        }
+        let routines = try await SchemaDatabase.freshAndUpgradedRoutines(
+            .memberService, schema: MemberMigrations.schema, migrations: MemberMigrations.all, functions: MemberMigrations.functions,
+            shipped: Array(ShippedMemberMigrations.all.prefix(shippedVersions)))
+        let expected = routines.fresh
+        #expect(Set(expected.keys) == [
+            "member.enqueue(text,jsonb)",
+            "member.identity_email(text,text,text)",
+            "member.identity_email_verified(text,boolean,text,boolean)",
+            "member.identity_name(text,text,text)",
+            "member.login(text,text,text,boolean,boolean,text,text,text,text,text,text)",
+        ])
+        #expect(routines.upgraded == expected)
+        #expect(expected.values.allSatisfy { $0.hasPrefix("member_service\n") })
     }
 
     @Test("a second start changes nothing and needs no new version")

@@ -32,4 +32,20 @@ public enum SchemaDatabase {
             """)
         return Dictionary(uniqueKeysWithValues: try rows.map { (try $0.string("signature"), try $0.string("definition")) })
     }
+
+    /// The routines (``routines(_:schema:)``) of two databases as `role`: a fresh one with the current
+    /// `migrations` and `functions`, and one that first ran the `shipped` steps and then had the current
+    /// code start on it, as an upgrade does.
+    public static func freshAndUpgradedRoutines(_ role: TestDatabases.Role, schema: String, migrations: [Migration],
+                                                functions: String, shipped: [Migration]) async throws
+        -> (fresh: [String: String], upgraded: [String: String]) {
+        let fresh = try await Self.fresh(role, schema: schema, migrations: migrations, functions: functions)
+        return try await withResource(fresh, close: { await $0.close() }) { fresh in
+            let upgraded = try await Self.fresh(role, schema: schema, migrations: shipped)
+            return try await withResource(upgraded, close: { await $0.close() }) { upgraded in
+                try await upgraded.migrate(schema: schema, migrations: migrations, functions: functions)
+                return (try await routines(fresh, schema: schema), try await routines(upgraded, schema: schema))
+            }
+        }
+    }
 }
