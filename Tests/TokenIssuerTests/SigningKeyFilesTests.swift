@@ -37,8 +37,8 @@ struct SigningKeyFilesTests {
             try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent(name).path, withDestinationPath: "..data/\(name)")
         }
         let keys = try SigningKeys.readKeyFiles([directory.path])
-        #expect(keys.map(\.kid) == [try SigningKeys.key(privateKey: p256, activatesAt: .distantPast, retiredAt: nil).kid,
-                                    try SigningKeys.key(privateKey: ed25519, activatesAt: .distantPast, retiredAt: nil).kid])
+        #expect(keys.map(\.kid) == [try SigningKey(privateKey: p256, activatesAt: .distantPast, retiredAt: nil).kid,
+                                    try SigningKey(privateKey: ed25519, activatesAt: .distantPast, retiredAt: nil).kid])
         #expect(keys.map { $0.publicJWK.alg } == ["ES256", "EdDSA"])
     }
 

@@ -10,7 +10,7 @@ extension SigningKeys {
     /// `*.pem` files are taken in name order (a mounted Kubernetes Secret is such a directory; its
     /// hidden `..data` entries are skipped). A file that is not a P-256 or Ed25519 private key in PEM
     /// fails the load, naming the file.
-    static func readKeyFiles(_ paths: [String]) throws(ConfigurationError) -> [Key] {
+    static func readKeyFiles(_ paths: [String]) throws(ConfigurationError) -> [SigningKey] {
         var files: [String] = []
         for path in paths {
             var isDirectory: ObjCBool = false
@@ -29,13 +29,13 @@ extension SigningKeys {
             }
             files += names.filter { !$0.hasPrefix(".") && $0.hasSuffix(".pem") }.sorted().map { "\(path)/\($0)" }
         }
-        var keys: [Key] = []
+        var keys: [SigningKey] = []
         for file in files {
             // A key file is small and regular: anything else (a device, a pipe, a huge file) is refused unread.
             let data = try EnvironmentReader.readSecretFile(file, variable: "SIGNING_KEY_FILE", maxBytes: maxFileSize)
             do {
                 // Bytes that are not UTF-8 become replacement characters, which no PEM parser takes.
-                let key = try key(pem: String(decoding: data, as: UTF8.self), activatesAt: .distantPast, retiredAt: nil)
+                let key = try SigningKey(pem: String(decoding: data, as: UTF8.self), activatesAt: .distantPast, retiredAt: nil)
                 if !keys.contains(where: { $0.kid == key.kid }) { keys.append(key) }
             } catch {
                 throw ConfigurationError(variable: "SIGNING_KEY_FILE",

@@ -14,23 +14,12 @@ import Runtime
 /// or from the key files; a key first seen in a file is recorded there (public half only) and signs from
 /// `publishLead` later. Every replica reloads regularly, so all publish and sign alike.
 actor SigningKeys {
-    /// A key as the issuer uses it.
-    struct Key: Sendable {
-        let kid: String
-        let publicKey: PublicKey
-        let publicJWK: JWK
-        /// Nil when this replica does not hold the private key (a key file that has not reached it yet).
-        let signer: JWTSigner?
-        let activatesAt: Date
-        let retiredAt: Date?
-    }
-
     private let database: PostgresClient
     private let keyFiles: [String]?
     private let accessTokenTTL: Duration
     private let publishLead: Duration
     private let logger: Logger
-    private var keys: [Key] = []
+    private var keys: [SigningKey] = []
     private var fallbackWarned: String?
     private var noKeyWarned = false
     /// Counts loads begun, so that a load that began earlier but finished later does not put back older keys.
@@ -48,14 +37,14 @@ actor SigningKeys {
     /// tokens may have: a retired key (a fallback) is published only until `accessTokenTTL` after it retired.
     func signer() throws -> (signer: JWTSigner, expiresBy: Date?) {
         let now = Date()
-        guard let key = Self.signing(in: keys, at: now, accessTokenTTL: accessTokenTTL), let signer = key.signer else {
+        guard let key = SigningKeySchedule.signing(in: keys, at: now, accessTokenTTL: accessTokenTTL), let signer = key.signer else {
             if !keys.isEmpty, keyFiles == nil, !noKeyWarned {
                 noKeyWarned = true
                 logger.error("no key this replica holds can sign: the signing keys come from key files, and SIGNING_KEY_FILE is unset here; set it (docs/key-rotation.md)")
             }
             throw IssuerError.noSigningKey
         }
-        if Self.active(in: keys, at: now)?.kid != key.kid, fallbackWarned != key.kid {
+        if SigningKeySchedule.active(in: keys, at: now)?.kid != key.kid, fallbackWarned != key.kid {
             fallbackWarned = key.kid
             logger.warning("this replica lacks the private key of the key that should sign now; signing with the newest key it holds",
                            ["key.kid": key.kid])
@@ -66,27 +55,7 @@ actor SigningKeys {
     /// The public keys to publish: the next key (before it signs), the active one, and retired ones
     /// whose tokens may still be live.
     func published() -> JWKSet {
-        JWKSet(keys: Self.published(keys, at: Date(), accessTokenTTL: accessTokenTTL).map(\.publicJWK))
-    }
-
-    /// The key of `keys` whose time to sign has come at `now`: the newest that activated and has not retired.
-    static func active(in keys: [Key], at now: Date) -> Key? {
-        keys.filter { $0.activatesAt <= now && ($0.retiredAt ?? .distantFuture) > now }.max { $0.activatesAt < $1.activatesAt }
-    }
-
-    /// The key this replica signs with at `now`: the active key when it holds its private key; otherwise,
-    /// rather than fail every login, the newest key it holds that is still published (a key file removed
-    /// before its successor activated, or the next key's file not yet arrived here). A key no longer
-    /// published never signs again: no one could check its tokens.
-    static func signing(in keys: [Key], at now: Date, accessTokenTTL: Duration) -> Key? {
-        let held = published(keys, at: now, accessTokenTTL: accessTokenTTL).filter { $0.signer != nil }
-        return active(in: held, at: now) ?? held.max { $0.activatesAt < $1.activatesAt }
-    }
-
-    /// The keys of `keys` to publish at `now`: a retired key stays until its last token expired.
-    static func published(_ keys: [Key], at now: Date, accessTokenTTL: Duration) -> [Key] {
-        let cutoff = now.addingTimeInterval(-accessTokenTTL.timeInterval)
-        return keys.filter { ($0.retiredAt ?? .distantFuture) > cutoff }
+        JWKSet(keys: SigningKeySchedule.published(keys, at: Date(), accessTokenTTL: accessTokenTTL).map(\.publicJWK))
     }
 
     /// Whether the keys come from `SIGNING_KEY_FILE` (then they rotate when a key file is added).
@@ -145,7 +114,7 @@ actor SigningKeys {
         let fileKeys = try keyFiles.map { try Self.readKeyFiles($0) } ?? []
         let select: PostgresQuery = "SELECT kid, private_key_pem, public_key_pem, activates_at, retired_at FROM issuer.signing_keys"
         var rows = try await database.query(select)
-        var recorded: [Key] = []
+        var recorded: [SigningKey] = []
         let generate = keyFiles == nil
         let accessTokenTTL = accessTokenTTL
         if Self.needsRecording(rows, fileKeys, generate: generate, accessTokenTTL: accessTokenTTL) {
@@ -154,7 +123,7 @@ actor SigningKeys {
                 try await Self.lock(connection)
                 let current = try await connection.query(select)
                 guard Self.needsRecording(current, fileKeys, generate: generate, accessTokenTTL: accessTokenTTL) else { return (current, []) }
-                var new: [Key] = []
+                var new: [SigningKey] = []
                 if generate {
                     new.append(try await Self.generate(publishLead: publishLead, connection).key)
                 } else {
@@ -168,7 +137,7 @@ actor SigningKeys {
             }
         }
         let held = Dictionary(fileKeys.map { ($0.kid, $0) }, uniquingKeysWith: { first, _ in first })
-        var loaded: [Key] = []
+        var loaded: [SigningKey] = []
         for row in rows {
             loaded.append(try Self.key(row: row, held: held))
         }
@@ -189,7 +158,7 @@ actor SigningKeys {
     /// While a key file's key is published nothing is generated: a replica not yet rolled over to key
     /// files signs with the retiring database key, and a stray one never schedules a key of its own
     /// over the files'.
-    private static func needsRecording(_ rows: PostgresRows, _ fileKeys: [Key], generate: Bool, accessTokenTTL: Duration) -> Bool {
+    private static func needsRecording(_ rows: PostgresRows, _ fileKeys: [SigningKey], generate: Bool, accessTokenTTL: Duration) -> Bool {
         if generate {
             let now = Date()
             let cutoff = now.addingTimeInterval(-accessTokenTTL.timeInterval)
@@ -202,23 +171,23 @@ actor SigningKeys {
     }
 
     /// The keys of `fileKeys` that `rows` of the key table do not hold yet, in order.
-    private static func unrecorded(_ fileKeys: [Key], in rows: PostgresRows) -> [Key] {
+    private static func unrecorded(_ fileKeys: [SigningKey], in rows: PostgresRows) -> [SigningKey] {
         let known = Set(rows.compactMap { try? $0.string("kid") })
         return fileKeys.filter { !known.contains($0.kid) }
     }
 
     /// Generates a P-256 key, kept in the table with its private half, and records it; returns it and
     /// when it starts signing.
-    private static func generate(publishLead: Duration, _ connection: PostgresConnection) async throws -> (key: Key, activatesAt: Date) {
+    private static func generate(publishLead: Duration, _ connection: PostgresConnection) async throws -> (key: SigningKey, activatesAt: Date) {
         let privateKey = try PrivateKey.generateP256()
-        let key = try key(privateKey: privateKey, activatesAt: .distantPast, retiredAt: nil)
+        let key = try SigningKey(privateKey: privateKey, activatesAt: .distantPast, retiredAt: nil)
         return (key, try await record(key, privatePEM: privateKey.pemRepresentation, publishLead: publishLead, connection))
     }
 
     /// Inserts `key`: it signs at once when no key signs yet, else from `publishLead` later (a whole second,
     /// rounded up, since messages carry seconds only); every other key retires when it starts. Returns when
     /// it starts signing.
-    private static func record(_ key: Key, privatePEM: String?, publishLead: Duration, _ connection: PostgresConnection) async throws -> Date {
+    private static func record(_ key: SigningKey, privatePEM: String?, publishLead: Duration, _ connection: PostgresConnection) async throws -> Date {
         let inserted = try await connection.query(
             """
             INSERT INTO issuer.signing_keys (kid, algorithm, private_key_pem, public_key_pem, activates_at)
@@ -246,40 +215,19 @@ actor SigningKeys {
     }
 
     /// A key from a table row: its private key from the row (database keys) or from `held` (key files).
-    private static func key(row: PostgresRow, held: [String: Key]) throws -> Key {
+    private static func key(row: PostgresRow, held: [String: SigningKey]) throws -> SigningKey {
         let kid = try row.string("kid")
         let activatesAt = try row.date("activates_at")
         let retiredAt = try row.optionalDate("retired_at")
         if let pem = try row.optionalString("private_key_pem") {
-            return try key(pem: pem, activatesAt: activatesAt, retiredAt: retiredAt)
+            return try SigningKey(pem: pem, activatesAt: activatesAt, retiredAt: retiredAt)
         }
         if let file = held[kid] {
-            return Key(kid: kid, publicKey: file.publicKey, publicJWK: file.publicJWK, signer: file.signer,
+            return SigningKey(kid: kid, publicKey: file.publicKey, publicJWK: file.publicJWK, signer: file.signer,
                        activatesAt: activatesAt, retiredAt: retiredAt)
         }
         let publicKey = try PublicKey.pem(try row.string("public_key_pem"))
-        return Key(kid: kid, publicKey: publicKey, publicJWK: JWK(publicKey: publicKey, kid: kid, alg: try algorithm(for: publicKey.kind)),
+        return SigningKey(kid: kid, publicKey: publicKey, publicJWK: JWK(publicKey: publicKey, kid: kid, alg: try SigningKey.algorithm(for: publicKey.kind)),
                    signer: nil, activatesAt: activatesAt, retiredAt: retiredAt)
-    }
-
-    /// A key from its private key in PEM.
-    static func key(pem: String, activatesAt: Date, retiredAt: Date?) throws -> Key {
-        try key(privateKey: try PrivateKey(pem: pem), activatesAt: activatesAt, retiredAt: retiredAt)
-    }
-
-    /// A key from its private key; its `kid` is its JWK thumbprint, the same on every replica.
-    static func key(privateKey: PrivateKey, activatesAt: Date, retiredAt: Date?) throws -> Key {
-        let algorithm = try algorithm(for: privateKey.kind)
-        let kid = try JWK(publicKey: privateKey.publicKey, kid: "", alg: algorithm).thumbprint()
-        return Key(kid: kid, publicKey: privateKey.publicKey, publicJWK: JWK(publicKey: privateKey.publicKey, kid: kid, alg: algorithm),
-                   signer: JWTSigner(key: privateKey, kid: kid, algorithm: algorithm), activatesAt: activatesAt, retiredAt: retiredAt)
-    }
-
-    private static func algorithm(for kind: KeyKind) throws -> JWSAlgorithm {
-        switch kind {
-        case .p256: .ES256
-        case .ed25519: .EdDSA
-        default: throw IssuerError.unsupportedSigningKey
-        }
     }
 }
