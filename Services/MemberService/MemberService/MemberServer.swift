@@ -24,8 +24,9 @@ public struct MemberServer: Service {
     }
 
     /// The pool and the NATS connection are services of the group, opened inside it and closed after
-    /// everything else stopped; the migrations and the stream set-up are preludes of the member-service's
-    /// own services, so a signal stops it in any state and `/readyz` stays 503 until they are done.
+    /// everything else stopped; the migrations are the prelude of the member-service's own services, so a
+    /// signal stops it in any state and `/readyz` stays 503 until they are done. The stream set-up is the
+    /// outbox's prelude only: the endpoints serve while JetStream is down, the events wait in the outbox.
     private func serve(_ readiness: Readiness, metrics: MetricsRegistry) async throws {
         let database = ResourceService.database(url: configuration.databaseURL, poolSize: configuration.databasePoolSize,
                                                 applicationName: "member-service", logger: logger)
@@ -39,14 +40,11 @@ public struct MemberServer: Service {
     private func serve(database: PostgresClient, nats: NATSConnection, readiness: Readiness) async throws {
         try await database.migrateRetrying(schema: MemberMigrations.schema, migrations: MemberMigrations.all,
                                       functions: MemberMigrations.functions, logger: logger)
-        await EventPublisher(connection: nats, logger: logger).ensureStreamRetrying(configuration.events)
-        try Task.checkCancellation()
         let outbox = Outbox.memberEvents(database: database, connection: nats, pollInterval: configuration.outboxPollInterval,
                                          logger: logger.named("outbox"))
         let members = MemberHandlers(store: MemberStore(database: database, outbox: outbox.wakeup), logger: logger)
         let queue = QueueGroups.memberService
         let services: [any Service] = [
-            outbox,
             Responder.ping(connection: nats, queueGroup: queue, logger: logger),
             Responder(connection: nats, endpoint: Endpoints.memberLogin, queue: queue, logger: logger, handler: members.login),
             Responder(connection: nats, endpoint: Endpoints.memberGet, queue: queue, logger: logger, handler: members.profile),
@@ -61,6 +59,7 @@ public struct MemberServer: Service {
         logger.info("member-service ready")
         let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.memberService,
                                          description: "Members and their linked provider identities", services: services, logger: logger)
-        try await ServiceGroup(services: services + [discovery], logger: logger).run()
+        let events = EventStreamServices(connection: nats, settings: configuration.events, services: [outbox], logger: logger)
+        try await ServiceGroup(services: [events] + services + [discovery], logger: logger).run()
     }
 }

@@ -30,9 +30,9 @@ public struct TokenIssuerServer: Service {
     }
 
     /// The pool and the NATS connection are services of the group, opened inside it and closed after
-    /// everything else stopped; the migrations, the signing keys and the stream set-up are preludes of
-    /// the issuer's own services, so a signal stops it in any state and `/readyz` stays 503 until they
-    /// are done. A JetStream that does not answer yet is waited for, not fatal.
+    /// everything else stopped; the migrations and the signing keys are preludes of the issuer's own
+    /// services, so a signal stops it in any state and `/readyz` stays 503 until they are done. The
+    /// stream set-up is the prelude of the outbox and the consumers only, waited for, not fatal.
     private func serve(_ readiness: Readiness, metrics: MetricsRegistry) async throws {
         let database = ResourceService.database(url: configuration.databaseURL, poolSize: configuration.databasePoolSize,
                                                 applicationName: "token-issuer", logger: logger)
@@ -56,20 +56,18 @@ public struct TokenIssuerServer: Service {
         let secret = try await store.successorSecret()
 
         let nats = try await connection.value
-        // Waited for, not fatal: a JetStream cluster may be electing a leader (SIGTERM still stops it).
-        await EventPublisher(connection: nats, logger: logger).ensureStreamRetrying(configuration.events)
-        try Task.checkCancellation()
         if recordedKey { try? nats.publish(SigningKeyNotices.changed, []) }
         let outbox = Outbox.sessionEvents(database: database, connection: nats, accessTokenTTL: configuration.accessTokenTTL,
                                           pollInterval: configuration.outboxPollInterval, logger: logger.named("outbox"))
         let handlers = IssuerHandlers(store: store, tokens: AccessTokens(keys: keys, configuration: configuration), keys: keys,
                                       outbox: outbox.wakeup, successorSecret: secret, configuration: configuration, logger: logger)
-        var services: [any Service] = [outbox] + Self.responders(nats, handlers, logger: logger) + [
+        var events: [any Service] = [outbox]
+        let services: [any Service] = Self.responders(nats, handlers, logger: logger) + [
             Self.keyMaintenance(nats, keys, configuration: configuration, logger: logger),
             Self.cleanUp(store, keys, configuration: configuration, logger: logger),
         ]
         if configuration.consumesEvents {
-            services += SessionEventsConsumer.make(connection: nats, store: store, outbox: outbox.wakeup, metrics: metrics,
+            events += SessionEventsConsumer.make(connection: nats, store: store, outbox: outbox.wakeup, metrics: metrics,
                                                    logger: logger.named("events"))
         }
         readiness.require(nats: nats, endpoints: services)
@@ -78,7 +76,10 @@ public struct TokenIssuerServer: Service {
         let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.tokenIssuer,
                                          description: "Access and refresh tokens, sessions, signing keys", services: services, logger: logger)
         onReady()
-        try await ServiceGroup(services: services + [discovery], logger: logger).run()
+        // The outbox and the consumers wait for the stream (a JetStream cluster may be electing a leader);
+        // tokens are issued meanwhile, their session events kept in the outbox.
+        let stream = EventStreamServices(connection: nats, settings: configuration.events, services: events, logger: logger)
+        try await ServiceGroup(services: [stream] + services + [discovery], logger: logger).run()
     }
 
     /// One responder per endpoint, in the issuer's queue group.

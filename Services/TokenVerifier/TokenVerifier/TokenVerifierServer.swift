@@ -24,8 +24,8 @@ public struct TokenVerifierServer: Service {
     }
 
     /// The NATS connection is a service of the group, opened inside it and closed after everything else
-    /// stopped; the stream set-up is a prelude of the verifier's own services, so a signal stops it in
-    /// any state and `/readyz` stays 503 until it is done.
+    /// stopped, so a signal stops the verifier in any state. The stream set-up is the prelude of the
+    /// revocation consumer only: tokens are verified while JetStream is down.
     private func serve(_ readiness: Readiness, metrics: MetricsRegistry) async throws {
         let nats = ResourceService.nats(url: configuration.natsURL, access: configuration.natsAccess, name: "token-verifier", logger: logger)
         let verifier = ClosureService { try await serve(nats: try await nats.value, readiness: readiness, metrics: metrics) }
@@ -64,8 +64,6 @@ public struct TokenVerifierServer: Service {
         logger.info("providers enabled", ["providers": verifiers.keys.map(\.rawValue).sorted().joined(separator: ","),
                                           "apple.code_exchange": appleTokens == nil ? "off" : "on"])
 
-        await EventPublisher(connection: nats, logger: logger).ensureStreamRetrying(configuration.events)
-        try Task.checkCancellation()
         let registry = verifiers
         let verify = Responder(connection: nats, endpoint: Endpoints.verify, queue: QueueGroups.tokenVerifier,
                                logger: logger) { request in
@@ -81,9 +79,10 @@ public struct TokenVerifierServer: Service {
             }
             return try await appleNotifications.verify(request)
         }
-        let revocations = RevocationConsumer.make(
+        // Revocations wait for the stream; the verification endpoints do not.
+        let revocations = EventStreamServices(connection: nats, settings: configuration.events, services: [RevocationConsumer.make(
             connection: nats, revoker: GrantRevoker(sealer: sealer, apple: appleTokens, naver: naver, logger: logger.named("revocation")),
-            metrics: metrics, logger: logger.named("revocation"))
+            metrics: metrics, logger: logger.named("revocation"))], logger: logger)
         let ping = Responder.ping(connection: nats, queueGroup: QueueGroups.tokenVerifier, logger: logger)
         readiness.require(nats: nats, endpoints: [ping, verify, notifications])
         readiness.started()
