@@ -98,7 +98,7 @@ let package = Package(
             tests("HTTPServerTests", ["HTTPServer", "HTTPTesting", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "Logging"]),
             tests("IntegrationTests", ["TestSupport", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "HTTPServer", "Logging", "DevIDP", "TokenVerifier"]),
-            tests("GatewayTests", ["Gateway", "Contracts", "JSON", "JOSE", "Crypto", "HTTPServer", "Logging", "Metrics"]),
+            tests("GatewayTests", ["Gateway", "Contracts", "JSON", "JOSE", "Crypto", "HTTPServer", "Logging", "Messaging", "Metrics"]),
             tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Contracts", "Crypto", "Logging", "Runtime"]),
             tests("MemberServiceTests", ["MemberService", "TestSupport", "Postgres", "Contracts", "JSON", "Runtime"]),
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging", "TestVectors"]),

@@ -51,7 +51,7 @@ public struct GatewayServer: Service {
         let configuration = self.configuration
         let logger = self.logger
         let onListening = self.onListening
-        handler.readiness.require("nats") { handler.client?.connection.isConnected ?? false }
+        handler.readiness.require("nats") { handler.client?.isConnected ?? false }
         handler.readiness.require("access-token keys and ended sessions") { handler.accessTokens.isLoaded }
         // The API port is bound (after NATS connects, below); until then a probe must not route here.
         handler.readiness.require("http") { server.port != 0 }

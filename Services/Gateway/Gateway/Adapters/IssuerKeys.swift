@@ -49,7 +49,7 @@ final class IssuerKeys: Sendable {
 
     /// The keys to check a token naming `kid` against: the copy, fetched again first when it lacks `kid`
     /// and is more than a second old.
-    func keySet(for kid: String?, client: ServiceClient?, timeout: Duration) async throws(ServiceFailure) -> VerificationKeySet {
+    func keySet(for kid: String?, client: (any ServiceCalling)?, timeout: Duration) async throws(ServiceFailure) -> VerificationKeySet {
         if let current = state.withLock({ $0.current }) {
             let known = kid.map { current.set.key(for: $0) != nil } ?? true
             if known || ContinuousClock.now - current.fetchedAt < .seconds(1) { return current.set }
@@ -100,7 +100,7 @@ final class IssuerKeys: Sendable {
     }
 
     /// Fetches the key set, or joins the fetch already in flight.
-    private func fetch(client: ServiceClient, timeout: Duration) async throws(ServiceFailure) -> Snapshot {
+    private func fetch(client: any ServiceCalling, timeout: Duration) async throws(ServiceFailure) -> Snapshot {
         let task = state.withLock { state -> Task<Snapshot, any Error> in
             if let running = state.fetch { return running }
             // Not cancelled with a caller that stops waiting: the others still wait for it.

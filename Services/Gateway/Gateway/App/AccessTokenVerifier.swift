@@ -39,7 +39,7 @@ final class AccessTokenVerifier: Sendable {
     }
 
     /// The claims of a valid access token, or `UNAUTHORIZED`; 503 while the ended sessions are not read.
-    func verify(_ token: String, client: ServiceClient?, timeout: Duration) async throws(ServiceFailure) -> AccessTokenClaims {
+    func verify(_ token: String, client: (any ServiceCalling)?, timeout: Duration) async throws(ServiceFailure) -> AccessTokenClaims {
         try await waitUntilCaughtUp(client: client, timeout: timeout)
         let now = Int64(Date().timeIntervalSince1970)
         if let claims = verified.claims(for: token) {
@@ -83,7 +83,7 @@ final class AccessTokenVerifier: Sendable {
 
     /// Returns once the stored `session.ended` events have been read, or throws 503 when that takes longer
     /// than `timeout` (a gateway that has just started and cannot read the stream) or NATS is not connected.
-    private func waitUntilCaughtUp(client: ServiceClient?, timeout: Duration) async throws(ServiceFailure) {
+    private func waitUntilCaughtUp(client: (any ServiceCalling)?, timeout: Duration) async throws(ServiceFailure) {
         if caughtUp.isOpen { return }
         guard client != nil else { throw ServiceFailure.unavailable }  // Not connected to NATS yet.
         guard await caughtUp.wait(timeout: timeout) else {

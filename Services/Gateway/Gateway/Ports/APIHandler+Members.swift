@@ -56,7 +56,7 @@ extension APIHandler {
             throw ServiceFailure.invalidRequest("The provider in the path must be one of google, apple, naver, kakao.")
         }
         _ = try await services().call(Endpoints.memberUnlinkIdentity, UnlinkIdentityRequest(memberId: member.id, provider: provider),
-                                      timeout: configuration.serviceTimeout)
+                                      timeout: configuration.serviceTimeout, retries: 0)
         try await identityEnded(member.id, provider)
         return .noContent
     }

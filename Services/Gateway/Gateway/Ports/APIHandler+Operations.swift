@@ -37,14 +37,14 @@ extension APIHandler {
     /// balancer's probe: 200 when this gateway is ready and every service answers a ping, else 503 naming
     /// what is missing.
     func servicesReadiness() async -> HTTPResponse {
-        guard let client, client.connection.isConnected else {
+        guard let client, client.isConnected else {
             return .json(["status": "unavailable", "nats": "disconnected"], status: 503, headers: [("Retry-After", "1")])
         }
         let groups = [QueueGroups.tokenVerifier, QueueGroups.memberService, QueueGroups.tokenIssuer]
         let answers = await withTaskGroup(of: (String, Bool).self) { group in
             for queueGroup in groups {
                 group.addTask {
-                    let ok = (try? await client.call(Endpoints.ping(queueGroup), PingRequest(), timeout: .seconds(1))) != nil
+                    let ok = (try? await client.call(Endpoints.ping(queueGroup), PingRequest(), timeout: .seconds(1), retries: 0)) != nil
                     return (queueGroup, ok)
                 }
             }

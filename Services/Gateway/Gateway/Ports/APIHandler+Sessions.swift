@@ -16,7 +16,7 @@ extension APIHandler {
     /// Ends the Bearer token's session; its access tokens are refused from now on.
     func logout(_ member: AuthenticatedMember) async throws(ServiceFailure) -> HTTPResponse {
         let ended = try await services().call(Endpoints.logout, LogoutRequest(memberId: member.id, sessionId: member.claims.sid),
-                                              timeout: configuration.serviceTimeout)
+                                              timeout: configuration.serviceTimeout, retries: 0)
         accessTokens.sessionsEnded(ended.sessionIds, tokensExpireAt: ended.tokensExpireAt)
         return .noContent
     }
@@ -24,7 +24,7 @@ extension APIHandler {
     /// Ends every session of the Bearer token's member.
     func logoutAll(_ member: AuthenticatedMember) async throws(ServiceFailure) -> HTTPResponse {
         let ended = try await services().call(Endpoints.logoutAll, LogoutAllRequest(memberId: member.id),
-                                              timeout: configuration.serviceTimeout)
+                                              timeout: configuration.serviceTimeout, retries: 0)
         accessTokens.sessionsEnded(ended.sessionIds, tokensExpireAt: ended.tokensExpireAt)
         return .noContent
     }
@@ -42,7 +42,7 @@ extension APIHandler {
         guard let uuid = UUID(uuidString: sessionId) else { throw ServiceFailure(.notFound, "No such session.") }
         let ended = try await services().call(Endpoints.endSession,
                                               EndSessionRequest(memberId: member.id, sessionId: uuid.uuidString.lowercased()),
-                                              timeout: configuration.serviceTimeout)
+                                              timeout: configuration.serviceTimeout, retries: 0)
         accessTokens.sessionsEnded(ended.sessionIds, tokensExpireAt: ended.tokensExpireAt)
         return .noContent
     }

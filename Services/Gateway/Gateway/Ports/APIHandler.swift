@@ -19,7 +19,7 @@ final class APIHandler: Sendable {
     /// The last `/readyz?services=all` answer, shared by everyone who asks within a second.
     let servicesReadinessAnswer = RecentAnswer()
     private let rateLimiter: RateLimiter?
-    private let clientBox = Mutex<ServiceClient?>(nil)
+    private let clientBox = Mutex<(any ServiceCalling)?>(nil)
 
     init(configuration: GatewayConfiguration, logger: Logger, metrics: MetricsRegistry) {
         self.configuration = configuration
@@ -36,8 +36,9 @@ final class APIHandler: Sendable {
         metrics.describeCounter("http_rate_limited_total", "Requests refused with 429 by the per-address rate limit.")
     }
 
-    /// The NATS client once connected; nil before (requests that need a service get 503).
-    var client: ServiceClient? {
+    /// The services' client once NATS is connected (a ``ServiceClient``; a test's stand-in in process);
+    /// nil before (requests that need a service get 503).
+    var client: (any ServiceCalling)? {
         get { clientBox.withLock { $0 } }
         set { clientBox.withLock { $0 = newValue } }
     }
@@ -171,7 +172,7 @@ final class APIHandler: Sendable {
     }
 
     /// The connected service client, or 503.
-    func services() throws(ServiceFailure) -> ServiceClient {
+    func services() throws(ServiceFailure) -> any ServiceCalling {
         guard let client else { throw ServiceFailure.unavailable }
         return client
     }

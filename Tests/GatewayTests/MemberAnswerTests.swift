@@ -1,0 +1,104 @@
+import Contracts
+import Foundation
+import Testing
+@testable import Gateway
+
+/// The gateway's handler in process with the services stubbed, for a member's routes: the member ID it
+/// passes on is the token's, and the member-service's and issuer's refusals reach the app as the contract
+/// says (docs/api.md).
+@Suite("The gateway's answers on a member's routes")
+struct MemberAnswerTests {
+    private static let profile = MemberProfile(memberId: 7, email: "a@example.com", emailVerified: true, name: "A",
+                                               identities: [LinkedIdentity(provider: .google, email: "a@example.com", emailVerified: true,
+                                                                           linkedAt: Date(timeIntervalSince1970: 1_700_000_000))],
+                                               createdAt: Date(timeIntervalSince1970: 1_700_000_000))
+    private static let kakao = VerifiedIdentity(provider: .kakao, subject: "k-1")
+
+    @Test("/me asks for the token's member; a member deleted since is 401 UNAUTHORIZED")
+    func me() async throws {
+        let gateway = try InProcessGateway()
+        let services = try #require(gateway.services)
+        services.answer(Endpoints.memberGet, with: Self.profile)
+        let answer = await gateway.send("GET", "/api/members/me", bearer: try gateway.token(sub: "7"))
+        #expect(answer.status == 200)
+        #expect(try answer.data(MemberResponse.self).memberId == 7)
+        #expect(services.requests(to: Endpoints.memberGet) == [MemberGetRequest(memberId: 7)])
+        services.refuse(Endpoints.memberGet, with: ServiceFailure(.notFound, "No such member."))
+        let gone = await gateway.send("GET", "/api/members/me", bearer: try gateway.token(sub: "7"))
+        gone.expectRefusal(401, "UNAUTHORIZED")
+        #expect(gone.message == "The access token's member no longer exists.")
+    }
+
+    @Test("linking sends the verified identity for the token's member; one owned by another member is 409 IDENTITY_IN_USE")
+    func linkInUse() async throws {
+        let gateway = try InProcessGateway()
+        let services = try #require(gateway.services)
+        services.answer(Endpoints.verify, with: Self.kakao)
+        services.refuse(Endpoints.memberLinkIdentity, with: ServiceFailure(.identityInUse, "That identity belongs to another member."))
+        let answer = await gateway.send("POST", "/api/members/me/identities", json: #"{"provider": "kakao", "idToken": "kt"}"#,
+                                        bearer: try gateway.token(sub: "7"))
+        answer.expectRefusal(409, "IDENTITY_IN_USE")
+        #expect(services.requests(to: Endpoints.verify) == [VerifyRequest(provider: .kakao, token: "kt")])
+        #expect(services.requests(to: Endpoints.memberLinkIdentity) == [LinkIdentityRequest(memberId: 7, identity: Self.kakao)])
+    }
+
+    @Test("linking with a provider token the verifier refuses is its refusal, and the member-service is not asked")
+    func linkRefusedToken() async throws {
+        let gateway = try InProcessGateway()
+        let services = try #require(gateway.services)
+        services.refuse(Endpoints.verify, with: ServiceFailure(.providerTokenExpired, "The provider token has expired."))
+        let answer = await gateway.send("POST", "/api/members/me/identities", json: #"{"provider": "google", "idToken": "gt"}"#,
+                                        bearer: try gateway.token())
+        answer.expectRefusal(401, "PROVIDER_TOKEN_EXPIRED")
+        #expect(services.calls(to: Endpoints.memberLinkIdentity).isEmpty)
+    }
+
+    @Test("unlinking: the member's only identity is 409 LAST_IDENTITY, none of that provider 404 NOT_FOUND; no session is ended",
+          arguments: [("LAST_IDENTITY", 409), ("NOT_FOUND", 404)])
+    func unlinkRefused(_ code: String, _ status: Int) async throws {
+        let gateway = try InProcessGateway()
+        let services = try #require(gateway.services)
+        services.refuse(Endpoints.memberUnlinkIdentity, with: ServiceFailure(ErrorCode(rawValue: code), "No."))
+        services.answer(Endpoints.endIdentitySessions, with: SessionsEnded(sessionIds: []))
+        await gateway.send("DELETE", "/api/members/me/identities/Apple", bearer: try gateway.token(sub: "12")).expectRefusal(status, code)
+        #expect(services.requests(to: Endpoints.memberUnlinkIdentity) == [UnlinkIdentityRequest(memberId: 12, provider: .apple)])
+        #expect(services.calls(to: Endpoints.endIdentitySessions).isEmpty)
+    }
+
+    @Test("an unlink ends the identity's sessions at the issuer, whose tokens this gateway then refuses")
+    func unlinkEndsSessions() async throws {
+        let gateway = try InProcessGateway()
+        let services = try #require(gateway.services)
+        let sid = UUID().uuidString.lowercased()
+        services.answer(Endpoints.memberUnlinkIdentity, with: Self.profile)
+        services.answer(Endpoints.endIdentitySessions, with: SessionsEnded(sessionIds: [sid]))
+        #expect(await gateway.send("DELETE", "/api/members/me/identities/kakao", bearer: try gateway.token(sub: "12")).status == 204)
+        #expect(services.requests(to: Endpoints.endIdentitySessions) == [EndIdentitySessionsRequest(memberId: 12, provider: .kakao)])
+        await gateway.send("GET", "/api/members/me", bearer: try gateway.token(sub: "12", sid: sid)).expectRefusal(401, "UNAUTHORIZED")
+    }
+
+    @Test("a session ID that is not a UUID is 404 NOT_FOUND and the issuer is not asked; one the issuer does not know is its 404")
+    func deleteSession() async throws {
+        let gateway = try InProcessGateway()
+        let services = try #require(gateway.services)
+        services.refuse(Endpoints.endSession, with: ServiceFailure(.notFound, "No such session."))
+        await gateway.send("DELETE", "/api/auth/sessions/not-a-uuid", bearer: try gateway.token()).expectRefusal(404, "NOT_FOUND")
+        #expect(services.calls(to: Endpoints.endSession).isEmpty)
+        let other = "0D3C8B8E-5A51-4C3E-9B7A-1F2B3C4D5E60"
+        await gateway.send("DELETE", "/api/auth/sessions/\(other)", bearer: try gateway.token(sub: "5")).expectRefusal(404, "NOT_FOUND")
+        #expect(services.requests(to: Endpoints.endSession) == [EndSessionRequest(memberId: 5, sessionId: other.lowercased())])
+    }
+
+    @Test("logout ends the token's session for the token's member, and the token is refused after it")
+    func logout() async throws {
+        let gateway = try InProcessGateway()
+        let services = try #require(gateway.services)
+        let sid = UUID().uuidString.lowercased()
+        services.answer(Endpoints.logout, with: SessionsEnded(sessionIds: [sid]))
+        let token = try gateway.token(sub: "8", sid: sid)
+        #expect(await gateway.send("POST", "/api/auth/logout", bearer: token).status == 204)
+        #expect(services.requests(to: Endpoints.logout) == [LogoutRequest(memberId: 8, sessionId: sid)])
+        await gateway.send("POST", "/api/auth/logout", bearer: token).expectRefusal(401, "UNAUTHORIZED")
+        #expect(services.calls(to: Endpoints.logout).count == 1)
+    }
+}
