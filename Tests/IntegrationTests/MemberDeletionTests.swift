@@ -103,19 +103,40 @@ struct MemberDeletionAcrossServicesTests {
         let login = try await stack.post("/api/auth/apple-login", json: AppleLoginBody(
             identityToken: try await stack.appleToken(sub: sub, rawNonce: rawNonce), deviceId: "d",
             authorizationCode: await stack.idp.mintAppleCode(subject: sub), rawNonce: rawNonce)).data(LoginResponse.self)
-        // The code exchange left Apple holding one live grant for this user.
+        // The code exchange left Apple holding one live grant for this user, and the member holding it sealed. An
+        // exchange that timed out at the verifier but was completed by Apple leaves the grant at Apple only: then
+        // nothing is there to revoke, and the test stops here rather than wait for a revocation that cannot come.
         #expect(await stack.idp.appleRefreshTokens(subject: sub).count == 1)
+        try #require(try await stack.identityRows(memberId: login.memberId)["APPLE"]?["sealed_credential"] != nil,
+                     "the login kept no Apple grant (did the code exchange time out? see the verifier's warning)")
 
         // Apple is down for this user only, so suites running alongside are not disturbed.
+        let down = Date()
         #expect(await stack.idp.control("apple", ProviderControl(available: false, subject: sub)))
         let deleted = try await stack.deleteAccount(login.accessToken)
+        let answered = Date()
         #expect(deleted.status == 204)
         #expect(try await stack.get("/api/members/me", bearer: login.accessToken).status == 401)
         try await Task.sleep(for: .seconds(2))
         #expect(await stack.idp.appleRefreshTokens(subject: sub).count == 1, "revoked while Apple was down?")
 
+        let back = Date()
         #expect(await stack.idp.control("apple", ProviderControl(available: true, subject: sub)))
-        #expect(await eventually(timeout: .seconds(30)) { await stack.idp.appleRefreshTokens(subject: sub).isEmpty })
+        let revoked = await eventually(timeout: .seconds(30)) { await stack.idp.appleRefreshTokens(subject: sub).isEmpty }
+        guard !revoked else { return }
+        // What happened, in seconds from Apple's return: each call at the revoke endpoint is one delivery of the event.
+        let event = try await stack.event(Events.memberDeleted, timeout: .zero) { $0.memberId == login.memberId }
+        let calls = await stack.idp.appleRevokeCalls(subject: sub).map { "\(Self.seconds($0.at, from: back)) \($0.status)" }
+        Issue.record("""
+            no revocation within 30 s of Apple's return: Apple down \(Self.seconds(down, from: back)), deletion answered \
+            \(Self.seconds(answered, from: back)), event written \(event.map { "\(Self.seconds($0.occurredAt, from: back)) with \($0.data.grants.count) grant(s)" } ?? "never"), \
+            revoke calls [\(calls.joined(separator: ", "))], now \(Self.seconds(Date(), from: back))
+            """)
+    }
+
+    private static func seconds(_ date: Date, from origin: Date) -> String {
+        let seconds = date.timeIntervalSince(origin)
+        return (seconds < 0 ? "" : "+") + String(format: "%.2f s", seconds)
     }
 
     @Test("after deletion the old refresh token gets 401 and a new login creates a new member")

@@ -106,6 +106,23 @@ struct VerifierProviderTests {
         #expect(refused.failure?.code == .invalidProviderToken)
     }
 
+    @Test("an Apple code exchange answered after the provider timeout keeps no grant, though Apple issued one that nothing revokes")
+    func appleExchangeTooSlow() async throws {
+        let stack = try await TestStack.shared.running()
+        let sub = RunningStack.uniqueSubject("apple")
+        let token = try await stack.idToken("apple", sub: sub)
+        let late = Int((TestStack.providerTimeout + .seconds(1)).components.seconds) * 1000
+        await stack.idp.control("apple", ProviderControl(delayMs: late, subject: sub))
+        let code = await stack.idp.mintAppleCode(subject: sub)
+        let identity = try await stack.callResult(Endpoints.verify, VerifyRequest(provider: .apple, token: token, authorizationCode: code)).get()
+        #expect(identity.subject == sub)
+        #expect(identity.sealedCredential == nil, "the verifier stopped waiting, so it kept no grant")
+        // Apple finished the exchange anyway: a live grant the member does not hold, which its deletion cannot revoke
+        // (what the Apple revocation test met under load when its login's exchange timed out).
+        #expect(await eventually { await stack.idp.appleRefreshTokens(subject: sub).count == 1 })
+        await stack.idp.control("apple", ProviderControl(delayMs: 0, subject: sub))
+    }
+
     @Test("Naver: the profile API proves the token; only id is required; the access token comes back sealed")
     func naver() async throws {
         let stack = try await TestStack.shared.running()

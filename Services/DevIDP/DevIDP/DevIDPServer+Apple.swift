@@ -21,14 +21,10 @@ extension DevIDPServer {
             return json(answer)
         case ("POST", ["auth", "revoke"]):
             let fields = FormFields.of(request)
-            let token = fields["token"] ?? ""
-            if let refusal = await outage(provider, "apple", subject: await provider.appleRefreshTokenSubject(token)) { return refusal }
-            let clientID = fields["client_id"] ?? ""
-            guard await provider.appleClientSecretIsValid(fields["client_secret"] ?? "", clientID: clientID) else {
-                return error(400, "invalid_client")
-            }
-            guard await provider.revokeAppleToken(token, clientID: clientID) else { return error(400, "invalid_grant") }
-            return HTTPResponse(status: 200)
+            let subject = await provider.appleRefreshTokenSubject(fields["token"] ?? "")
+            let answer = await revokeApple(fields, subject: subject, provider: provider)
+            if let subject { await provider.recordAppleRevokeCall(subject: subject, status: answer.status) }
+            return answer
         case ("POST", ["mint-code"]):
             guard let mint = try? MessageCoding.decode(AppleCodeMint.self, from: request.body) else {
                 return error(400, "send {\"sub\": ...} (optional: clientId)")
@@ -43,6 +39,17 @@ extension DevIDPServer {
         default:
             return nil
         }
+    }
+
+    /// Apple's revoke endpoint for a refresh token of `subject` (nil: not a live token).
+    private static func revokeApple(_ fields: [String: String], subject: String?, provider: DevIdentityProvider) async -> HTTPResponse {
+        if let refusal = await outage(provider, "apple", subject: subject) { return refusal }
+        let clientID = fields["client_id"] ?? ""
+        guard await provider.appleClientSecretIsValid(fields["client_secret"] ?? "", clientID: clientID) else {
+            return error(400, "invalid_client")
+        }
+        guard await provider.revokeAppleToken(fields["token"] ?? "", clientID: clientID) else { return error(400, "invalid_grant") }
+        return HTTPResponse(status: 200)
     }
 }
 

@@ -80,6 +80,16 @@ extension DevIdentityProvider {
         return true
     }
 
+    /// Every call at Apple's revoke endpoint about a refresh token of `subject`, oldest first, with the answer.
+    public func appleRevokeCalls(subject: String) -> [AppleRevokeCall] {
+        appleRevokeCalls[subject] ?? []
+    }
+
+    /// Notes a call at the revoke endpoint about a refresh token of `subject` and the status it was answered.
+    func recordAppleRevokeCall(subject: String, status: Int) {
+        appleRevokeCalls[subject, default: []].append(AppleRevokeCall(at: Date(), status: status))
+    }
+
     /// An Apple server-to-server notification JWS, signed like Apple's identity tokens.
     public func mintAppleNotification(_ request: AppleNotificationMint) throws -> String {
         guard let apple = issuers["apple"] else { throw DevIDPError("no Apple issuer") }
@@ -96,6 +106,14 @@ extension DevIdentityProvider {
         }
         return try apple.current.signer.sign(claimsJSON: MessageCoding.encodeSortingKeys(claims))
     }
+}
+
+/// One call at Apple's revoke endpoint: when it was answered, and with which HTTP status.
+public struct AppleRevokeCall: Sendable, Equatable {
+    /// When the answer was made.
+    public let at: Date
+    /// The HTTP status answered (200 revoked, 503 during an outage, 400 refused).
+    public let status: Int
 }
 
 /// Apple's answer to a successful code exchange.

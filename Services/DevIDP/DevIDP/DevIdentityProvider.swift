@@ -24,6 +24,7 @@ public actor DevIdentityProvider {
     var naverDeleteAttempts: [String: Int] = [:]
     var appleCodes: [String: AppleGrant] = [:]
     var appleRefreshTokens: [String: AppleGrant] = [:]
+    var appleRevokeCalls: [String: [AppleRevokeCall]] = [:]
     var appleClientSecretsSeen: Set<String> = []
     var appleRevocations = 0
     var naverDeletions = 0
