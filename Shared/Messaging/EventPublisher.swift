@@ -34,8 +34,10 @@ public struct EventPublisher: Sendable {
     }
 
     /// Creates the events stream with `settings` when it is missing (idempotent; replicas may race). An
-    /// existing stream keeps the operator's limits and replicas: what differs is logged at each call.
-    public func ensureStream(_ settings: EventStreamSettings = EventStreamSettings()) async throws {
+    /// existing stream keeps the operator's limits and replicas: what differs is logged when
+    /// `reportDifferences`. Returns whether this call created the stream.
+    @discardableResult
+    public func ensureStream(_ settings: EventStreamSettings = EventStreamSettings(), reportDifferences: Bool = true) async throws -> Bool {
         // Never edited here (the stream-admin identity does that); missing subjects are among the differences.
         let outcome = try await jetStream.ensureStream(name: Events.stream, subjects: Events.subjects,
                                                        maxAge: settings.maxAge, replicas: settings.replicas)
@@ -43,10 +45,11 @@ public struct EventPublisher: Sendable {
             logger.info("event stream created", ["stream": Events.stream, "stream.max_age_seconds": String(settings.maxAge.components.seconds),
                                                  "stream.replicas": String(settings.replicas)])
         }
-        if !outcome.differences.isEmpty {
+        if reportDifferences, !outcome.differences.isEmpty {
             logger.warning("event stream settings differ from EVENTS_MAX_AGE/EVENTS_REPLICAS or its subjects; the stream's own are kept (stream-admin edits them)",
                            ["stream": Events.stream, "stream.differences": outcome.differences.joined(separator: "; ")])
         }
+        return outcome.created
     }
 
     /// Publishes one event and waits for the stream to store it.
