@@ -17,11 +17,18 @@ extension Outbox {
         return try rows.map { (key: try $0.int(table.key), row: $0) }.sorted { $0.key < $1.key }
     }
 
-    /// Deletes the `published` rows and makes the `handBack` ones due again, each in one statement.
-    func finish(published: [Int64], handBack: [Int64]) async throws {
+    /// Deletes the `published` rows, makes the `parked` ones due in ``parkedFor`` seconds and the `handBack`
+    /// ones due again, each in one statement.
+    func finish(published: [Int64], parked: [Int64] = [], handBack: [Int64]) async throws {
         if !published.isEmpty {
             _ = try await database.query(
                 "DELETE FROM \(unescaped: table.name) WHERE \(unescaped: table.key) = ANY(\(Self.array(published))::bigint[])")
+        }
+        if !parked.isEmpty {
+            _ = try await database.query("""
+                UPDATE \(unescaped: table.name) SET available_at = now() + make_interval(secs => \(Int64(Self.parkedFor)))
+                 WHERE \(unescaped: table.key) = ANY(\(Self.array(parked))::bigint[])
+                """)
         }
         if !handBack.isEmpty {
             _ = try await database.query(

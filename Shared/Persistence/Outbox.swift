@@ -60,6 +60,8 @@ public struct Outbox: Service {
     public static let batchSize = 256
     /// How long a claim holds before another replica may take the row (seconds).
     public static let lease = 30
+    /// How long a row that cannot be made into an event waits before it is tried again (seconds).
+    public static let parkedFor = 3600
 
     let table: Table
     let database: PostgresClient
@@ -71,7 +73,8 @@ public struct Outbox: Service {
     /// holds this, not the outbox, so it can be tested without NATS.
     public let wakeup = Wakeup()
 
-    /// An outbox on `table`; `message` makes the event of one row, or nil for a row to drop (logged).
+    /// An outbox on `table`; `message` makes the event of one row, or returns nil (or throws) for a row
+    /// this replica cannot publish: it is logged and kept aside for ``parkedFor`` seconds, then tried again.
     public init(table: Table, database: PostgresClient, connection: NATSConnection, pollInterval: Duration = .seconds(1),
                 logger: Logger, message: @escaping @Sendable (PostgresRow) throws -> Message?) {
         self.table = table
@@ -104,7 +107,7 @@ public struct Outbox: Service {
 
     /// What one round did.
     enum Outcome: Equatable {
-        /// Every claimed row was published (or dropped); `count` rows were claimed.
+        /// Every claimed row was published (or kept aside); `count` rows were claimed.
         case published(Int)
         /// The database or a publish failed; the unpublished rows are handed back.
         case failed
@@ -122,30 +125,36 @@ public struct Outbox: Service {
         }
         guard !rows.isEmpty else { return .published(0) }
         var done: [Int64] = []
+        var parked: [Int64] = []
         var failure: (any Error)?
         for (key, row) in rows {
             let message: Message?
             do {
                 message = try self.message(row)
             } catch {
-                logger.error("unreadable outbox row dropped", ["db.table": table.name, "outbox.key": String(key),
-                                                                "error": String(describing: error)])
+                logger.error("unreadable outbox row kept aside; tried again in an hour",
+                             ["db.table": table.name, "outbox.key": String(key), "error": String(describing: error)])
                 message = nil
             }
-            if let message {
-                do {
-                    _ = try await jetStream.publish(message.subject, message.payload, messageID: message.id)
-                } catch {
-                    failure = error
-                    logger.warning("event not published yet; retrying",
-                                   ["nats.subject": message.subject, "event.id": message.id, "error": String(describing: error)])
-                    break
-                }
+            guard let message else {
+                // Kept, not deleted: a replica of a newer version may know the row (a rolling upgrade), and
+                // an operator can mend it; meanwhile it does not hold up the rows after it.
+                parked.append(key)
+                continue
+            }
+            do {
+                _ = try await jetStream.publish(message.subject, message.payload, messageID: message.id)
+            } catch {
+                failure = error
+                logger.warning("event not published yet; retrying",
+                               ["nats.subject": message.subject, "event.id": message.id, "error": String(describing: error)])
+                break
             }
             done.append(key)
         }
         do {
-            try await finish(published: done, handBack: rows.map(\.key).filter { !done.contains($0) })
+            try await finish(published: done, parked: parked,
+                             handBack: rows.map(\.key).filter { !done.contains($0) && !parked.contains($0) })
         } catch {
             // The published rows go again after the lease; JetStream drops the copies by event ID.
             logger.warning("outbox rows not updated; they are published again after the lease",

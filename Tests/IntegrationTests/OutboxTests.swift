@@ -43,11 +43,16 @@ struct OutboxTests {
             return Fixture(database: database, nats: nats, connection: connection, seen: seen)
         }
 
-        func outbox(pollInterval: Duration = .seconds(1)) -> Outbox {
+        /// The outbox on the table; with `unreadable`, the rows of those members cannot be made into events
+        /// (the closure throws for the first, returns nil for the rest, as a row of an unknown type).
+        func outbox(pollInterval: Duration = .seconds(1), unreadable: [Int64] = []) -> Outbox {
             Outbox(table: .init(name: "outbox_test.events", key: "id", columns: ["event_id", "member_id", "created_at"]),
                    database: database, connection: connection, pollInterval: pollInterval, logger: OutboxTests.logger) { row in
-                try .init(OutboxTests.type, MemberCreated(memberId: try row.int("member_id"), provider: .google),
-                          id: try row.string("event_id"), occurredAt: try row.date("created_at"))
+                let member = try row.int("member_id")
+                if member == unreadable.first { throw OutboxTestError() }
+                if unreadable.contains(member) { return nil }
+                return try .init(OutboxTests.type, MemberCreated(memberId: member, provider: .google),
+                                 id: try row.string("event_id"), occurredAt: try row.date("created_at"))
             }
         }
 
@@ -162,6 +167,21 @@ struct OutboxTests {
         await fixture.close()
     }
 
+    @Test("a row that cannot be made into an event is kept aside for an hour, not deleted, and holds up none after it")
+    func unreadableKept() async throws {
+        let fixture = try await Fixture.make()
+        let ids = try await fixture.write([1, 2, 3, 4])
+        #expect(await fixture.outbox(unreadable: [2, 3]).publishBatch() == .published(4))
+        #expect(await fixture.received(2).map(\.id) == [ids[0], ids[3]])
+        let kept = try await fixture.database.query("""
+            SELECT member_id FROM outbox_test.events
+             WHERE available_at > now() + make_interval(secs => \(Int64(Outbox.parkedFor - 60))) ORDER BY id
+            """)
+        #expect(try kept.rows.map { try $0.int("member_id") } == [2, 3])
+        #expect(try await fixture.remaining() == 2)
+        await fixture.close()
+    }
+
     @Test("a signal after a commit publishes at once, without waiting for the poll")
     func signalWakes() async throws {
         let fixture = try await Fixture.make()
@@ -187,3 +207,6 @@ struct OutboxTests {
         #expect(samples.count > 1, "no jitter")
     }
 }
+
+/// What the test outbox's message closure throws for an unreadable row.
+private struct OutboxTestError: Error {}

@@ -29,7 +29,7 @@ extension Outbox {
                                          tokensExpireAt: endedAt.addingTimeInterval(accessTokenTTL.timeInterval))
                 return try Message(Events.sessionEnded, ended, id: id, occurredAt: endedAt)
             case let event:
-                logger.error("unknown outbox event dropped", ["event.type": event, "event.id": id])
+                logger.error("outbox event of a type this version does not know; kept aside", ["event.type": event, "event.id": id])
                 return nil
             }
         }
