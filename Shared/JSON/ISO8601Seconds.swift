@@ -3,9 +3,14 @@ import Foundation
 /// Dates as `JSONEncoder`'s `.iso8601` strategy writes them (`2026-11-29T18:50:00Z`: UTC, whole
 /// seconds), without going through a formatter. Parsing also takes fractional seconds and an offset.
 enum ISO8601Seconds {
-    /// `date` in UTC, rounded down to the second.
+    /// The first and last second with a four-digit year: 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
+    static let earliest: Double = -62_167_219_200, latest: Double = 253_402_300_799
+
+    /// `date` in UTC, rounded down to the second. A date outside years 0000 to 9999 is written as the
+    /// first or last second of that range (a date from outside, such as a provider's, never traps here).
     static func format(_ date: Date) -> String {
-        let total = Int64((date.timeIntervalSince1970).rounded(.down))
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        let total = seconds.isNaN ? 0 : Int64(min(max(seconds, earliest), latest))
         let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let secondOfDay = total - days * 86_400
         let (year, month, day) = CivilDate.civil(fromDays: days)

@@ -88,6 +88,19 @@ public struct Logger: Sendable {
     /// Logs at critical level: the process cannot go on.
     public func critical(_ message: @autoclosure () -> String, _ extra: [String: String] = [:]) { log(.critical, message(), extra) }
 
+    /// A value as the text format writes it: as it is when it is printable ASCII without spaces, quotes or
+    /// `=`, else quoted and escaped as a JSON string, so a value from outside (a provider's error text)
+    /// cannot end the line or pose as another field.
+    static func textValue(_ value: String) -> String {
+        let plain = !value.isEmpty && value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "=") }
+        return plain ? value : MessageCoding.quoted(value)
+    }
+
+    /// A message as the text format writes it: as it is, unless a control character would break the line.
+    static func textMessage(_ message: String) -> String {
+        message.utf8.contains { $0 < 0x20 || $0 == 0x7F } ? MessageCoding.quoted(message) : message
+    }
+
     private func render(level: Level, message: String, fields: [String: String]) -> String {
         let time = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
         switch format {
@@ -99,8 +112,8 @@ public struct Logger: Sendable {
             }
             return line + "}\n"
         case .text:
-            let extra = fields.keys.sorted().map { "\($0)=\(fields[$0]!)" }.joined(separator: " ")
-            return "\(time) \(level.name.uppercased()) [\(label)] \(message)\(extra.isEmpty ? "" : " " + extra)\n"
+            let extra = fields.keys.sorted().map { "\($0)=\(Self.textValue(fields[$0]!))" }.joined(separator: " ")
+            return "\(time) \(level.name.uppercased()) [\(label)] \(Self.textMessage(message))\(extra.isEmpty ? "" : " " + extra)\n"
         }
     }
 }

@@ -8,10 +8,16 @@ import JSON
 enum TimestampText {
     private static let unixEpochFromReference: Int64 = 978_307_200
 
-    /// `date` as `YYYY-MM-DD HH:MM:SS.ffffff+00`, rounded to the microsecond.
+    /// The first and last second of years 0001 to 9999 (PostgreSQL has no year 0000), from the reference
+    /// date (2001-01-01).
+    private static let earliest: Double = -63_113_904_000, latest: Double = 252_423_993_599
+
+    /// `date` as `YYYY-MM-DD HH:MM:SS.ffffff+00`, rounded to the microsecond. A date outside years 0001 to
+    /// 9999 is written as the first or last second of that range, never a trap.
     static func format(_ date: Date) -> String {
-        let micros = Int64((date.timeIntervalSinceReferenceDate * 1_000_000).rounded())
-            + unixEpochFromReference * 1_000_000
+        let reference = date.timeIntervalSinceReferenceDate
+        let clamped = reference.isNaN ? 0 : min(max(reference, earliest), latest)
+        let micros = Int64((clamped * 1_000_000).rounded()) + unixEpochFromReference * 1_000_000
         let (seconds, fraction) = floorDivide(micros, 1_000_000)
         let (days, secondOfDay) = floorDivide(seconds, 86_400)
         let (year, month, day) = CivilDate.civil(fromDays: days)

@@ -89,6 +89,19 @@ struct MessageJSONCompatibilityTests {
         #expect(throws: DecodingError.self) { try MessageCoding.decode(Stamp.self, from: Array(#"{"at":"2026-13-01T00:00:00Z"}"#.utf8)) }
         #expect(throws: DecodingError.self) { try MessageCoding.decode(Stamp.self, from: Array(#"{"at":"yesterday"}"#.utf8)) }
     }
+
+    @Test("a date outside years 0000 to 9999 is written as the edge of that range, never a trap")
+    func datesOutOfRange() throws {
+        func text(_ seconds: Double) throws -> String {
+            String(decoding: try MessageCoding.encode(["at": Date(timeIntervalSince1970: seconds)]), as: UTF8.self)
+        }
+        for seconds in [-1e12, -Double(Int64.max), -.infinity, .nan] {
+            #expect(try text(seconds) == (seconds.isNaN ? #"{"at":"1970-01-01T00:00:00Z"}"# : #"{"at":"0000-01-01T00:00:00Z"}"#), "\(seconds)")
+        }
+        for seconds in [1e12, Double(Int64.max) * 2, .infinity] {
+            #expect(try text(seconds) == #"{"at":"9999-12-31T23:59:59Z"}"#, "\(seconds)")
+        }
+    }
 }
 
 @Suite("Message JSON parsing")

@@ -83,6 +83,16 @@ extension PostgresServerTests {
             }
         }
 
+        @Test func datesOutsideFourDigitYearsAreBoundAsTheEdgeNeverATrap() async throws {
+            try await TestDatabase.withClient { client in
+                for (seconds, year) in [(-1e13, 1), (-Double(Int64.max), 1), (1e13, 9999), (Double.infinity, 9999)] {
+                    let row = try #require(try await client.query(
+                        "SELECT extract(year FROM \(Date(timeIntervalSince1970: seconds)) AT TIME ZONE 'UTC')::bigint AS year").first)
+                    #expect(try row.int("year") == Int64(year), "\(seconds)")
+                }
+            }
+        }
+
         @Test func serverTimestampsParseAsUTC() async throws {
             try await TestDatabase.withClient { client in
                 let row = try #require(try await client.query(

@@ -22,6 +22,19 @@ struct LoggerTests {
         #expect(object["time"] != nil)
     }
 
+    @Test("text lines quote a value with spaces, quotes, = or control characters (a message with control characters too), so it cannot end the line or pose as a field")
+    func textLines() {
+        let sink = LogSink.capturing()
+        let logger = Logger(label: "verifier", level: .info, format: .text, sink: sink)
+        logger.info("provider answered", ["plain": "abc-1", "error": "bad\nINFO forged=1", "empty": ""])
+        let lines = sink.lines
+        #expect(lines.count == 1 && lines[0].filter { $0 == "\n" }.count == 1, "\(lines)")
+        #expect(lines.first?.hasSuffix(#"empty="" error="bad\nINFO forged=1" plain=abc-1"# + "\n") == true, "\(lines)")
+        #expect(lines.first?.contains("[verifier] provider answered empty=") == true, "\(lines)")
+        logger.info("two\nlines")
+        #expect(sink.lines.last?.contains(#"[verifier] "two\nlines""#) == true, "\(sink.lines)")
+    }
+
     @Test("LOG_LEVEL and LOG_FORMAT are read, and bad values name the variable")
     func fromEnvironment() throws {
         let logger = try Logger.fromEnvironment(label: "x", EnvironmentReader(["LOG_LEVEL": "debug", "LOG_FORMAT": "text"]))
