@@ -2,6 +2,7 @@ import Contracts
 import Crypto
 import Foundation
 import JOSE
+import JSON
 import Testing
 @testable import Gateway
 
@@ -68,6 +69,24 @@ struct AccessTokenAnswerTests {
         #expect(services.calls(to: Endpoints.listSessions).count == 1)
         // A token of that session the gateway has never seen is refused too.
         await gateway.send("GET", "/api/auth/sessions", bearer: try gateway.token(sid: sid)).expectRefusal(401, "UNAUTHORIZED")
+    }
+
+    @Test("a token remembered as verified is refused once the issuer's key set has lost its key, however far off its expiry")
+    func keyRemoved() async throws {
+        let gateway = try InProcessGateway()
+        let services = try #require(gateway.services)
+        services.answer(Endpoints.listSessions, with: SessionList(sessions: []))
+        // Signed with the issuer's key (say, one that leaked), expiring in ten years.
+        let longLived = try gateway.token(expiresIn: 10 * 365 * 86_400)
+        #expect(await gateway.send("GET", "/api/auth/sessions", bearer: longLived).status == 200)
+        // The issuer now publishes another key only; a token naming it makes the gateway fetch the set again.
+        let next = JWTSigner(key: try PrivateKey.generateP256(), kid: "next-key", algorithm: .ES256)
+        services.answer(Endpoints.accessTokenKeys, with: try AccessTokenKeys(
+            jwks: JSONValue(encoding: JWKSet(keys: [next.jwk])), issuer: InProcessGateway.issuer, audience: InProcessGateway.audience))
+        try await Task.sleep(for: .milliseconds(1100))  // an unknown key is fetched for at most once a second
+        #expect(await gateway.send("GET", "/api/auth/sessions", bearer: try gateway.token(signer: next)).status == 200)
+        #expect(services.calls(to: Endpoints.accessTokenKeys).count == 2)
+        await gateway.send("GET", "/api/auth/sessions", bearer: longLived).expectRefusal(401, "UNAUTHORIZED")
     }
 
     @Test("a token is 503 while the ended sessions are not read, or no services are connected")

@@ -29,11 +29,14 @@ final class IssuerKeys: Sendable {
     private let state = Mutex(State())
     private let maximumAge: Duration
     private let logger: Logger
+    private let keysRemoved: @Sendable () -> Void
 
-    /// An empty copy, fetched again after `maximumAge` at the latest once `follow` runs.
-    init(maximumAge: Duration = .seconds(60), logger: Logger) {
+    /// An empty copy, fetched again after `maximumAge` at the latest once `follow` runs; `keysRemoved` is
+    /// called after a fetch that no longer has a key the copy had.
+    init(maximumAge: Duration = .seconds(60), logger: Logger, keysRemoved: @escaping @Sendable () -> Void = {}) {
         self.maximumAge = maximumAge
         self.logger = logger
+        self.keysRemoved = keysRemoved
     }
 
     /// True once a key set was fetched.
@@ -109,10 +112,14 @@ final class IssuerKeys: Sendable {
                     let reply = try await client.call(Endpoints.accessTokenKeys, AccessTokenKeysRequest(), timeout: timeout, retries: 1)
                     let jwks = try reply.jwks.decode(JWKSet.self)
                     let snapshot = Snapshot(set: VerificationKeySet(jwks), jwks: jwks, fetchedAt: .now)
-                    self.state.withLock { state in
-                        state.current = snapshot
-                        state.fetch = nil
+                    let previous = self.state.withLock { state in
+                        defer {
+                            state.current = snapshot
+                            state.fetch = nil
+                        }
+                        return state.current
                     }
+                    if let previous, !Set(previous.set.kids).isSubset(of: snapshot.set.kids) { self.keysRemoved() }
                     return snapshot
                 } catch {
                     self.state.withLock { $0.fetch = nil }

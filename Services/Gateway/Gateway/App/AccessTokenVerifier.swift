@@ -26,11 +26,13 @@ final class AccessTokenVerifier: Sendable {
     init(issuer: String, audience: String, leeway: Duration, maxCached: Int = 100_000, maxEndedSessions: Int = 500_000,
          logger: Logger, metrics: MetricsRegistry) {
         self.check = AccessTokenCheck(issuer: issuer, audience: audience, leeway: leeway.components.seconds)
-        self.keys = IssuerKeys(logger: logger)
+        let verified = VerifiedTokens(capacity: maxCached)
+        self.verified = verified
+        // A token remembered as verified was checked with a key the issuer no longer publishes: forget them all.
+        self.keys = IssuerKeys(logger: logger) { verified.forgetAll() }
         self.endedSessions = EndedSessions(capacity: maxEndedSessions, leeway: leeway.components.seconds, logger: logger, metrics: metrics)
         self.caughtUp = CatchUpGate()
         self.follower = EndedSessionsFollower(sessions: endedSessions, caughtUp: caughtUp, logger: logger)
-        self.verified = VerifiedTokens(capacity: maxCached)
         self.metrics = metrics
         metrics.describeCounter("access_token_signature_checks_total",
                                 "Access-token signatures checked; tokens remembered as verified or as issued cost none.")

@@ -25,6 +25,12 @@ final class VerifiedTokens: Sendable {
         _ = tokens.withLock { $0.update(claims, for: token, expiry: claims.exp, now: now) }
     }
 
+    /// Forgets every token: the issuer's key set lost a key, and a token signed with it must be checked again
+    /// (and refused), however far off the expiry it claims.
+    func forgetAll() {
+        tokens.withLock { $0.removeAll() }
+    }
+
     /// The tokens remembered (some may have expired and not yet been dropped).
     var count: Int {
         tokens.withLock { $0.count }
