@@ -11,8 +11,9 @@ import Runtime
 ///
 /// An event that does not decode is terminated (logged as an error), never retried. A handler that
 /// throws has the event retried after ``retryDelay(delivery:)``. While a handler works the consumer
-/// tells the server so every third of the ack wait, and an acknowledgement that fails is sent again,
-/// so an event is never left to come back only after the ack wait. A lost connection or a deleted
+/// tells the server so every third of the ack wait, for at most `maxHandlingTime` (a hung handler then
+/// lets the event go to another replica after the ack wait), and an acknowledgement that fails is sent
+/// again, so an event is never left to come back only after the ack wait. A lost connection or a deleted
 /// consumer is waited out and the consumer bound again.
 public struct EventConsumer<Payload: Codable & Sendable>: Service {
     /// What to do with a handled event.
@@ -30,18 +31,22 @@ public struct EventConsumer<Payload: Codable & Sendable>: Service {
     let type: EventType<Payload>
     let durable: String
     let ackWait: Duration
+    let maxHandlingTime: Duration
     let maxConcurrent: Int
     let metrics: MetricsRegistry?
     let logger: Logger
     let handler: Handler
 
     /// A consumer of `type` through the durable consumer `durable`, handling up to `maxConcurrent` events at once.
+    /// A handler's work is reported as progress for `maxHandlingTime` at most (default twenty ack waits).
     public init(connection: NATSConnection, type: EventType<Payload>, durable: String, ackWait: Duration = .seconds(30),
-                maxConcurrent: Int = 1, metrics: MetricsRegistry? = nil, logger: Logger, handler: @escaping Handler) {
+                maxHandlingTime: Duration? = nil, maxConcurrent: Int = 1, metrics: MetricsRegistry? = nil, logger: Logger,
+                handler: @escaping Handler) {
         self.connection = connection
         self.type = type
         self.durable = durable
         self.ackWait = ackWait
+        self.maxHandlingTime = maxHandlingTime ?? ackWait * 20
         self.maxConcurrent = max(1, maxConcurrent)
         self.metrics = metrics
         self.logger = logger.with(["nats.durable": durable])
@@ -121,14 +126,21 @@ public struct EventConsumer<Payload: Codable & Sendable>: Service {
         }
     }
 
-    /// Runs `body`, telling the server every third of the ack wait that the message is still being worked on.
+    /// Runs `body`, telling the server every third of the ack wait that the message is still being worked on,
+    /// until `maxHandlingTime` has passed: a handler that hangs does not hold its event forever.
     /// The beats keep to the clock, and none waits for an answer, so a late answer or a late wake-up
     /// does not push the next one back.
     private func whileInProgress<T: Sendable>(_ message: JetStreamMessage, _ body: @Sendable () async throws -> T) async throws -> T {
         let interval = ackWait / 3
+        let (limit, logger) = (ContinuousClock.now + maxHandlingTime, logger)
         let heartbeat = Task {
             var next = ContinuousClock.now + interval
             while (try? await Task.sleep(until: next, clock: .continuous)) != nil {
+                guard next <= limit else {
+                    logger.warning("event handler still working; its progress is no longer reported, so the event goes to another replica after the ack wait",
+                                   ["nats.sequence": String(message.streamSequence), "delivery": String(message.deliveryCount)])
+                    return
+                }
                 try? message.signalInProgress()
                 next = max(next + interval, ContinuousClock.now)
             }

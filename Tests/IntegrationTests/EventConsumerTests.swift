@@ -23,7 +23,7 @@ struct EventConsumerTests {
     }
 
     /// Runs `consumer` while `body` runs, on a private nats-server with the events stream.
-    static func withConsumer(ackWait: Duration = .seconds(30),
+    static func withConsumer(ackWait: Duration = .seconds(30), maxHandlingTime: Duration? = nil, maxConcurrent: Int = 1,
                              _ handler: @escaping EventConsumer<MemberCreated>.Handler,
                              _ body: (NATSConnection, MetricsRegistry) async throws -> Void) async throws {
         let nats = try await TestNATSServer.start(jetStream: true)
@@ -31,7 +31,8 @@ struct EventConsumerTests {
         let connection = try await NATSConnection.connect(TestIdentities.configuration(url: nats.url, name: "consumer-tests"), logger: logger)
         try await EventPublisher(connection: connection, logger: logger).ensureStream()
         let metrics = MetricsRegistry()
-        let consumer = EventConsumer(connection: connection, type: type, durable: "consumer-test", ackWait: ackWait, metrics: metrics,
+        let consumer = EventConsumer(connection: connection, type: type, durable: "consumer-test", ackWait: ackWait,
+                                     maxHandlingTime: maxHandlingTime, maxConcurrent: maxConcurrent, metrics: metrics,
                                      logger: logger, handler: handler)
         let running = Task { try await consumer.run() }
         do {
@@ -95,6 +96,25 @@ struct EventConsumerTests {
             #expect(await eventually(timeout: .seconds(15)) { metrics.counterValue("events_handled_total", ["durable": "consumer-test"]) == 1 })
             try await Task.sleep(for: .seconds(3))
             #expect(deliveries.all.map(\.delivery) == [1], "delivered again while the handler worked")
+        }
+    }
+
+    @Test("a handler that hangs keeps its event only for maxHandlingTime: then it is delivered again")
+    func hungHandlerLetsGo() async throws {
+        let deliveries = Deliveries()
+        try await Self.withConsumer(ackWait: .seconds(1), maxHandlingTime: .seconds(2), maxConcurrent: 2, { event, delivery in
+            deliveries.record(event.data.memberId, delivery)
+            if delivery == 1 { try await Task.sleep(for: .seconds(30)) }
+            return .ack
+        }) { connection, metrics in
+            try await EventPublisher(connection: connection, logger: Self.logger).publish(Self.type, MemberCreated(memberId: 4, provider: .google))
+            // Beats for 2 s, then the 1 s ack wait runs out: delivered again while the first handler still hangs.
+            #expect(await eventually(timeout: .seconds(10)) { metrics.counterValue("events_handled_total", ["durable": "consumer-test"]) == 1 })
+            let seen = deliveries.all
+            #expect(seen.map(\.delivery) == [1, 2])
+            if seen.count == 2 {
+                #expect(seen[1].at - seen[0].at >= .seconds(2), "delivered again before maxHandlingTime: \(seen[1].at - seen[0].at)")
+            }
         }
     }
 }
