@@ -109,7 +109,10 @@ final class IssuerKeys: Sendable {
             // Not cancelled with a caller that stops waiting: the others still wait for it.
             let task = Task<Snapshot, any Error> {
                 do {
-                    let reply = try await client.call(Endpoints.accessTokenKeys, AccessTokenKeysRequest(), timeout: timeout, retries: 1)
+                    // Shared by every caller waiting for it, so it carries none's request ID.
+                    let reply = try await RequestID.$current.withValue(nil) {
+                        try await client.call(Endpoints.accessTokenKeys, AccessTokenKeysRequest(), timeout: timeout, retries: 1)
+                    }
                     let jwks = try reply.jwks.decode(JWKSet.self)
                     let snapshot = Snapshot(set: VerificationKeySet(jwks), jwks: jwks, fetchedAt: .now)
                     let previous = self.state.withLock { state in
