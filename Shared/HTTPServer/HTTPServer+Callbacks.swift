@@ -65,7 +65,7 @@ extension HTTPServer {
         }
         let trimmed = message.hasSuffix("\n") ? String(message.dropLast()) : message
         server.lastDaemonMessage.withLock { $0 = trimmed }
-        server.logger.debug("libmicrohttpd: \(trimmed)")
+        server.logger.debug("libmicrohttpd said", ["mhd.message": trimmed])
     }
 
     /// True when the request's `Content-Length` is over `maxBodySize` (MHD has already refused one that is not a number).

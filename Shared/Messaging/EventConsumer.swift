@@ -131,10 +131,10 @@ public struct EventConsumer<Payload: Codable & Sendable>: Service {
     /// The beats keep to the clock, and none waits for an answer, so a late answer or a late wake-up
     /// does not push the next one back.
     private func whileInProgress<T: Sendable>(_ message: JetStreamMessage, _ body: @Sendable () async throws -> T) async throws -> T {
-        let interval = ackWait / 3
-        let (limit, logger) = (ContinuousClock.now + maxHandlingTime, logger)
+        let (interval, start, logger) = (ackWait / 3, ContinuousClock.now, logger)
+        let limit = start + maxHandlingTime
         let heartbeat = Task {
-            var next = ContinuousClock.now + interval
+            var next = start + interval
             while (try? await Task.sleep(until: next, clock: .continuous)) != nil {
                 guard next <= limit else {
                     logger.warning("event handler still working; its progress is no longer reported, so the event goes to another replica after the ack wait",

@@ -60,7 +60,8 @@ public struct Outbox: Service {
     public static let batchSize = 256
     /// How long a claim holds before another replica may take the row (seconds).
     public static let lease = 30
-    /// How long a row that cannot be made into an event waits before it is tried again (seconds).
+    /// The longest a row that cannot be made into an event waits before it is tried again (seconds); the
+    /// first waits are shorter, so a replica of a newer version that knows the row publishes it soon.
     public static let parkedFor = 3600
 
     let table: Table
@@ -74,7 +75,8 @@ public struct Outbox: Service {
     public let wakeup = Wakeup()
 
     /// An outbox on `table`; `message` makes the event of one row, or returns nil (or throws) for a row
-    /// this replica cannot publish: it is logged and kept aside for ``parkedFor`` seconds, then tried again.
+    /// this replica cannot publish: it is logged and kept aside for a while (at most ``parkedFor`` seconds),
+    /// then tried again.
     public init(table: Table, database: PostgresClient, connection: NATSConnection, pollInterval: Duration = .seconds(1),
                 logger: Logger, message: @escaping @Sendable (PostgresRow) throws -> Message?) {
         self.table = table
@@ -132,7 +134,7 @@ public struct Outbox: Service {
             do {
                 message = try self.message(row)
             } catch {
-                logger.error("unreadable outbox row kept aside; tried again in an hour",
+                logger.error("unreadable outbox row kept aside; tried again later",
                              ["db.table": table.name, "outbox.key": String(key), "error": String(describing: error)])
                 message = nil
             }

@@ -16,7 +16,7 @@ enum TimestampText {
     /// 9999 is written as the first or last second of that range, never a trap.
     static func format(_ date: Date) -> String {
         let reference = date.timeIntervalSinceReferenceDate
-        let clamped = reference.isNaN ? 0 : min(max(reference, earliest), latest)
+        let clamped = reference.isNaN ? -Double(unixEpochFromReference) : min(max(reference, earliest), latest)
         let micros = Int64((clamped * 1_000_000).rounded()) + unixEpochFromReference * 1_000_000
         let (seconds, fraction) = floorDivide(micros, 1_000_000)
         let (days, secondOfDay) = floorDivide(seconds, 86_400)

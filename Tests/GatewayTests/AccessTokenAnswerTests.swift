@@ -50,8 +50,9 @@ struct AccessTokenAnswerTests {
         services.answer(Endpoints.listSessions, with: SessionList(sessions: []))
         #expect(await gateway.send("GET", "/api/auth/sessions", bearer: try gateway.token(sub: "31")).status == 200)
         #expect(services.requests(to: Endpoints.listSessions) == [ListSessionsRequest(memberId: 31)])
-        // The key set was fetched from the issuer through the same services.
-        #expect(services.calls(to: Endpoints.accessTokenKeys).count == 1)
+        // The key set was fetched from the issuer through the same services, for every caller waiting, so
+        // with no one's request ID.
+        #expect(services.calls(to: Endpoints.accessTokenKeys).map(\.requestID) == [nil])
     }
 
     @Test("a token of an ended session is refused, also when it passed before and is remembered as verified")
@@ -79,13 +80,27 @@ struct AccessTokenAnswerTests {
         // Signed with the issuer's key (say, one that leaked), expiring in ten years.
         let longLived = try gateway.token(expiresIn: 10 * 365 * 86_400)
         #expect(await gateway.send("GET", "/api/auth/sessions", bearer: longLived).status == 200)
-        // The issuer now publishes another key only; a token naming it makes the gateway fetch the set again.
+        let checks = { gateway.handler.metrics.counterValue("access_token_signature_checks_total") }
+        #expect(checks() == 1)
+        // A rotation: the issuer publishes the next key beside it; a token naming it makes the gateway fetch
+        // the set again, and the remembered token still costs no signature check.
         let next = JWTSigner(key: try PrivateKey.generateP256(), kid: "next-key", algorithm: .ES256)
-        services.answer(Endpoints.accessTokenKeys, with: try AccessTokenKeys(
-            jwks: JSONValue(encoding: JWKSet(keys: [next.jwk])), issuer: InProcessGateway.issuer, audience: InProcessGateway.audience))
+        func publish(_ signers: [JWTSigner]) throws {
+            services.answer(Endpoints.accessTokenKeys, with: try AccessTokenKeys(
+                jwks: JSONValue(encoding: JWKSet(keys: signers.map(\.jwk))), issuer: InProcessGateway.issuer, audience: InProcessGateway.audience))
+        }
+        try publish([gateway.signer, next])
         try await Task.sleep(for: .milliseconds(1100))  // an unknown key is fetched for at most once a second
         #expect(await gateway.send("GET", "/api/auth/sessions", bearer: try gateway.token(signer: next)).status == 200)
-        #expect(services.calls(to: Endpoints.accessTokenKeys).count == 2)
+        #expect(await gateway.send("GET", "/api/auth/sessions", bearer: longLived).status == 200)
+        #expect(checks() == 2, "the remembered token was checked again while its key is still published")
+        // Then the issuer publishes the next key only, and the gateway fetches the set again (a token naming
+        // a key it lacks, as after a notice or its regular refetch).
+        try publish([next])
+        try await Task.sleep(for: .milliseconds(1100))
+        let stranger = JWTSigner(key: try PrivateKey.generateP256(), kid: "stranger", algorithm: .ES256)
+        #expect(await gateway.send("GET", "/api/auth/sessions", bearer: try gateway.token(signer: stranger)).status == 401)
+        #expect(services.calls(to: Endpoints.accessTokenKeys).count == 3)
         await gateway.send("GET", "/api/auth/sessions", bearer: longLived).expectRefusal(401, "UNAUTHORIZED")
     }
 

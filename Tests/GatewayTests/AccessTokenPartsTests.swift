@@ -59,10 +59,11 @@ struct AccessTokenPartsTests {
         #expect(huge?.code == .unauthorized)
     }
 
-    @Test("an issued token's claims are read without a key, and only when they are this service's")
+    @Test("an issued token's claims and kid are read without a key, and only when they are this service's")
     func issuedClaims() throws {
         let signer = JWTSigner(key: try PrivateKey.generateP256(), kid: "k1", algorithm: .ES256)
-        #expect(Self.check.claims(ofIssued: try signer.sign(Self.claims()))?.sub == "7")
+        let issued = Self.check.claims(ofIssued: try signer.sign(Self.claims()))
+        #expect(issued?.claims.sub == "7" && issued?.kid == "k1")
         #expect(Self.check.claims(ofIssued: try signer.sign(Self.claims(aud: "other"))) == nil)
         #expect(Self.check.claims(ofIssued: "garbage") == nil)
     }
@@ -70,14 +71,15 @@ struct AccessTokenPartsTests {
     @Test("the verified-token cache gives back what it was told, and forgets the token that expires first when full")
     func verifiedTokens() {
         let cache = VerifiedTokens(capacity: 2)
-        cache.remember("a", Self.claims(exp: 3_000), now: 1_000)
-        cache.remember("b", Self.claims(exp: 2_000), now: 1_000)
-        #expect(cache.claims(for: "a")?.exp == 3_000)
-        cache.remember("c", Self.claims(exp: 4_000), now: 1_000)
+        cache.remember("a", Self.claims(exp: 3_000), kid: "k1", now: 1_000)
+        cache.remember("b", Self.claims(exp: 2_000), kid: "k1", now: 1_000)
+        #expect(cache.entry(for: "a")?.claims.exp == 3_000)
+        #expect(cache.entry(for: "a")?.kid == "k1")
+        cache.remember("c", Self.claims(exp: 4_000), kid: nil, now: 1_000)
         #expect(cache.count == 2)
-        #expect(cache.claims(for: "b") == nil)
-        #expect(cache.claims(for: "c")?.exp == 4_000)
-        #expect(cache.claims(for: "unknown") == nil)
+        #expect(cache.entry(for: "b") == nil)
+        #expect(cache.entry(for: "c")?.claims.exp == 4_000)
+        #expect(cache.entry(for: "unknown") == nil)
     }
 
     @Test("the catch-up gate holds waiters until it opens, lets them all through, and times out a waiter")

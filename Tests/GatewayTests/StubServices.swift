@@ -12,6 +12,8 @@ final class StubServices: ServiceCalling {
         let request: any Sendable
         /// The request ID the call carried (what ``ServiceClient`` sends as `X-Request-Id`).
         let requestID: String?
+        /// How often ``ServiceClient`` would send it again after no answer (0 for what is not idempotent).
+        let retries: Int
     }
 
     private struct State {
@@ -61,7 +63,7 @@ final class StubServices: ServiceCalling {
     func call<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, _ request: Request,
                               timeout: Duration, retries: Int) async throws(ServiceFailure) -> Reply {
         let answer = state.withLock { state in
-            state.calls[endpoint.subject, default: []].append(Call(request: request, requestID: RequestID.current?.value))
+            state.calls[endpoint.subject, default: []].append(Call(request: request, requestID: RequestID.current?.value, retries: retries))
             return state.answers[endpoint.subject]
         }
         guard let answer else { throw ServiceFailure.unavailable }

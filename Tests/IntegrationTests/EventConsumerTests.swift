@@ -102,18 +102,19 @@ struct EventConsumerTests {
     @Test("a handler that hangs keeps its event only for maxHandlingTime: then it is delivered again")
     func hungHandlerLetsGo() async throws {
         let deliveries = Deliveries()
-        try await Self.withConsumer(ackWait: .seconds(1), maxHandlingTime: .seconds(2), maxConcurrent: 2, { event, delivery in
+        try await Self.withConsumer(ackWait: .seconds(3), maxHandlingTime: .seconds(6), maxConcurrent: 2, { event, delivery in
             deliveries.record(event.data.memberId, delivery)
-            if delivery == 1 { try await Task.sleep(for: .seconds(30)) }
+            if delivery == 1 { try await Task.sleep(for: .seconds(60)) }
             return .ack
         }) { connection, metrics in
             try await EventPublisher(connection: connection, logger: Self.logger).publish(Self.type, MemberCreated(memberId: 4, provider: .google))
-            // Beats for 2 s, then the 1 s ack wait runs out: delivered again while the first handler still hangs.
-            #expect(await eventually(timeout: .seconds(10)) { metrics.counterValue("events_handled_total", ["durable": "consumer-test"]) == 1 })
+            // Beats for 6 s (the last at most 6 s in), then the 3 s ack wait runs out: delivered again while the
+            // first handler still hangs, some 8 s in (a second of slack for a late first beat on a busy machine).
+            #expect(await eventually(timeout: .seconds(30)) { metrics.counterValue("events_handled_total", ["durable": "consumer-test"]) == 1 })
             let seen = deliveries.all
             #expect(seen.map(\.delivery) == [1, 2])
             if seen.count == 2 {
-                #expect(seen[1].at - seen[0].at >= .seconds(2), "delivered again before maxHandlingTime: \(seen[1].at - seen[0].at)")
+                #expect(seen[1].at - seen[0].at >= .seconds(6), "delivered again before maxHandlingTime: \(seen[1].at - seen[0].at)")
             }
         }
     }

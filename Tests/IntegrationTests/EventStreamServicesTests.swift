@@ -20,21 +20,23 @@ struct EventStreamServicesTests {
         defer { nats.stop() }
         let connection = try await NATSConnection.connect(TestIdentities.configuration(url: nats.url, name: "stream-services-tests"),
                                                           logger: Self.logger)
-        let started = Atomic<Bool>(false)
+        let publisher = EventPublisher(connection: connection, logger: Self.logger)
+        let event = MemberCreated(memberId: 1, provider: .google)
+        // The inner service's first act is a publish, which needs the stream: it exists by then.
+        let started = Atomic<Int>(0)
         let inner = ClosureService {
-            started.store(true, ordering: .sequentiallyConsistent)
+            started.store((try? await publisher.publish(Events.memberCreated, event)) == nil ? 1 : 2, ordering: .sequentiallyConsistent)
             await Task.sleepUntilCancelled()
         }
         let services = EventStreamServices(connection: connection, settings: EventStreamSettings(), services: [inner],
-                                           recheckInterval: .milliseconds(300), logger: Self.logger)
+                                           recheckInterval: .seconds(2), logger: Self.logger)
         let running = Task { try await services.run() }
-        let publisher = EventPublisher(connection: connection, logger: Self.logger)
-        let event = MemberCreated(memberId: 1, provider: .google)
 
-        #expect(await eventually(timeout: .seconds(10)) { started.load(ordering: .sequentiallyConsistent) })
-        try await publisher.publish(Events.memberCreated, event)
+        #expect(await eventually(timeout: .seconds(10)) { started.load(ordering: .sequentiallyConsistent) != 0 })
+        #expect(started.load(ordering: .sequentiallyConsistent) == 2, "started before the stream existed")
 
-        // JetStream's storage lost: the stream is gone, and a publish fails until it is made again.
+        // JetStream's storage lost: the stream is gone, and a publish fails until the next look-up (2 s)
+        // makes it again.
         try await connection.jetStream.deleteStream(name: Events.stream)
         await #expect(throws: (any Error).self) { try await publisher.publish(Events.memberCreated, event) }
         #expect(await eventually(timeout: .seconds(10)) { (try? await publisher.publish(Events.memberCreated, event)) != nil },

@@ -167,18 +167,29 @@ struct OutboxTests {
         await fixture.close()
     }
 
-    @Test("a row that cannot be made into an event is kept aside for an hour, not deleted, and holds up none after it")
+    @Test("a row that cannot be made into an event is kept aside, longer each time up to an hour, not deleted, and holds up none after it")
     func unreadableKept() async throws {
         let fixture = try await Fixture.make()
         let ids = try await fixture.write([1, 2, 3, 4])
         #expect(await fixture.outbox(unreadable: [2, 3]).publishBatch() == .published(4))
         #expect(await fixture.received(2).map(\.id) == [ids[0], ids[3]])
-        let kept = try await fixture.database.query("""
-            SELECT member_id FROM outbox_test.events
-             WHERE available_at > now() + make_interval(secs => \(Int64(Outbox.parkedFor - 60))) ORDER BY id
-            """)
-        #expect(try kept.rows.map { try $0.int("member_id") } == [2, 3])
         #expect(try await fixture.remaining() == 2)
+        /// The kept rows' members and how many seconds from now each is due.
+        func kept() async throws -> [(member: Int64, seconds: Int64)] {
+            try await fixture.database.query("""
+                SELECT member_id, extract(epoch FROM available_at - now())::bigint AS seconds FROM outbox_test.events ORDER BY id
+                """).rows.map { (try $0.int("member_id"), try $0.int("seconds")) }
+        }
+        // Claimed once: due in 30 s.
+        let first = try await kept()
+        #expect(first.map(\.member) == [2, 3] && first.allSatisfy { (25...30).contains($0.seconds) }, "\(first)")
+        // Claimed again and again: the wait doubles, at most an hour.
+        for _ in 0..<9 {
+            _ = try await fixture.database.query("UPDATE outbox_test.events SET available_at = now()")
+            #expect(await fixture.outbox(unreadable: [2, 3]).publishBatch() == .published(2))
+        }
+        let later = try await kept()
+        #expect(later.map(\.member) == [2, 3] && later.allSatisfy { (3590...3600).contains($0.seconds) }, "\(later)")
         await fixture.close()
     }
 

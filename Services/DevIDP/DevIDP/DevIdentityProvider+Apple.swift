@@ -80,7 +80,8 @@ extension DevIdentityProvider {
         return true
     }
 
-    /// Every call at Apple's revoke endpoint about a refresh token of `subject`, oldest first, with the answer.
+    /// The calls at Apple's revoke endpoint about a live refresh token of `subject`, oldest first, with the
+    /// answer (a call about a token already revoked or unknown cannot be told apart by subject, and is not kept).
     public func appleRevokeCalls(subject: String) -> [AppleRevokeCall] {
         appleRevokeCalls[subject] ?? []
     }

@@ -29,19 +29,22 @@ final class IssuerKeys: Sendable {
     private let state = Mutex(State())
     private let maximumAge: Duration
     private let logger: Logger
-    private let keysRemoved: @Sendable () -> Void
 
-    /// An empty copy, fetched again after `maximumAge` at the latest once `follow` runs; `keysRemoved` is
-    /// called after a fetch that no longer has a key the copy had.
-    init(maximumAge: Duration = .seconds(60), logger: Logger, keysRemoved: @escaping @Sendable () -> Void = {}) {
+    /// An empty copy, fetched again after `maximumAge` at the latest once `follow` runs.
+    init(maximumAge: Duration = .seconds(60), logger: Logger) {
         self.maximumAge = maximumAge
         self.logger = logger
-        self.keysRemoved = keysRemoved
     }
 
     /// True once a key set was fetched.
     var isLoaded: Bool {
         state.withLock { $0.current != nil }
+    }
+
+    /// Whether the copy has the key `kid` names (with no `kid`, whether it has exactly one key): a token
+    /// remembered as verified counts only while the key that signed it is still published.
+    func has(kid: String?) -> Bool {
+        state.withLock { $0.current?.set.key(for: kid) != nil }
     }
 
     /// The key set to publish, or 503 before the first fetch.
@@ -115,14 +118,10 @@ final class IssuerKeys: Sendable {
                     }
                     let jwks = try reply.jwks.decode(JWKSet.self)
                     let snapshot = Snapshot(set: VerificationKeySet(jwks), jwks: jwks, fetchedAt: .now)
-                    let previous = self.state.withLock { state in
-                        defer {
-                            state.current = snapshot
-                            state.fetch = nil
-                        }
-                        return state.current
+                    self.state.withLock { state in
+                        state.current = snapshot
+                        state.fetch = nil
                     }
-                    if let previous, !Set(previous.set.kids).isSubset(of: snapshot.set.kids) { self.keysRemoved() }
                     return snapshot
                 } catch {
                     self.state.withLock { $0.fetch = nil }

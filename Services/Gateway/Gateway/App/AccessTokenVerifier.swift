@@ -26,11 +26,9 @@ final class AccessTokenVerifier: Sendable {
     init(issuer: String, audience: String, leeway: Duration, maxCached: Int = 100_000, maxEndedSessions: Int = 500_000,
          logger: Logger, metrics: MetricsRegistry) {
         self.check = AccessTokenCheck(issuer: issuer, audience: audience, leeway: leeway.components.seconds)
-        let verified = VerifiedTokens(capacity: maxCached)
-        self.verified = verified
-        // A token remembered as verified was checked with a key the issuer no longer publishes: forget them all.
-        self.keys = IssuerKeys(logger: logger) { verified.forgetAll() }
+        self.keys = IssuerKeys(logger: logger)
         self.endedSessions = EndedSessions(capacity: maxEndedSessions, leeway: leeway.components.seconds, logger: logger, metrics: metrics)
+        self.verified = VerifiedTokens(capacity: maxCached)
         self.caughtUp = CatchUpGate()
         self.follower = EndedSessionsFollower(sessions: endedSessions, caughtUp: caughtUp, logger: logger)
         self.metrics = metrics
@@ -44,17 +42,19 @@ final class AccessTokenVerifier: Sendable {
     func verify(_ token: String, client: (any ServiceCalling)?, timeout: Duration) async throws(ServiceFailure) -> AccessTokenClaims {
         try await waitUntilCaughtUp(client: client, timeout: timeout)
         let now = Int64(Date().timeIntervalSince1970)
-        if let claims = verified.claims(for: token) {
-            try check.checkNotExpired(claims, now: now)
-            try checkSessionLive(claims)
-            return claims
+        // Remembered, and the key that signed it still published (a key gone from the issuer's set, say a
+        // leaked one, takes its tokens with it, whatever expiry they claim): no signature check.
+        if let entry = verified.entry(for: token), keys.has(kid: entry.kid) {
+            try check.checkNotExpired(entry.claims, now: now)
+            try checkSessionLive(entry.claims)
+            return entry.claims
         }
         let jws = try check.parse(token)
         let set = try await keys.keySet(for: jws.header.kid, client: client, timeout: timeout)
         metrics.increment("access_token_signature_checks_total")
         let claims = try check.claims(of: jws, keys: set, now: now)
         try checkSessionLive(claims)
-        verified.remember(token, claims, now: now)
+        verified.remember(token, claims, kid: jws.header.kid, now: now)
         return claims
     }
 
@@ -63,8 +63,8 @@ final class AccessTokenVerifier: Sendable {
     /// prove nothing more; the app's next requests with it, usually to this replica on the same connection,
     /// then cost no signature check.
     func rememberIssued(_ token: String) {
-        guard let claims = check.claims(ofIssued: token) else { return }
-        verified.remember(token, claims, now: Int64(Date().timeIntervalSince1970))
+        guard let issued = check.claims(ofIssued: token) else { return }
+        verified.remember(token, issued.claims, kid: issued.kid, now: Int64(Date().timeIntervalSince1970))
     }
 
     /// Refuses the tokens of `sessionIds` from now on (until `expireAt`, or the fallback retention):

@@ -40,13 +40,13 @@ struct AccessTokenCheck: Sendable {
         return claims
     }
 
-    /// The claims of a token the issuer has just handed out, read without checking its signature (it came
-    /// over the same channel as the issuer's keys), or nil when it is not one of this service's tokens.
-    func claims(ofIssued token: String) -> AccessTokenClaims? {
+    /// The claims and `kid` of a token the issuer has just handed out, read without checking its signature
+    /// (it came over the same channel as the issuer's keys), or nil when it is not one of this service's tokens.
+    func claims(ofIssued token: String) -> (claims: AccessTokenClaims, kid: String?)? {
         guard let jws = try? CompactJWS.parse(token, maxLength: Self.maxLength),
               let claims = try? MessageCoding.decode(AccessTokenClaims.self, from: jws.payload),
               isOurs(claims) else { return nil }
-        return claims
+        return (claims, jws.header.kid)
     }
 
     /// 401 when `claims` expired at or before `now`.

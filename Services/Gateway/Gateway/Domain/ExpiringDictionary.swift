@@ -55,12 +55,6 @@ struct ExpiringDictionary<Key: Hashable, Value, Expiry: Comparable> {
         return evicted
     }
 
-    /// Drops every entry.
-    mutating func removeAll() {
-        entries = [:]
-        order = MinHeap([])
-    }
-
     /// Drops every entry whose expiry is at or before `now`.
     mutating func removeExpired(now: Expiry) {
         while let first = order.min, first.expiry <= now {
