@@ -19,7 +19,7 @@ extension Outbox {
 
     /// Deletes the `published` rows, makes the `parked` ones due again later (15 s doubling with each claim
     /// of the row, at most ``parkedFor`` seconds) and the `handBack` ones due at once, each in one statement.
-    func finish(published: [Int64], parked: [Int64] = [], handBack: [Int64]) async throws {
+    func finish(published: [Int64], parked: [Int64], handBack: [Int64]) async throws {
         if !published.isEmpty {
             _ = try await database.query(
                 "DELETE FROM \(unescaped: table.name) WHERE \(unescaped: table.key) = ANY(\(Self.array(published))::bigint[])")

@@ -155,8 +155,8 @@ public struct Outbox: Service {
             done.append(key)
         }
         do {
-            try await finish(published: done, parked: parked,
-                             handBack: rows.map(\.key).filter { !done.contains($0) && !parked.contains($0) })
+            let settled = Set(done).union(parked)
+            try await finish(published: done, parked: parked, handBack: rows.map(\.key).filter { !settled.contains($0) })
         } catch {
             // The published rows go again after the lease; JetStream drops the copies by event ID.
             logger.warning("outbox rows not updated; they are published again after the lease",
