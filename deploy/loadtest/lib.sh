@@ -1,11 +1,13 @@
 # Shared by the load-test scripts (run, ended-sessions); sourced after deploy/local/lib.sh, with
 # `here` (this folder) and `root` (the repository) set. Reads GATEWAY_URL, DEV_IDP_URL and
-# PROBE_REQUESTS; sets URL, IDP, THREADS, run_dir, started_stack and work (a temporary folder,
-# removed at exit, with the stack this started stopped).
+# PROBE_REQUESTS, and STACK_RUN_DIR (the running stack's deploy/local/.run, default this
+# repository's: its processes are the ones whose CPU and memory are read); sets URL, IDP, THREADS,
+# run_dir, started_stack and work (a temporary folder, removed at exit, with the stack this started
+# stopped).
 URL=${GATEWAY_URL:-http://127.0.0.1:8080}
 IDP=${DEV_IDP_URL:-http://127.0.0.1:9400}
 THREADS=2
-run_dir="$root/deploy/local/.run"
+run_dir=${STACK_RUN_DIR:-$root/deploy/local/.run}
 export LOADTEST_DIR="$here" THREADS
 
 # rate_limited_answers: how many of PROBE_REQUESTS quick requests to /api/auth/ the gateway
@@ -58,15 +60,20 @@ use_stack() {
 }
 
 # wrk_run NAME SCRIPT TARGET SECONDS CONNECTIONS [VAR=value...]: runs wrk with SCRIPT (its
-# variables after), keeps the JSON line `done` prints in $work/results.jsonl and prints it.
+# variables after), keeps the JSON line `done` prints in $work/results.jsonl, with the CPU seconds
+# each of the stack's processes (cpu.py sample) and wrk itself used meanwhile, and prints the line.
 wrk_run() {
   local name=$1 script=$2 target=$3 seconds=$4 connections=$5
   shift 5
-  env "$@" wrk -t"$THREADS" -c"$connections" -d"${seconds}s" --latency -s "$here/$script" "$target" >"$work/$name.out" 2>&1 || true
+  local before after
+  before=$(python3 "$here/cpu.py" sample "$run_dir")
+  env "$@" python3 "$here/cpu.py" child "$work/$name.wrk-cpu" -- \
+    wrk -t"$THREADS" -c"$connections" -d"${seconds}s" --latency -s "$here/$script" "$target" >"$work/$name.out" 2>&1 || true
+  after=$(python3 "$here/cpu.py" sample "$run_dir")
   local line
   line=$(grep '^{"requests"' "$work/$name.out" | tail -n 1 || true)
   [ -n "$line" ] || { cat "$work/$name.out" >&2; log "wrk produced no result for $name"; exit 1; }
-  echo "{\"name\": \"$name\", \"result\": $line}" >>"$work/results.jsonl"
+  echo "{\"name\": \"$name\", \"result\": $line, \"cpu_before\": $before, \"cpu_after\": $after, \"wrk_cpu\": $(cat "$work/$name.wrk-cpu")}" >>"$work/results.jsonl"
   echo "$line"
 }
 
