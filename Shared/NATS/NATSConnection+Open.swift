@@ -5,6 +5,7 @@ extension NATSConnection {
     /// Creates the options, connects (blocking: call it on the blocking queue), creates the JetStream
     /// context and the request inbox subscription.
     static func open(_ configuration: Configuration, servers: [String], events: ConnectionEvents) throws -> ConnectionHandle {
+        NATSLibrary.opened
         var options: OpaquePointer?
         try check(natsOptions_Create(&options), "create options")
         defer { natsOptions_Destroy(options) }

@@ -39,6 +39,7 @@ final class RequestMultiplexer: Sendable {
     /// Creates a multiplexer with a fresh unique inbox under `inboxPrefix` (`_INBOX` unless the
     /// identity has its own).
     init(inboxPrefix: String = "_INBOX") throws {
+        NATSLibrary.opened
         try Subject.validateName(inboxPrefix, kind: "inbox prefix")
         var inbox: UnsafeMutablePointer<natsInbox>?
         try check(natsInbox_Create(&inbox), "create inbox")

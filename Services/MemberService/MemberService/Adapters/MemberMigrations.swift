@@ -67,5 +67,7 @@ enum MemberMigrations {
             """),
         emailVerification,
         appleNotificationsOnce,
+        // A functions.sql change only (see its header): member.enqueue in PL/pgSQL.
+        Migration(version: 5, name: "outbox writer keeps its plan", sql: "-- functions.sql: member.enqueue in PL/pgSQL"),
     ]
 }
