@@ -124,7 +124,11 @@ extension HTTPServer {
             return .YES
         }
         let handler = self.handler
-        Task {
+        // Immediate: the handler starts on this MHD thread and leaves it at its first suspension (a call
+        // to a service), instead of waking a thread of Swift's pool to start it. An answer made without
+        // suspending (a refusal) resumes the connection from here, which MHD handles once this callback
+        // returns.
+        Task.immediate {
             let response = await handler(request)
             self.complete(pending, with: response)
         }

@@ -1,9 +1,11 @@
 import Contracts
+import Dispatch
 import Foundation
 import JSON
 import Logging
 import NATS
 import Runtime
+import Synchronization
 
 /// Serves one endpoint: subscribes to its subject in the service's queue group, decodes each
 /// request, runs the handler concurrently (up to a bound) and replies with the envelope.
@@ -40,36 +42,29 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
     }
 
     public func run() async throws {
-        let subscription = try connection.subscribe(endpoint.subject, queue: queue)
+        let running = RunningHandlers(limit: maxConcurrent)
+        // Each request's handler starts on cnats's delivery thread (Task.immediate) and leaves it at its first
+        // suspension: no task of a serving loop is woken to start it. At `maxConcurrent` handlers running,
+        // the delivery thread waits for one to finish.
+        let subscription = try connection.subscribe(endpoint.subject, queue: queue) { message in
+            running.enter()
+            Task.immediate {
+                await handle(message)
+                running.leave()
+            }
+        }
         counters.setServing(true)
         defer { counters.setServing(false) }
         logger.info("serving")
-        // Cancelling run() drains the subscription rather than cancelling the serving loop: the requests
-        // this replica has already received are answered before it stops, not left to time out.
-        let serving = Task { await serve(subscription) }
+        // Cancelling run() drains the subscription rather than dropping it: the requests this replica has
+        // already received are answered before it stops, not left to time out.
         await withTaskCancellationHandler {
-            await serving.value
+            await subscription.finished()
         } onCancel: {
             counters.setServing(false)
             subscription.drain()
         }
-    }
-
-    /// Runs a handler for each request until the subscription ends, then waits for those still running.
-    private func serve(_ subscription: NATSSubscription) async {
-        await withTaskGroup(of: Void.self) { group in
-            // Finished tasks are reaped only at the bound, which keeps at most
-            // `maxConcurrent` requests (running or done) in the group.
-            var inFlight = 0
-            for await message in subscription {
-                if inFlight >= maxConcurrent {
-                    await group.next()
-                    inFlight -= 1
-                }
-                group.addTask { await handle(message) }
-                inFlight += 1
-            }
-        }
+        await running.allDone()
     }
 
     private func handle(_ message: NATSMessage) async {
@@ -120,5 +115,47 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
             reply = .failure(.invalidRequest("The message does not match the contract of \(endpoint.subject)."))
         }
         return reply
+    }
+}
+
+/// The handlers a responder has running: at most `limit` (``enter()`` blocks the delivery thread
+/// beyond that), and a wait for the last to finish.
+private final class RunningHandlers: Sendable {
+    private let slots: DispatchSemaphore
+    private let state = Mutex<(running: Int, idleWaiters: [CheckedContinuation<Void, Never>])>((0, []))
+
+    init(limit: Int) {
+        // Start at 0 and signal up to the limit: libdispatch traps when a semaphore is freed with a
+        // count below the value it was created with.
+        slots = DispatchSemaphore(value: 0)
+        for _ in 0..<max(1, limit) { slots.signal() }
+    }
+
+    /// Called on the delivery thread (never a task), so it may block.
+    func enter() {
+        slots.wait()
+        state.withLock { $0.running += 1 }
+    }
+
+    func leave() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.running -= 1
+            guard state.running == 0 else { return [] }
+            defer { state.idleWaiters.removeAll() }
+            return state.idleWaiters
+        }
+        slots.signal()
+        waiters.forEach { $0.resume() }
+    }
+
+    /// Returns once no handler is running.
+    func allDone() async {
+        await withCheckedContinuation { continuation in
+            let idle = state.withLock { state in
+                if state.running > 0 { state.idleWaiters.append(continuation) }
+                return state.running == 0
+            }
+            if idle { continuation.resume() }
+        }
     }
 }
