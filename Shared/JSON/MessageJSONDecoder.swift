@@ -18,56 +18,56 @@ enum MessageJSONDecoder {
     }
 
     /// `node` as a `T`: primitives and dates directly, everything else through its `init(from:)`.
-    static func unbox<T: Decodable>(_ type: T.Type, _ node: JSONNode, _ path: [any CodingKey]) throws -> T {
-        if T.self == String.self { return try string(node, path) as! T }
-        if T.self == Int64.self { return try integer(Int64.self, node, path) as! T }
-        if T.self == Int.self { return try integer(Int.self, node, path) as! T }
-        if T.self == Bool.self { return try bool(node, path) as! T }
-        if T.self == Date.self { return try date(node, path) as! T }
-        if T.self == Double.self { return try double(node, path) as! T }
-        if T.self == JSONValue.self { return try JSONValue(node, path) as! T }
-        return try T(from: NodeDecoder(node: node, codingPath: path))
+    static func unbox<T: Decodable>(_ type: T.Type, _ node: JSONNode, _ path: @autoclosure () -> [any CodingKey]) throws -> T {
+        if T.self == String.self { return try string(node, path()) as! T }
+        if T.self == Int64.self { return try integer(Int64.self, node, path()) as! T }
+        if T.self == Int.self { return try integer(Int.self, node, path()) as! T }
+        if T.self == Bool.self { return try bool(node, path()) as! T }
+        if T.self == Date.self { return try date(node, path()) as! T }
+        if T.self == Double.self { return try double(node, path()) as! T }
+        if T.self == JSONValue.self { return try JSONValue(node, path()) as! T }
+        return try T(from: NodeDecoder(node: node, codingPath: path()))
     }
 
-    static func string(_ node: JSONNode, _ path: [any CodingKey]) throws -> String {
-        guard case .string(let value) = node else { throw mismatch(String.self, node, path) }
+    static func string(_ node: JSONNode, _ path: @autoclosure () -> [any CodingKey]) throws -> String {
+        guard case .string(let value) = node else { throw mismatch(String.self, node, path()) }
         return value
     }
 
-    static func bool(_ node: JSONNode, _ path: [any CodingKey]) throws -> Bool {
-        guard case .bool(let value) = node else { throw mismatch(Bool.self, node, path) }
+    static func bool(_ node: JSONNode, _ path: @autoclosure () -> [any CodingKey]) throws -> Bool {
+        guard case .bool(let value) = node else { throw mismatch(Bool.self, node, path()) }
         return value
     }
 
-    static func integer<T: FixedWidthInteger>(_ type: T.Type, _ node: JSONNode, _ path: [any CodingKey]) throws -> T {
-        guard case .number(let text) = node else { throw mismatch(T.self, node, path) }
+    static func integer<T: FixedWidthInteger>(_ type: T.Type, _ node: JSONNode, _ path: @autoclosure () -> [any CodingKey]) throws -> T {
+        guard case .number(let text) = node else { throw mismatch(T.self, node, path()) }
         if let value = T(text) { return value }
         // 1e3 or 2.0: a whole number written otherwise.
         if let double = Double(text), let value = T(exactly: double) { return value }
-        throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "Number \(text) does not fit in \(T.self)."))
+        throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "Number \(text) does not fit in \(T.self)."))
     }
 
-    static func double(_ node: JSONNode, _ path: [any CodingKey]) throws -> Double {
-        guard case .number(let text) = node else { throw mismatch(Double.self, node, path) }
+    static func double(_ node: JSONNode, _ path: @autoclosure () -> [any CodingKey]) throws -> Double {
+        guard case .number(let text) = node else { throw mismatch(Double.self, node, path()) }
         guard let value = Double(text), value.isFinite else {
-            throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "Number \(text) does not fit in Double."))
+            throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "Number \(text) does not fit in Double."))
         }
         return value
     }
 
-    static func date(_ node: JSONNode, _ path: [any CodingKey]) throws -> Date {
-        let text = try string(node, path)
+    static func date(_ node: JSONNode, _ path: @autoclosure () -> [any CodingKey]) throws -> Date {
+        let text = try string(node, path())
         guard let date = ISO8601Seconds.parse(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "Expected date string to be ISO8601-formatted."))
+            throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "Expected date string to be ISO8601-formatted."))
         }
         return date
     }
 
-    static func mismatch(_ type: Any.Type, _ node: JSONNode, _ path: [any CodingKey]) -> DecodingError {
+    static func mismatch(_ type: Any.Type, _ node: JSONNode, _ path: @autoclosure () -> [any CodingKey]) -> DecodingError {
         if case .null = node {
-            return .valueNotFound(type, .init(codingPath: path, debugDescription: "Expected \(type) value but found null instead."))
+            return .valueNotFound(type, .init(codingPath: path(), debugDescription: "Expected \(type) value but found null instead."))
         }
-        return .typeMismatch(type, .init(codingPath: path, debugDescription: "Expected to decode \(type) but found \(node.kind) instead."))
+        return .typeMismatch(type, .init(codingPath: path(), debugDescription: "Expected to decode \(type) but found \(node.kind) instead."))
     }
 }
 
@@ -261,28 +261,28 @@ private struct SingleValueContainer: SingleValueDecodingContainer {
 
 /// The primitive overloads of the containers: one switch over the standard types.
 private enum Primitive {
-    static func decode<T: Decodable>(_ type: T.Type, _ node: JSONNode, _ path: [any CodingKey]) throws -> T {
+    static func decode<T: Decodable>(_ type: T.Type, _ node: JSONNode, _ path: @autoclosure () -> [any CodingKey]) throws -> T {
         switch type {
-        case is Bool.Type: return try MessageJSONDecoder.bool(node, path) as! T
-        case is String.Type: return try MessageJSONDecoder.string(node, path) as! T
-        case is Double.Type: return try MessageJSONDecoder.double(node, path) as! T
+        case is Bool.Type: return try MessageJSONDecoder.bool(node, path()) as! T
+        case is String.Type: return try MessageJSONDecoder.string(node, path()) as! T
+        case is Double.Type: return try MessageJSONDecoder.double(node, path()) as! T
         case is Float.Type:
-            let value = try MessageJSONDecoder.double(node, path)
+            let value = try MessageJSONDecoder.double(node, path())
             guard let float = Float(exactly: value) ?? Optional(Float(value)), float.isFinite else {
-                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "Number \(value) does not fit in Float."))
+                throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "Number \(value) does not fit in Float."))
             }
             return float as! T
-        case is Int.Type: return try MessageJSONDecoder.integer(Int.self, node, path) as! T
-        case is Int8.Type: return try MessageJSONDecoder.integer(Int8.self, node, path) as! T
-        case is Int16.Type: return try MessageJSONDecoder.integer(Int16.self, node, path) as! T
-        case is Int32.Type: return try MessageJSONDecoder.integer(Int32.self, node, path) as! T
-        case is Int64.Type: return try MessageJSONDecoder.integer(Int64.self, node, path) as! T
-        case is UInt.Type: return try MessageJSONDecoder.integer(UInt.self, node, path) as! T
-        case is UInt8.Type: return try MessageJSONDecoder.integer(UInt8.self, node, path) as! T
-        case is UInt16.Type: return try MessageJSONDecoder.integer(UInt16.self, node, path) as! T
-        case is UInt32.Type: return try MessageJSONDecoder.integer(UInt32.self, node, path) as! T
-        case is UInt64.Type: return try MessageJSONDecoder.integer(UInt64.self, node, path) as! T
-        default: return try MessageJSONDecoder.unbox(type, node, path)
+        case is Int.Type: return try MessageJSONDecoder.integer(Int.self, node, path()) as! T
+        case is Int8.Type: return try MessageJSONDecoder.integer(Int8.self, node, path()) as! T
+        case is Int16.Type: return try MessageJSONDecoder.integer(Int16.self, node, path()) as! T
+        case is Int32.Type: return try MessageJSONDecoder.integer(Int32.self, node, path()) as! T
+        case is Int64.Type: return try MessageJSONDecoder.integer(Int64.self, node, path()) as! T
+        case is UInt.Type: return try MessageJSONDecoder.integer(UInt.self, node, path()) as! T
+        case is UInt8.Type: return try MessageJSONDecoder.integer(UInt8.self, node, path()) as! T
+        case is UInt16.Type: return try MessageJSONDecoder.integer(UInt16.self, node, path()) as! T
+        case is UInt32.Type: return try MessageJSONDecoder.integer(UInt32.self, node, path()) as! T
+        case is UInt64.Type: return try MessageJSONDecoder.integer(UInt64.self, node, path()) as! T
+        default: return try MessageJSONDecoder.unbox(type, node, path())
         }
     }
 }

@@ -14,22 +14,22 @@ enum MessageJSONEncoder {
     }
 
     /// `value` as a tree: primitives and dates directly, everything else through its `encode(to:)`.
-    static func box<T: Encodable>(_ value: T, _ path: [any CodingKey]) throws -> EncodedValue {
+    static func box<T: Encodable>(_ value: T, _ path: @autoclosure () -> [any CodingKey]) throws -> EncodedValue {
         if T.self == String.self { return .string(value as! String) }
         if T.self == Int64.self { return .number(String(value as! Int64)) }
         if T.self == Int.self { return .number(String(value as! Int)) }
         if T.self == Bool.self { return .bool(value as! Bool) }
         if T.self == Date.self { return .string(ISO8601Seconds.format(value as! Date)) }
-        if T.self == Double.self { return try number(value as! Double, path) }
-        if T.self == JSONValue.self { return try (value as! JSONValue).encoded(path) }
-        let encoder = NodeEncoder(codingPath: path)
+        if T.self == Double.self { return try number(value as! Double, path()) }
+        if T.self == JSONValue.self { return try (value as! JSONValue).encoded(path()) }
+        let encoder = NodeEncoder(codingPath: path())
         try value.encode(to: encoder)
         return encoder.value ?? .object(ObjectBox())
     }
 
-    static func number(_ value: Double, _ path: [any CodingKey]) throws -> EncodedValue {
+    static func number(_ value: Double, _ path: @autoclosure () -> [any CodingKey]) throws -> EncodedValue {
         guard value.isFinite else {
-            throw EncodingError.invalidValue(value, .init(codingPath: path, debugDescription: "Unable to encode \(value) in JSON."))
+            throw EncodingError.invalidValue(value, .init(codingPath: path(), debugDescription: "Unable to encode \(value) in JSON."))
         }
         return .number(finiteNumber(value))
     }
