@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Postgres
+import TestSupport
 import Testing
 
 extension PostgresServerTests {
@@ -103,7 +104,7 @@ extension PostgresServerTests {
         @Test func serverRestartIsSurvived() async throws {
             // A cluster of its own: stopping the shared test server would fail every suite that
             // runs alongside this one.
-            let server = try await ClusterControl.create()
+            let server = try await PostgresCluster.create()
             defer { server.remove() }
             try await server.start()
             var configuration = try PostgresConfiguration(url: server.url)
@@ -135,74 +136,6 @@ extension PostgresServerTests {
             await client.close()
             try await server.stop()
         }
-    }
-}
-
-/// A throwaway PostgreSQL cluster of a test's own (as the `postgres` user when running as root),
-/// driven with `initdb` and `pg_ctl`.
-struct ClusterControl {
-    let directory: String
-    let port: Int
-    private static let binaries = ProcessInfo.processInfo.environment["PG_TEST_BIN"] ?? "/usr/lib/postgresql/15/bin"
-
-    var dataDirectory: String { directory + "/data" }
-    /// The URL of its `postgres` database (trust authentication, loopback only).
-    var url: String { "postgres://postgres@127.0.0.1:\(port)/postgres" }
-
-    /// Makes a new cluster in a temporary directory, on a free port.
-    static func create() async throws -> ClusterControl {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pg-restart-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        if getuid() == 0, let user = getpwnam("postgres") {
-            _ = chown(directory, user.pointee.pw_uid, user.pointee.pw_gid)
-        }
-        let cluster = ClusterControl(directory: directory, port: try SilentListener.freePort())
-        try await cluster.run(["\(binaries)/initdb", "-D", cluster.dataDirectory, "-A", "trust", "-U", "postgres", "--no-sync"])
-        return cluster
-    }
-
-    /// Starts the server and waits until it accepts connections.
-    func start() async throws {
-        try await run(["\(Self.binaries)/pg_ctl", "-s", "-D", dataDirectory, "-w", "-l", directory + "/server.log", "-o",
-                       "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off", "start"])
-    }
-
-    /// Stops the server (fast shutdown) and waits until it has.
-    func stop() async throws {
-        try await run(["\(Self.binaries)/pg_ctl", "-s", "-D", dataDirectory, "-m", "fast", "-w", "stop"])
-    }
-
-    /// Stops the server if it runs and deletes the cluster (synchronously: it runs in a `defer`).
-    func remove() {
-        _ = Self.spawnAndWait(command(["\(Self.binaries)/pg_ctl", "-s", "-D", dataDirectory, "-m", "immediate", "-w", "stop"]))
-        try? FileManager.default.removeItem(atPath: directory)
-    }
-
-    private func command(_ program: [String]) -> [String] {
-        getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + program : program
-    }
-
-    /// Spawns `command` and waits for it; its exit status, or -1 when it could not start.
-    private static func spawnAndWait(_ command: [String]) -> Int32 {
-        let argv = command.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, command[0], nil, nil, argv, environ) == 0 else { return -1 }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        return status
-    }
-
-    /// Runs a PostgreSQL program and waits for it on a Dispatch thread, not a cooperative one.
-    ///
-    /// Not `Foundation.Process`: on Linux it reports termination only once every descendant has closed an
-    /// inherited descriptor, and the postmaster that `pg_ctl start` leaves running never does.
-    func run(_ program: [String]) async throws {
-        let command = command(program)
-        let status: Int32 = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: Self.spawnAndWait(command)) }
-        }
-        try #require(status == 0, "\(URL(fileURLWithPath: program[0]).lastPathComponent) exited with status \(status)")
     }
 }
 

@@ -20,30 +20,31 @@ public actor TestDatabases {
     /// The bootstrap before the next one's: an actor alone does not serialise work that awaits.
     private var previous: Task<Void, Never>?
 
-    /// Creates a database as the administrator, runs the bootstrap in it, returns its administrator URL.
+    /// Creates a database as the administrator (of the test command's server unless `adminURL` names
+    /// another), runs the bootstrap in it, returns its administrator URL.
     /// One after another (chained here before the first await, so no call overtakes another).
-    func fresh() async throws -> String {
+    func fresh(adminURL: String = TestEnvironment.adminDatabaseURL) async throws -> String {
         let before = previous
         let task = Task { () async throws -> String in
             _ = await before?.value
-            return try await Self.make()
+            return try await Self.make(adminURL: adminURL)
         }
         previous = Task { _ = try? await task.value }
         return try await task.value
     }
 
-    private static func make() async throws -> String {
-        let admin = PostgresClient(configuration: try PostgresConfiguration(url: TestEnvironment.adminDatabaseURL),
+    private static func make(adminURL: String) async throws -> String {
+        let admin = PostgresClient(configuration: try PostgresConfiguration(url: adminURL),
                                    logger: Logger(label: "test-admin", level: .error))
         let name = "auth_test_\(UUID().uuidString.prefix(8).lowercased())"
         do {
             _ = try await admin.query("CREATE DATABASE \(unescaped: name)")
         } catch {
             await admin.close()
-            throw TestStackError("PostgreSQL at \(TestEnvironment.adminDatabaseURL) is not usable (\(error)); run the tests with deploy/local/test")
+            throw TestStackError("PostgreSQL at \(adminURL) is not usable (\(error)); run the tests with deploy/local/test")
         }
         await admin.close()
-        let url = Self.replacing(TestEnvironment.adminDatabaseURL, path: "/\(name)")
+        let url = Self.replacing(adminURL, path: "/\(name)")
         // One statement at a time (the file separates them with blank lines): the parameterised
         // query protocol takes one each.
         let statements = try bootstrap().components(separatedBy: "\n\n")

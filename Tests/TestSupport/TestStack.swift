@@ -26,13 +26,16 @@ public actor TestStack {
     /// own, for one suite: what it does to its services no other suite sees. It shares the shared stack's
     /// dev-idp, so the suite must not change that (a suite that must, runs one of its own). Keep it in a
     /// `static let` of the suite; it runs until the process exits. With `logger`, every part logs through it.
-    public static func isolated(logger: Logger? = nil) -> TestStack {
-        TestStack(natsURL: nil, logger: logger)
+    /// With `databaseAdminURL`, its database is made on that server (a ``PostgresCluster`` of the test's own,
+    /// which it may kill) instead of the test command's.
+    public static func isolated(logger: Logger? = nil, databaseAdminURL: String? = nil) -> TestStack {
+        TestStack(natsURL: nil, logger: logger, databaseAdminURL: databaseAdminURL)
     }
 
     /// The nats-server the stack runs on; `nil`: one of its own, started with the stack.
     private let natsURL: String?
     private let logger: Logger?
+    private let databaseAdminURL: String?
 
     /// A stack on the nats-server at `natsURL`, with a dev-idp of its own. A stack of its own needs a
     /// nats-server of its own (its services would otherwise answer the shared stack's requests). With
@@ -42,11 +45,13 @@ public actor TestStack {
     public init(natsURL: String = TestEnvironment.natsURL, logger: Logger? = nil) {
         self.natsURL = natsURL
         self.logger = logger
+        self.databaseAdminURL = nil
     }
 
-    private init(natsURL: String?, logger: Logger?) {
+    private init(natsURL: String?, logger: Logger?, databaseAdminURL: String?) {
         self.natsURL = natsURL
         self.logger = logger
+        self.databaseAdminURL = databaseAdminURL
     }
 
     /// Client IDs the stack's verifier accepts.
@@ -82,21 +87,22 @@ public actor TestStack {
     /// The running stack, started on first use.
     public func running() async throws -> RunningStack {
         if let starting { return try await starting.value }
-        let task = Task { [natsURL, logger] in
+        let task = Task { [natsURL, logger, databaseAdminURL] in
             if let natsURL { return try await Self.start(natsURL: natsURL, logger: logger, devIDP: nil) }
             // The shared dev-idp serves it too (an isolated stack's suite changes nothing there): a second one
             // would make its keys while the other suites run, on the same two cores.
             let shared = try await Self.shared.running()
             guard let idpPort = URLComponents(string: shared.devIDPURL)?.port else { throw TestStackError("no dev-idp port") }
             return try await Self.start(natsURL: try await TestNATSServer.start(jetStream: true).url, logger: logger,
-                                        devIDP: (idpPort, shared.idp))
+                                        devIDP: (idpPort, shared.idp), databaseAdminURL: databaseAdminURL)
         }
         starting = task
         return try await task.value
     }
 
     /// Starts a stack on `natsURL`, with `devIDP` as its identity provider, or a dev-idp of its own.
-    private static func start(natsURL: String, logger: Logger?, devIDP: (port: Int, idp: DevIdentityProvider)?) async throws -> RunningStack {
+    private static func start(natsURL: String, logger: Logger?, devIDP: (port: Int, idp: DevIdentityProvider)?,
+                              databaseAdminURL: String? = nil) async throws -> RunningStack {
         let started = Date()
         let logger = logger ?? Logger(label: "test", level: ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"]
                                         .flatMap(Logger.Level.init(name:)) ?? .warning, format: .text)
@@ -112,7 +118,11 @@ public actor TestStack {
             configuration.appleClientID = ClientID.apple
             return DevIDPServer(configuration: configuration, logger: logger.named("dev-idp")) { signal(($0, $1)) }
         } }
-        let databaseURL = try await freshDatabase()
+        let databaseURL = if let databaseAdminURL {
+            try await TestDatabases.shared.fresh(adminURL: databaseAdminURL)
+        } else {
+            try await freshDatabase()
+        }
 
         var verifier = TokenVerifierConfiguration()
         verifier.natsURL = natsURL
