@@ -62,7 +62,8 @@ public final class CallbackSubscription: Sendable {
             } catch {
                 connection.logger.warning("NATS unsubscribe failed", ["nats.subject": subject, "nats.error": "\(error)"])
             }
-            receiver.finish()
+            // cnats calls the completion callback (finish) once its delivery thread is done, after an
+            // unsubscribe too: finishing here could report the end while a message is still being handed over.
         }
     }
 }

@@ -82,6 +82,7 @@ extension NATSConnection {
             throw NATSError(status: status, operation: "subscribe to '\(subject)'")
         }
         let subscription = SubscriptionHandle(created)
+        // NATS_INVALID_SUBSCRIPTION: closed already (connection closing); the receiver then stays alive, a few bytes.
         try check(natsSubscription_SetOnCompleteCB(created, { closure in
             Unmanaged<CallbackSubscription.Receiver>.fromOpaque(closure!).takeRetainedValue().finish()
         }, pointer), "set completion callback for '\(subject)'")

@@ -7,7 +7,9 @@ enum NATSLibrary {
     /// few cores burns the CPU the lock's holder needs (2.6% of the gateway's samples under load).
     /// With 0 a contended lock sleeps at once.
     static let opened: Void = {
-        // NATS_OK, or an error if cnats was opened already (its own lazy open): either way usable.
+        // Every cnats call of this module comes after this one (RequestMultiplexer.init and
+        // NATSConnection.open touch it first), so cnats is not open yet and takes the count. Were it
+        // open, nats_Open would answer NATS_OK and keep its count: usable either way.
         _ = nats_Open(0)
     }()
 }

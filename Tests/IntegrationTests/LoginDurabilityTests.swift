@@ -27,17 +27,18 @@ struct LoginDurabilityTests {
 
     @Test("every login answered 200 has its member and session after the restart, and the stream one member.created per member")
     func killedUnderLoad() async throws {
+        // The stack lives until the test process exits (as every isolated one): so does its database server.
         let cluster = try await PostgresCluster.create()
-        defer { cluster.remove() }
+        cluster.removeAtExit()
         try await cluster.start(durable: true)
         let stack = try await TestStack.isolated(databaseAdminURL: cluster.url).running()
 
         let load = Load()
-        let deadline = ContinuousClock.now + .seconds(90)
-        let workers = (0..<8).map { worker in
+        // Four workers: the other suites share these two cores.
+        let workers = (0..<4).map { worker in
             Task {
                 var attempt = 0
-                while !load.stop.load(ordering: .acquiring), ContinuousClock.now < deadline {
+                while !load.stop.load(ordering: .acquiring) {
                     attempt += 1
                     let afterRestart = load.restarted.load(ordering: .acquiring)
                     let answer: Answer
@@ -57,12 +58,14 @@ struct LoginDurabilityTests {
                 }
             }
         }
+        // However the test ends, the workers stop.
+        defer { load.stop.store(true, ordering: .releasing) }
         @Sendable func succeeded(afterRestart: Bool) -> Int {
             load.answers.withLock { $0.filter { $0.status == 200 && $0.afterRestart == afterRestart }.count }
         }
 
         // Mid-load: once logins are flowing, kill the server as a crash would, and start it again a second later.
-        #expect(await eventually(timeout: .seconds(30)) { succeeded(afterRestart: false) >= 100 })
+        try #require(await eventually(timeout: .seconds(30)) { succeeded(afterRestart: false) >= 100 }, "logins flow before the kill")
         try await cluster.kill()
         try await Task.sleep(for: .seconds(1))
         try await cluster.start(durable: true)
@@ -77,8 +80,8 @@ struct LoginDurabilityTests {
         let refused = all.filter { $0.status != 200 }
         print("durability: \(all.count) logins, \(ok.count) answered 200 (\(ok.filter(\.afterRestart).count) after the restart), "
               + "others by status: \(Dictionary(grouping: refused, by: \.status).mapValues(\.count))")
-        #expect(!refused.isEmpty, "the crash was seen: some logins failed while PostgreSQL was down")
-        #expect(refused.allSatisfy { [0, 503, 504].contains($0.status) }, "a failed login is a 503 or 504, never another code")
+        #expect(refused.contains { $0.status == 503 }, "the crash was seen: logins answered 503 while PostgreSQL was down")
+        #expect(refused.allSatisfy { [0, 503, 504].contains($0.status) }, "a failed login is a 503 or 504 (or a dropped connection), never another code")
 
         // Every 200: its member and its session are in the database.
         let members = Set(ok.compactMap(\.memberId))

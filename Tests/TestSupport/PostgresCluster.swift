@@ -48,6 +48,8 @@ public struct PostgresCluster: Sendable {
         guard let line = text.split(separator: "\n").first, let postmaster = pid_t(line) else {
             throw TestStackError("no postmaster PID in \(dataDirectory)/postmaster.pid")
         }
+        // Stopped first, so that it forks no backend between the listing of its children and the kill.
+        _ = Glibc.kill(postmaster, SIGSTOP)
         let processes = [postmaster] + Self.children(of: postmaster)
         for pid in processes { _ = Glibc.kill(pid, SIGKILL) }
         let deadline = ContinuousClock.now + .seconds(10)
@@ -61,6 +63,13 @@ public struct PostgresCluster: Sendable {
                 try? FileManager.default.removeItem(atPath: file)
             }
         }
+    }
+
+    /// Removes the cluster when the test process exits: for a cluster under a stack that lives as long as
+    /// the process (``TestStack/isolated(logger:databaseAdminURL:)``), whose services would otherwise keep
+    /// trying to reach it.
+    public func removeAtExit() {
+        AtExit.register("postgres \(directory)") { remove() }
     }
 
     /// Stops the server if it runs and deletes the cluster (synchronously: it runs in a `defer`).

@@ -40,7 +40,11 @@ public final class TestNATSServer: Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        ServersToStopAtExit.add(process.processIdentifier, store: store)
+        let pid = process.processIdentifier
+        AtExit.register("nats-server \(pid)") {
+            kill(pid, SIGKILL)
+            try? FileManager.default.removeItem(at: store)
+        }
         let server = TestNATSServer(url: "nats://127.0.0.1:\(port)", process: process, store: store)
         for _ in 0..<100 {
             if canConnect(port) { return server }
@@ -59,7 +63,7 @@ public final class TestNATSServer: Sendable {
             process.terminate()
             process.waitUntilExit()
         }
-        ServersToStopAtExit.remove(process.processIdentifier)
+        AtExit.cancel("nats-server \(process.processIdentifier)")
         try? FileManager.default.removeItem(at: store)
     }
 
@@ -94,30 +98,27 @@ public final class TestNATSServer: Sendable {
     }
 }
 
-/// The servers still running when the test process exits (a suite's private stack lives as long as
-/// the process): terminated then, so that no nats-server outlives the test run.
-private enum ServersToStopAtExit {
-    /// Each server's process and JetStream store.
-    static let pids = Mutex<[Int32: URL]>([:])
-    static let installed = Mutex(false)
+/// What must be undone when the test process exits (a suite's private stack lives as long as the
+/// process): servers it started are stopped then, so that none outlives the test run.
+enum AtExit {
+    private static let actions = Mutex<[String: @Sendable () -> Void]>([:])
+    private static let installed = Mutex(false)
 
-    static func add(_ pid: Int32, store: URL) {
-        pids.withLock { $0[pid] = store }
+    /// Runs `action` at exit unless ``cancel(_:)`` is called with `key` before.
+    static func register(_ key: String, _ action: @escaping @Sendable () -> Void) {
+        actions.withLock { $0[key] = action }
         let first = installed.withLock { installed -> Bool in
             defer { installed = true }
             return !installed
         }
         if first {
             atexit {
-                for (pid, store) in ServersToStopAtExit.pids.withLock({ $0 }) {
-                    kill(pid, SIGKILL)
-                    try? FileManager.default.removeItem(at: store)
-                }
+                for action in AtExit.actions.withLock({ $0.values }) { action() }
             }
         }
     }
 
-    static func remove(_ pid: Int32) {
-        pids.withLock { _ = $0.removeValue(forKey: pid) }
+    static func cancel(_ key: String) {
+        actions.withLock { _ = $0.removeValue(forKey: key) }
     }
 }

@@ -2,6 +2,8 @@
 """CPU and memory of the local stack's processes, from /proc (used by deploy/loadtest/run).
 
   cpu.py sample RUN_DIR         JSON: {process: CPU seconds used so far}
+  cpu.py settle RUN_DIR         waits until the stack uses under a tenth of a core (over half a second,
+                                at most 10 s), then prints what sample prints
   cpu.py memory RUN_DIR         JSON: {process: {"rss_kib": VmRSS, "peak_kib": VmHWM}}
   cpu.py child OUT -- CMD...    runs CMD, then writes the CPU seconds it and its children used to OUT
 
@@ -14,6 +16,7 @@ import os
 import resource
 import subprocess
 import sys
+import time
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -92,6 +95,21 @@ def sample(run_dir):
     return totals
 
 
+def settle(run_dir, idle_share=0.1, window=0.5, longest=10.0):
+    """Waits until the stack is nearly idle, then returns its sample."""
+    previous = sample(run_dir)
+    waited = 0.0
+    while waited < longest:
+        time.sleep(window)
+        waited += window
+        current = sample(run_dir)
+        used = sum(current.values()) - sum(previous.values())
+        previous = current
+        if used < idle_share * window:
+            break
+    return previous
+
+
 def status_kib(pid, field):
     try:
         with open(f"/proc/{pid}/status") as handle:
@@ -104,7 +122,8 @@ def status_kib(pid, field):
 
 
 def memory(run_dir):
-    """Resident and peak resident memory; a process tree (PostgreSQL) reports its largest process."""
+    """Resident and peak resident memory: of a service with replicas, its largest replica; of PostgreSQL,
+    its largest process."""
     found = {}
     for name, pid, tree in processes(run_dir):
         pids = [pid] + (children_of(pid) if tree else [])
@@ -127,6 +146,8 @@ def child(out, command):
 def main(argv):
     if len(argv) >= 3 and argv[1] == "sample":
         print(json.dumps(sample(argv[2])))
+    elif len(argv) >= 3 and argv[1] == "settle":
+        print(json.dumps(settle(argv[2])))
     elif len(argv) >= 3 and argv[1] == "memory":
         print(json.dumps(memory(argv[2])))
     elif len(argv) >= 5 and argv[1] == "child" and argv[3] == "--":

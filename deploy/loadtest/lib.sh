@@ -69,11 +69,16 @@ wrk_run() {
   before=$(python3 "$here/cpu.py" sample "$run_dir")
   env "$@" python3 "$here/cpu.py" child "$work/$name.wrk-cpu" -- \
     wrk -t"$THREADS" -c"$connections" -d"${seconds}s" --latency -s "$here/$script" "$target" >"$work/$name.out" 2>&1 || true
-  after=$(python3 "$here/cpu.py" sample "$run_dir")
+  # The work a run leaves behind (events the outboxes still publish) is this run's: wait until the
+  # stack is nearly idle (under a tenth of a core for half a second, at most 10 s) before the sample.
+  after=$(python3 "$here/cpu.py" settle "$run_dir")
   local line
   line=$(grep '^{"requests"' "$work/$name.out" | tail -n 1 || true)
   [ -n "$line" ] || { cat "$work/$name.out" >&2; log "wrk produced no result for $name"; exit 1; }
-  echo "{\"name\": \"$name\", \"result\": $line, \"cpu_before\": $before, \"cpu_after\": $after, \"wrk_cpu\": $(cat "$work/$name.wrk-cpu")}" >>"$work/results.jsonl"
+  local wrk_cpu
+  wrk_cpu=$(cat "$work/$name.wrk-cpu")
+  [[ "$before" == "{"* && "$after" == "{"* && -n "$wrk_cpu" ]] || { log "no CPU sample for $name"; exit 1; }
+  echo "{\"name\": \"$name\", \"result\": $line, \"cpu_before\": $before, \"cpu_after\": $after, \"wrk_cpu\": $wrk_cpu}" >>"$work/results.jsonl"
   echo "$line"
 }
 

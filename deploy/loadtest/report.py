@@ -21,6 +21,11 @@ def budget(row):
     return per
 
 
+def stack_total(per):
+    """CPU per request of the stack's processes, without the load generator."""
+    return sum(value for name, value in per.items() if name != "wrk")
+
+
 def main(argv):
     results_path, idle_path, end_path, cores, connections, duration, minted = argv[1:8]
     out_path = argv[8] if len(argv) > 8 else ""
@@ -47,16 +52,18 @@ def main(argv):
     for name, _ in OPERATIONS:
         seen |= set(figures["operations"][name]["cpu_us"])
     columns = [p for p in PROCESSES if p in seen] + sorted(seen - set(PROCESSES) - {"wrk"}) + ["wrk"]
-    print("\nCPU budget at full speed: microseconds of CPU per request, per process (user + system, from /proc)\n")
-    print("| operation (rate) | total | " + " | ".join(columns) + " |")
+    print("\nCPU budget at full speed: microseconds of CPU per request, per process (user + system, from /proc);")
+    print("the stack's total leaves out wrk, the load generator, shown last\n")
+    print("| operation (rate) | stack total | " + " | ".join(columns) + " |")
     print("|---" * (len(columns) + 2) + "|")
     for name, label in OPERATIONS:
         per = figures["operations"][name]["cpu_us"]
         rate = figures["operations"][name]["rps"]
-        print(f"| {label} ({rate:,.0f}/s) | {sum(per.values()):,.0f} | " +
+        print(f"| {label} ({rate:,.0f}/s) | {stack_total(per):,.0f} | " +
               " | ".join(f"{per.get(c, 0.0):,.0f}" for c in columns) + " |")
 
-    print("\nResident memory (MiB): at rest before the load, and the peak (VmHWM); PostgreSQL's largest process")
+    print("\nResident memory (MiB): at rest before the load, and the peak (VmHWM); of a service with replicas its")
+    print("largest, of PostgreSQL its largest process")
     print("\n| process | at rest | peak |")
     print("|---|---|---|")
     for name in [p for p in PROCESSES if p in end] + sorted(set(end) - set(PROCESSES)):

@@ -66,6 +66,7 @@ public struct TokenVerifierServer: Service {
 
         let registry = verifiers
         let verify = Responder(connection: nats, endpoint: Endpoints.verify, queue: QueueGroups.tokenVerifier,
+                               startsOnDeliveryThread: false,
                                logger: logger) { request in
             guard let verifier = registry[request.provider] else {
                 throw ServiceFailure(.providerDisabled, "Sign-in with \(request.provider) is not enabled.")
