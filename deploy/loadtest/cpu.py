@@ -67,6 +67,16 @@ def read_pid(path):
         return None
 
 
+def runs_as(pid, name):
+    """True when PID runs the program NAME (its command name, which the kernel cuts at 15 characters):
+    a pid file left by a stack that stopped may name a PID the system gave to another process since."""
+    try:
+        with open(f"/proc/{pid}/comm") as handle:
+            return handle.read().strip() == name[:15]
+    except OSError:
+        return False
+
+
 def processes(run_dir):
     """(name, pid, is_process_tree) for every process of the stack in RUN_DIR that is running."""
     found = []
@@ -82,7 +92,7 @@ def processes(run_dir):
             pid = read_pid(os.path.join(pids_dir, entry))
             if pid:
                 found.append((entry[:-4].rsplit("-", 1)[0], pid, False))
-    return [item for item in found if stat_fields(item[1]) is not None]
+    return [item for item in found if runs_as(item[1], "postgres" if item[0] == "postgresql" else item[0])]
 
 
 def sample(run_dir):

@@ -52,6 +52,17 @@ def main(argv):
     for name, _ in OPERATIONS:
         seen |= set(figures["operations"][name]["cpu_us"])
     columns = [p for p in PROCESSES if p in seen] + sorted(seen - set(PROCESSES) - {"wrk"}) + ["wrk"]
+    if columns == ["wrk"]:
+        print("\nCPU budget: not measured (no process of a local stack in STACK_RUN_DIR; a containerised stack's are not read)")
+    else:
+        print_budget(figures, columns)
+    print_memory(idle, end, figures)
+    if out_path:
+        with open(out_path, "w") as handle:
+            json.dump(figures, handle)
+
+
+def print_budget(figures, columns):
     print("\nCPU budget at full speed: microseconds of CPU per request, per process (user + system, from /proc);")
     print("the stack's total leaves out wrk, the load generator, shown last\n")
     print("| operation (rate) | stack total | " + " | ".join(columns) + " |")
@@ -62,6 +73,10 @@ def main(argv):
         print(f"| {label} ({rate:,.0f}/s) | {stack_total(per):,.0f} | " +
               " | ".join(f"{per.get(c, 0.0):,.0f}" for c in columns) + " |")
 
+
+def print_memory(idle, end, figures):
+    if not end:
+        return
     print("\nResident memory (MiB): at rest before the load, and the peak (VmHWM); of a service with replicas its")
     print("largest, of PostgreSQL its largest process")
     print("\n| process | at rest | peak |")
@@ -71,9 +86,6 @@ def main(argv):
         peak = end[name]["peak_kib"] / 1024
         print(f"| {name} | {rest:.1f} | {peak:.1f} |")
         figures["memory"][name] = {"rest_mib": rest, "peak_mib": peak}
-    if out_path:
-        with open(out_path, "w") as handle:
-            json.dump(figures, handle)
 
 
 if __name__ == "__main__":
