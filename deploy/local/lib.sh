@@ -136,21 +136,21 @@ close_other_fds() {
 }
 
 # spawn LOG COMMAND [ARG...]: starts COMMAND in the background, detached from the caller: stdin
-# from /dev/null, stdout and stderr appended to LOG, no other descriptor of the caller's, and a
-# session of its own (no terminal's Ctrl-C or hang-up reaches it). Sets SPAWNED_PID to its PID.
+# from /dev/null, stdout and stderr appended to LOG, no other descriptor of the caller's, hang-ups
+# ignored (as nohup does) and a process group of its own, so that the terminal's Ctrl-C, which
+# goes to its foreground group, does not reach it. Sets SPAWNED_PID to its PID.
+#
+# A process group, not a session (setsid): Linux schedules each session as one group (autogroup),
+# and with a session per server every hand-off between them (a NATS message, a reply) was a
+# wake-up across groups; nats-server's CPU per GET /api/members/me doubled and the stack answered
+# a third fewer (a bisection with deploy/loadtest/run, docs/performance.md).
 spawn() {
   local logfile=$1
   shift
   (
     close_other_fds
-    # setsid forks when its caller leads a process group (a shell with job control); then the
-    # PID recorded would be the one that exits. A subshell of a script without job control
-    # never leads one, and one that does is already apart from the terminal's group.
-    read -r _ _ _ _ pgrp _ <"/proc/$BASHPID/stat"
-    if [ "$pgrp" = "$BASHPID" ]; then
-      exec "$@" </dev/null >>"$logfile" 2>&1
-    fi
-    exec setsid "$@" </dev/null >>"$logfile" 2>&1
+    trap '' HUP
+    exec python3 -c 'import os, sys; os.setpgid(0, 0); os.execvp(sys.argv[1], sys.argv[1:])' "$@" </dev/null >>"$logfile" 2>&1
   ) &
   SPAWNED_PID=$!
 }
