@@ -55,17 +55,11 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
         // the delivery thread waits for one to finish.
         let subscription = try connection.subscribe(endpoint.subject, queue: queue) { [startsOnDeliveryThread] message in
             running.enter()
-            if startsOnDeliveryThread {
-                Task.immediate {
-                    await handle(message)
-                    running.leave()
-                }
-            } else {
-                Task {
-                    await handle(message)
-                    running.leave()
-                }
+            let work: @Sendable () async -> Void = {
+                await handle(message)
+                running.leave()
             }
+            if startsOnDeliveryThread { Task.immediate(operation: work) } else { Task(operation: work) }
         }
         counters.setServing(true)
         defer { counters.setServing(false) }

@@ -6,14 +6,13 @@ import Synchronization
 /// cnats threads, logs them, fails waiting requests on disconnect and wakes `drainAndClose` callers.
 final class ConnectionEvents: Sendable {
     private struct State {
-        var closed = false
         var permissionViolations = 0
-        var closeWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     let logger: Logger
     let multiplexer: RequestMultiplexer
     private let state = Mutex(State())
+    private let closedLatch = Latch()
 
     init(logger: Logger, multiplexer: RequestMultiplexer) {
         self.logger = logger
@@ -21,7 +20,7 @@ final class ConnectionEvents: Sendable {
     }
 
     /// True once the closed callback ran.
-    var isClosed: Bool { state.withLock { $0.closed } }
+    var isClosed: Bool { closedLatch.isOpen }
 
     func disconnected(closing: Bool) {
         if closing {
@@ -54,26 +53,13 @@ final class ConnectionEvents: Sendable {
     }
 
     func closed() {
-        let waiters = state.withLock { state in
-            state.closed = true
-            defer { state.closeWaiters.removeAll() }
-            return state.closeWaiters
-        }
         logger.info("NATS connection closed")
         multiplexer.failAll(with: .connectionClosed)
-        for waiter in waiters {
-            waiter.resume()
-        }
+        closedLatch.open()
     }
 
     /// Returns once the closed callback ran.
     func waitUntilClosed() async {
-        await withCheckedContinuation { continuation in
-            let alreadyClosed = state.withLock { state in
-                if !state.closed { state.closeWaiters.append(continuation) }
-                return state.closed
-            }
-            if alreadyClosed { continuation.resume() }
-        }
+        await closedLatch.wait()
     }
 }

@@ -84,7 +84,7 @@ extension NATSConnection {
         let subscription = SubscriptionHandle(created)
         // NATS_INVALID_SUBSCRIPTION: closed already (connection closing); the receiver then stays alive, a few bytes.
         try check(natsSubscription_SetOnCompleteCB(created, { closure in
-            Unmanaged<CallbackSubscription.Receiver>.fromOpaque(closure!).takeRetainedValue().finish()
+            Unmanaged<CallbackSubscription.Receiver>.fromOpaque(closure!).takeRetainedValue().ended.open()
         }, pointer), "set completion callback for '\(subject)'")
         try check(natsSubscription_SetPendingLimits(created, Int32(clamping: configuration.pendingMessageLimit),
                                                     Int32(clamping: configuration.pendingByteLimit)),
