@@ -132,28 +132,61 @@ public struct JetStream: Sendable {
     /// captures `subject`.
     public func publish(_ subject: String, _ payload: [UInt8], messageID: String? = nil,
                         headers: [String: String] = [:], timeout: Duration = .seconds(5)) async throws -> UInt64 {
-        var headers = headers
-        if let messageID { headers["Nats-Msg-Id"] = messageID }
-        let reply: NATSMessage
+        let message = OutgoingMessage(subject, payload, messageID: messageID, headers: headers)
+        // The acknowledgement is an ordinary reply, so it rides the shared inbox: no thread waits for it.
+        let reply: Result<NATSMessage, any Error>
         do {
-            // The acknowledgement is an ordinary reply, so it rides the shared inbox: no thread waits for it.
-            reply = try await connection.request(subject, payload, headers: headers, timeout: timeout)
-        } catch let error as NATSError where error == .noResponders {
-            throw NATSError(code: .noResponders, detail: "no JetStream stream captures '\(subject)'")
-        }
-        let ack: PublishAcknowledgement
-        do {
-            ack = try MessageCoding.decode(PublishAcknowledgement.self, from: reply.payload)
+            reply = .success(try await connection.request(subject, payload, headers: message.request.headers, timeout: timeout))
         } catch {
-            throw NATSError(code: .protocolError, detail: "unreadable JetStream publish acknowledgement: \(error)")
+            reply = .failure(error)
         }
-        if let failure = ack.error {
-            throw NATSError.jetStream(failure.errorCode, detail: failure.description ?? "publish to '\(subject)' refused")
+        return try Self.sequence(of: reply, subject: subject).get()
+    }
+
+    /// One message of ``publishAll(_:timeout:)``.
+    public struct OutgoingMessage: Sendable {
+        var request: NATSConnection.Request
+
+        /// A message to `subject`; with `messageID` (header `Nats-Msg-Id`) the server drops duplicates.
+        public init(_ subject: String, _ payload: [UInt8], messageID: String? = nil, headers: [String: String] = [:]) {
+            var headers = headers
+            if let messageID { headers["Nats-Msg-Id"] = messageID }
+            request = NATSConnection.Request(subject, payload, headers: headers)
         }
-        guard let sequence = ack.seq else {
-            throw NATSError(code: .protocolError, detail: "JetStream publish acknowledgement without a sequence")
+    }
+
+    /// Publishes `messages` in their order without waiting between them, then waits for all their
+    /// acknowledgements together. Returns each one's stream sequence or failure (those of
+    /// ``publish(_:_:messageID:headers:timeout:)``), in the same order. The server stores them in the
+    /// order sent; a failed one may be followed by stored ones.
+    public func publishAll(_ messages: [OutgoingMessage], timeout: Duration = .seconds(5)) async -> [Result<UInt64, any Error>] {
+        let replies = await connection.requestAll(messages.map(\.request), timeout: timeout)
+        return zip(messages, replies).map { Self.sequence(of: $1, subject: $0.request.subject) }
+    }
+
+    /// The stream sequence in a publish acknowledgement, or why there is none.
+    private static func sequence(of answer: Result<NATSMessage, any Error>, subject: String) -> Result<UInt64, any Error> {
+        Result {
+            let reply: NATSMessage
+            do {
+                reply = try answer.get()
+            } catch let error as NATSError where error == .noResponders {
+                throw NATSError(code: .noResponders, detail: "no JetStream stream captures '\(subject)'")
+            }
+            let ack: PublishAcknowledgement
+            do {
+                ack = try MessageCoding.decode(PublishAcknowledgement.self, from: reply.payload)
+            } catch {
+                throw NATSError(code: .protocolError, detail: "unreadable JetStream publish acknowledgement: \(error)")
+            }
+            if let failure = ack.error {
+                throw NATSError.jetStream(failure.errorCode, detail: failure.description ?? "publish to '\(subject)' refused")
+            }
+            guard let sequence = ack.seq else {
+                throw NATSError(code: .protocolError, detail: "JetStream publish acknowledgement without a sequence")
+            }
+            return sequence
         }
-        return sequence
     }
 
     /// Consumes a stream through a durable pull consumer shared by every replica using the same `durable`

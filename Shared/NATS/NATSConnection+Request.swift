@@ -39,4 +39,59 @@ extension NATSConnection {
             multiplexer.complete(token, with: .failure(CancellationError()))
         }
     }
+
+    /// One request of ``requestAll(_:timeout:)``.
+    public struct Request: Sendable {
+        public var subject: String
+        public var payload: [UInt8]
+        public var headers: [String: String]
+
+        public init(_ subject: String, _ payload: [UInt8], headers: [String: String] = [:]) {
+            self.subject = subject
+            self.payload = payload
+            self.headers = headers
+        }
+    }
+
+    /// Sends `requests` in their order, then waits for all their replies together: one suspension for
+    /// the lot, however many there are. Returns each request's reply or failure, in the same order,
+    /// with the failures of ``request(_:_:headers:timeout:)`` (each request has `timeout`; cancelling
+    /// the calling task fails those still waiting with `CancellationError`).
+    public func requestAll(_ requests: [Request], timeout: Duration) async -> [Result<NATSMessage, any Error>] {
+        guard !requests.isEmpty else { return [] }
+        let multiplexer = multiplexer
+        let tokens = requests.map { _ in multiplexer.makeToken() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let batch = ReplyBatch(count: requests.count, continuation)
+                for (index, token) in tokens.enumerated() {
+                    multiplexer.register(token, timeout: timeout, .batch(batch, index: index))
+                }
+                if Task.isCancelled {
+                    for token in tokens { multiplexer.complete(token, with: .failure(CancellationError())) }
+                    return
+                }
+                let connected = isConnected
+                for (request, token) in zip(requests, tokens) {
+                    do {
+                        guard connected else {
+                            throw events.isClosed ? NATSError.connectionClosed : NATSError.notConnected
+                        }
+                        try Subject.validate(request.subject, wildcards: false)
+                        try multiplexer.withReplySubject(token) { reply in
+                            try publish(request.subject, reply: reply, request.payload, headers: request.headers)
+                        }
+                    } catch {
+                        multiplexer.complete(token, with: .failure(error))
+                    }
+                }
+                // Publishes during a reconnect land in cnats's buffer; fail fast rather than at the timeout.
+                if !isConnected {
+                    for token in tokens { multiplexer.complete(token, with: .failure(NATSError.notConnected)) }
+                }
+            }
+        } onCancel: {
+            for token in tokens { multiplexer.complete(token, with: .failure(CancellationError())) }
+        }
+    }
 }

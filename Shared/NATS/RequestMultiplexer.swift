@@ -7,10 +7,26 @@ import Synchronization
 /// for them, and fails requests whose deadline passed.
 ///
 /// Each request gets a numeric token, the last token of its reply subject. Waiting requests are
-/// continuations in a dictionary behind a mutex; one dispatch timer, armed for the earliest deadline
-/// (no finer than ``resolution``), fails the late ones, so no thread or task waits per request.
+/// continuations in a dictionary behind a mutex (or places in a ``ReplyBatch``, whose one continuation
+/// waits for several); one dispatch timer, armed for the earliest deadline (no finer than
+/// ``resolution``), fails the late ones, so no thread or task waits per request.
 final class RequestMultiplexer: Sendable {
     typealias Continuation = CheckedContinuation<NATSMessage, any Error>
+
+    /// Who waits for one token's reply.
+    enum Waiter {
+        /// One request's own continuation.
+        case one(Continuation)
+        /// Place `index` of a batch of requests waited for together.
+        case batch(ReplyBatch, index: Int)
+
+        func resume(with result: Result<NATSMessage, any Error>) {
+            switch self {
+            case .one(let continuation): continuation.resume(with: result)
+            case .batch(let batch, let index): batch.fill(index, with: result)
+            }
+        }
+    }
 
     /// A request's timeout, ordered by time. Entries of requests that already finished stay in the
     /// heap until their deadline passes (lazy deletion), which keeps the hot path to one push.
@@ -22,7 +38,7 @@ final class RequestMultiplexer: Sendable {
     }
 
     private struct State {
-        var pending: [UInt64: Continuation] = [:]
+        var pending: [UInt64: Waiter] = [:]
         var deadlines = MinHeap<Deadline>()
         var armedDeadline: UInt64 = .max
         var timer: any DispatchSourceTimer
@@ -90,10 +106,16 @@ final class RequestMultiplexer: Sendable {
     /// Stores the continuation of request `token`, to be resumed by a reply, its deadline, cancellation or a
     /// disconnect.
     func register(_ token: UInt64, timeout: Duration, _ continuation: Continuation) {
+        register(token, timeout: timeout, .one(continuation))
+    }
+
+    /// Stores who waits for request `token`, to be resumed by a reply, its deadline, cancellation or a
+    /// disconnect.
+    func register(_ token: UInt64, timeout: Duration, _ waiter: Waiter) {
         let now = DispatchTime.now().uptimeNanoseconds
         let deadline = now &+ UInt64(max(0, timeout.nanoseconds))
         state.withLock { state in
-            state.pending[token] = continuation
+            state.pending[token] = waiter
             state.deadlines.push(Deadline(at: deadline, token: token))
             if deadline < state.armedDeadline {
                 state.armedDeadline = deadline
@@ -104,18 +126,18 @@ final class RequestMultiplexer: Sendable {
 
     /// Resumes request `token` with `result` if it is still waiting.
     func complete(_ token: UInt64, with result: Result<NATSMessage, any Error>) {
-        let continuation = state.withLock { $0.pending.removeValue(forKey: token) }
-        continuation?.resume(with: result)
+        let waiter = state.withLock { $0.pending.removeValue(forKey: token) }
+        waiter?.resume(with: result)
     }
 
     /// Fails every waiting request with `error` (used when the connection drops).
     func failAll(with error: NATSError) {
-        let continuations = state.withLock { state in
+        let waiters = state.withLock { state in
             defer { state.pending.removeAll() }
             return Array(state.pending.values)
         }
-        for continuation in continuations {
-            continuation.resume(throwing: error)
+        for waiter in waiters {
+            waiter.resume(with: .failure(error))
         }
     }
 
@@ -147,12 +169,12 @@ final class RequestMultiplexer: Sendable {
     /// Fails the requests whose deadline passed and re-arms the timer for the next one.
     private func expireDeadlines() {
         let now = DispatchTime.now().uptimeNanoseconds
-        let expired = state.withLock { state -> [Continuation] in
-            var expired: [Continuation] = []
+        let expired = state.withLock { state -> [Waiter] in
+            var expired: [Waiter] = []
             while let first = state.deadlines.min, first.at <= now {
                 _ = state.deadlines.popMin()
-                if let continuation = state.pending.removeValue(forKey: first.token) {
-                    expired.append(continuation)
+                if let waiter = state.pending.removeValue(forKey: first.token) {
+                    expired.append(waiter)
                 }
             }
             if let earliest = state.deadlines.min?.at {
@@ -165,9 +187,39 @@ final class RequestMultiplexer: Sendable {
             }
             return expired
         }
-        for continuation in expired {
-            continuation.resume(throwing: NATSError.timeout)
+        for waiter in expired {
+            waiter.resume(with: .failure(NATSError.timeout))
         }
+    }
+}
+
+/// The replies of several requests sent together, waited for by one continuation: it resumes once every
+/// place holds its reply or its failure, with all of them in the order the requests were sent.
+final class ReplyBatch: Sendable {
+    private struct State {
+        var results: [Result<NATSMessage, any Error>?]
+        var remaining: Int
+    }
+
+    private let state: Mutex<State>
+    private let continuation: CheckedContinuation<[Result<NATSMessage, any Error>], Never>
+
+    /// A batch of `count` places (at least one) that resumes `continuation` once all are filled.
+    init(count: Int, _ continuation: CheckedContinuation<[Result<NATSMessage, any Error>], Never>) {
+        precondition(count > 0, "a reply batch has at least one request")
+        state = Mutex(State(results: Array(repeating: nil, count: count), remaining: count))
+        self.continuation = continuation
+    }
+
+    /// Fills place `index` unless it holds a result already; the last place filled resumes the waiter.
+    func fill(_ index: Int, with result: Result<NATSMessage, any Error>) {
+        let complete = state.withLock { state -> [Result<NATSMessage, any Error>]? in
+            if state.results[index] != nil { return nil }
+            state.results[index] = result
+            state.remaining -= 1
+            return state.remaining == 0 ? state.results.map { $0! } : nil
+        }
+        if let complete { continuation.resume(returning: complete) }
     }
 }
 

@@ -12,15 +12,16 @@ import Runtime
 ///
 /// Replicas share the table: each claims a batch of due rows in key order with a lease
 /// (``lease``), so two replicas never publish a row at once and the rows of a replica that died
-/// come back once its lease ran out. The rows are published in key order, one at a time, with the
-/// event ID as `Nats-Msg-Id` (JetStream drops the copy a crash between publish and delete sends
-/// again); the published ones are deleted in one statement. No transaction or row lock is held
-/// while publishing. On a failure the rest of the batch is handed back at once (so the next try
-/// starts from the oldest row again and keeps the order) and the relay waits, longer after each
+/// come back once its lease ran out. The rows are sent in key order without waiting between them,
+/// with the event ID as `Nats-Msg-Id` (JetStream drops the copy a crash between publish and delete
+/// sends again), and their acknowledgements are awaited together; the stored ones are deleted in
+/// one statement. No transaction or row lock is held while publishing. The failed ones are handed
+/// back at once (so the next try publishes them first) and the relay waits, longer after each
 /// failure in a row (``backoff(failures:)``).
 ///
-/// It publishes at once after ``signal()`` (call it after a commit that wrote events) and every
-/// `pollInterval` for rows no signal announced (another replica's, or one that died).
+/// It publishes soon after ``signal()`` (call it after a commit that wrote events): at once when idle,
+/// under load once per ``roundSpacing`` with every event written meanwhile; and every `pollInterval`
+/// for rows no signal announced (another replica's, or one that died).
 public struct Outbox: Service {
     /// Where a service keeps its events: the table, its ordering key and the columns a message is made of.
     public struct Table: Sendable {
@@ -58,6 +59,9 @@ public struct Outbox: Service {
 
     /// Rows claimed at once.
     public static let batchSize = 256
+    /// The shortest time between the starts of two rounds that are not full batches: an event waits at
+    /// most this long for the events of other commits to go with it (one claim and one delete for all).
+    public static let roundSpacing = Duration.milliseconds(20)
     /// How long a claim holds before another replica may take the row (seconds).
     public static let lease = 30
     /// The longest a row that cannot be made into an event waits before it is tried again (seconds); the
@@ -95,6 +99,7 @@ public struct Outbox: Service {
     public func run() async throws {
         var failures = 0
         while !Task.isCancelled {
+            let started = ContinuousClock.now
             let outcome = await publishBatch()
             switch outcome {
             case .failed:
@@ -102,7 +107,11 @@ public struct Outbox: Service {
                 try? await Task.sleep(for: Self.backoff(failures: failures))
             case .published(let count):
                 failures = 0
-                if count < Self.batchSize { await wakeup.wait(upTo: pollInterval) }
+                guard count < Self.batchSize else { continue }
+                await wakeup.wait(upTo: pollInterval)
+                // Under load, the events of many commits go in one round: rounds start at most every `roundSpacing`.
+                let next = started.advanced(by: Self.roundSpacing)
+                if ContinuousClock.now < next { try? await Task.sleep(until: next) }
             }
         }
     }
@@ -126,9 +135,8 @@ public struct Outbox: Service {
             return .failed
         }
         guard !rows.isEmpty else { return .published(0) }
-        var done: [Int64] = []
         var parked: [Int64] = []
-        var failure: (any Error)?
+        var outgoing: [(key: Int64, message: Message)] = []
         for (key, row) in rows {
             let message: Message?
             do {
@@ -144,15 +152,22 @@ public struct Outbox: Service {
                 parked.append(key)
                 continue
             }
-            do {
-                _ = try await jetStream.publish(message.subject, message.payload, messageID: message.id)
-            } catch {
-                failure = error
-                logger.warning("event not published yet; retrying",
-                               ["nats.subject": message.subject, "event.id": message.id, "error": String(describing: error)])
-                break
+            outgoing.append((key, message))
+        }
+        // Sent in key order without waiting between them; the acknowledgements are awaited together.
+        let results = await jetStream.publishAll(outgoing.map { JetStream.OutgoingMessage($0.message.subject, $0.message.payload, messageID: $0.message.id) })
+        var done: [Int64] = []
+        var failed: [(message: Message, error: any Error)] = []
+        for (item, result) in zip(outgoing, results) {
+            switch result {
+            case .success: done.append(item.key)
+            case .failure(let error): failed.append((item.message, error))
             }
-            done.append(key)
+        }
+        if let first = failed.first {
+            logger.warning("events not published yet; retrying",
+                           ["nats.subject": first.message.subject, "event.id": first.message.id, "error": String(describing: first.error),
+                            "outbox.failed": String(failed.count)])
         }
         do {
             let settled = Set(done).union(parked)
@@ -163,7 +178,7 @@ public struct Outbox: Service {
                            ["db.table": table.name, "error": String(describing: error)])
             return .failed
         }
-        return failure == nil ? .published(rows.count) : .failed
+        return failed.isEmpty ? .published(rows.count) : .failed
     }
 
     /// How long to wait after `failures` failed rounds in a row: 1 s, 2 s, 4 s ... at most 30 s, each

@@ -28,6 +28,36 @@ struct RequestReplyTests {
     }
 }
 
+@Suite("Requests sent together, replies waited for together")
+struct RequestAllTests {
+    @Test("each request gets its own reply or failure, in the order sent")
+    func repliesInOrder() async throws {
+        let connection = try await TestNATS.connect()
+        let echo = TestNATS.unique("echo-all")
+        let silent = TestNATS.unique("silent-all")
+        try await TestNATS.respond(on: connection, subject: echo) { Array("re: ".utf8) + $0.payload }
+        let quiet = try connection.subscribe(silent)  // Receives, never answers.
+        try await connection.flush(timeout: .seconds(10))
+        var requests = (0..<50).map { NATSConnection.Request(echo, Array("\($0)".utf8)) }
+        requests.insert(NATSConnection.Request(TestNATS.unique("nobody"), []), at: 10)
+        requests.insert(NATSConnection.Request(silent, []), at: 20)
+        requests.insert(NATSConnection.Request("bad subject", []), at: 30)
+        let started = ContinuousClock.now
+        let results = await connection.requestAll(requests, timeout: .milliseconds(500))
+        #expect((ContinuousClock.now - started).seconds < 4)  // the timeout, not one per request
+        #expect(results.count == 53)
+        let echoed = results.enumerated().filter { ![10, 20, 30].contains($0.offset) }
+            .map { (try? $0.element.get()).map { String(decoding: $0.payload, as: UTF8.self) } }
+        #expect(echoed == (0..<50).map { "re: \($0)" })
+        #expect(throws: NATSError.noResponders) { try results[10].get() }
+        #expect(throws: NATSError.timeout) { try results[20].get() }
+        #expect(throws: (any Error).self) { try results[30].get() }
+        #expect(await connection.requestAll([], timeout: .seconds(1)).isEmpty)
+        quiet.unsubscribe()
+        await connection.drainAndClose()
+    }
+}
+
 @Suite("Queue group members share the load")
 struct QueueGroupTests {
     @Test func twoRespondersBothGetWork() async throws {
