@@ -70,3 +70,26 @@ struct RequestBodyTests {
         }
     }
 }
+
+@Suite("Field checks")
+struct FieldCheckTests {
+    @Test("the control-character check is Unicode's category Cc, for every scalar")
+    func controlIsCategoryCc() {
+        var disagreements: [UInt32] = []
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }  // surrogates are no scalars
+            if Field.isControl(scalar) != (scalar.properties.generalCategory == .control) { disagreements.append(value) }
+        }
+        #expect(disagreements.isEmpty)
+    }
+
+    @Test("a field with a control character anywhere is refused, naming the field")
+    func controlRefused() {
+        for value in ["a\u{0}b", "token\n", "\u{7F}x", "x\u{85}", "x\u{9F}"] {
+            #expect(throws: ServiceFailure.invalidRequest("deviceId must not contain control characters.")) {
+                try Field.required(value, "deviceId", maxBytes: 100)
+            }
+        }
+        #expect(throws: Never.self) { try Field.required("é\u{A0}x\u{2028}", "deviceId", maxBytes: 100) }
+    }
+}
