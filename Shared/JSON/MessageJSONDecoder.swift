@@ -142,6 +142,30 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try Primitive.decode(type, try node(key), codingPath + [key])
     }
 
+    // decodeIfPresent in one lookup (the protocol's default looks the key up three times): a missing
+    // key and null are both nil, as with JSONDecoder.
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let node = present(key) else { return nil }
+        return try MessageJSONDecoder.unbox(type, node, codingPath + [key])
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try presentPrimitive(type, key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try presentPrimitive(type, key) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try presentPrimitive(type, key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try presentPrimitive(type, key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try presentPrimitive(type, key) }
+
+    private func present(_ key: Key) -> JSONNode? {
+        guard let node = find(key.stringValue) else { return nil }
+        if case .null = node { return nil }
+        return node
+    }
+
+    private func presentPrimitive<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
+        guard let node = present(key) else { return nil }
+        return try Primitive.decode(type, node, codingPath + [key])
+    }
+
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         try NodeDecoder(node: try node(key), codingPath: codingPath + [key]).container(keyedBy: type)
     }
