@@ -49,14 +49,22 @@ public struct TokenPair: Codable, Sendable, Equatable {
     public var memberId: Int64
     /// The session the tokens belong to.
     public var sessionId: String
+    /// The access token's claims and its header's `kid`, so the gateway need not parse back the token it
+    /// was just handed (absent from an issuer of an older release: the gateway then parses it).
+    public var claims: AccessTokenClaims?
+    /// The `kid` of the access token's header.
+    public var keyId: String?
 
     /// Creates a pair.
-    public init(accessToken: String, refreshToken: String, expiresIn: Int, memberId: Int64, sessionId: String) {
+    public init(accessToken: String, refreshToken: String, expiresIn: Int, memberId: Int64, sessionId: String,
+                claims: AccessTokenClaims? = nil, keyId: String? = nil) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.expiresIn = expiresIn
         self.memberId = memberId
         self.sessionId = sessionId
+        self.claims = claims
+        self.keyId = keyId
     }
 }
 

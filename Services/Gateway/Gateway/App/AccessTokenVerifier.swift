@@ -62,9 +62,19 @@ final class AccessTokenVerifier: Sendable {
     /// verified. It came through the same channel as the issuer's keys, so checking its signature would
     /// prove nothing more; the app's next requests with it, usually to this replica on the same connection,
     /// then cost no signature check.
-    func rememberIssued(_ token: String) {
-        guard let issued = check.claims(ofIssued: token) else { return }
-        verified.remember(token, issued.claims, kid: issued.kid, now: Int64(Date().timeIntervalSince1970))
+    ///
+    /// The issuer sends the token's claims and `kid` with it (``TokenPair/claims``), so the token is not
+    /// parsed back; the token of an issuer that does not (an older release) is.
+    func rememberIssued(_ tokens: TokenPair) {
+        let issued: (claims: AccessTokenClaims, kid: String?)
+        if let claims = tokens.claims, check.isOurs(claims) {
+            issued = (claims, tokens.keyId)
+        } else if let parsed = check.claims(ofIssued: tokens.accessToken) {
+            issued = parsed
+        } else {
+            return
+        }
+        verified.remember(tokens.accessToken, issued.claims, kid: issued.kid, now: Int64(Date().timeIntervalSince1970))
     }
 
     /// Refuses the tokens of `sessionIds` from now on (until `expireAt`, or the fallback retention):

@@ -54,7 +54,8 @@ struct AccessTokenCheck: Sendable {
         guard claims.exp > now else { throw Self.unauthorized("The access token has expired.") }
     }
 
-    private func isOurs(_ claims: AccessTokenClaims) -> Bool {
+    /// Whether `claims` name this deployment as issuer and audience.
+    func isOurs(_ claims: AccessTokenClaims) -> Bool {
         claims.iss == issuer && claims.aud == audience
     }
 

@@ -65,7 +65,7 @@ extension APIHandler {
         let tokens = try await services.call(
             Endpoints.issueTokens, IssueTokensRequest(memberId: member.memberId, deviceId: deviceId, provider: fields.verify.provider),
             timeout: timeout, retries: 1)
-        accessTokens.rememberIssued(tokens.accessToken)
+        accessTokens.rememberIssued(tokens)
         return .data(LoginResponse(accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
                                    expiresIn: tokens.expiresIn, memberId: member.memberId,
                                    isExistingMember: member.isExistingMember))
@@ -82,7 +82,7 @@ extension APIHandler {
         let tokens = try await services().call(
             Endpoints.refreshTokens, RefreshTokensRequest(refreshToken: body.refreshToken, deviceId: body.deviceId),
             timeout: configuration.serviceTimeout, retries: retries)
-        accessTokens.rememberIssued(tokens.accessToken)
+        accessTokens.rememberIssued(tokens)
         return .data(LoginResponse(accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
                                    expiresIn: tokens.expiresIn, memberId: tokens.memberId, isExistingMember: true))
     }

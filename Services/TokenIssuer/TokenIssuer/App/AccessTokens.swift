@@ -17,6 +17,6 @@ struct AccessTokens: Sendable {
                                        sid: sessionId, iat: now, exp: now + ttl,
                                        jti: Base64URL.encode(SecureRandom.bytes(16)))
         return TokenPair(accessToken: try signer.sign(claims), refreshToken: refreshToken.value,
-                         expiresIn: Int(ttl), memberId: memberId, sessionId: sessionId)
+                         expiresIn: Int(ttl), memberId: memberId, sessionId: sessionId, claims: claims, keyId: signer.kid)
     }
 }
