@@ -38,6 +38,33 @@ extension PostgresServerTests {
             }
         }
 
+        @Test("waiters queued at different times each time out at their own deadline (one timer, re-armed)")
+        func staggeredWaitersTimeOutInTurn() async throws {
+            try await TestDatabase.withClient(poolSize: 1, poolTimeout: .milliseconds(300)) { client in
+                try await client.withConnection { _ in
+                    /// How long a query waited before it failed with `poolTimeout`.
+                    @Sendable func waited() async -> Duration? {
+                        let started = ContinuousClock.now
+                        do {
+                            _ = try await client.query("SELECT 1")
+                            return nil
+                        } catch let error as PostgresError where error == .poolTimeout {
+                            return ContinuousClock.now - started
+                        } catch {
+                            return nil
+                        }
+                    }
+                    async let first = waited()
+                    try await Task.sleep(for: .milliseconds(450))
+                    async let second = waited()
+                    let (one, two) = await (first, second)
+                    for elapsed in [one, two] {
+                        #expect(elapsed.map { $0 >= .milliseconds(290) && $0 < .seconds(2) } == true, "waited \(String(describing: elapsed))")
+                    }
+                }
+            }
+        }
+
         @Test func cancelledWaiterLeavesTheQueue() async throws {
             try await TestDatabase.withClient(poolSize: 1, poolTimeout: .seconds(30)) { client in
                 try await client.withConnection { _ in
