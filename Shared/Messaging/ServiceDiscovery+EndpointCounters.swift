@@ -1,3 +1,4 @@
+import Collections
 import Contracts
 import Synchronization
 
@@ -50,16 +51,11 @@ extension ServiceDiscovery {
         /// The counts as `$SRV.STATS` reports them.
         public func snapshot() -> EndpointStats {
             let state = state.withLock { $0 }
-            let total = Self.nanoseconds(state.processingTime)
+            let total = state.processingTime.nanoseconds
             return EndpointStats(name: info.name, subject: info.subject, queueGroup: info.queueGroup,
                                  numRequests: state.requests, numErrors: state.errors, lastError: state.lastError,
                                  processingTime: total,
                                  averageProcessingTime: state.requests > 0 ? total / Int64(state.requests) : 0)
-        }
-
-        private static func nanoseconds(_ duration: Duration) -> Int64 {
-            let (seconds, attoseconds) = duration.components
-            return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         }
     }
 }

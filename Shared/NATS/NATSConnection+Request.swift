@@ -42,10 +42,14 @@ extension NATSConnection {
 
     /// One request of ``requestAll(_:timeout:)``.
     public struct Request: Sendable {
+        /// Where the request goes (no wildcards).
         public var subject: String
+        /// The request's body.
         public var payload: [UInt8]
+        /// NATS headers sent with it.
         public var headers: [String: String]
 
+        /// A request of `payload` to `subject`, with `headers`.
         public init(_ subject: String, _ payload: [UInt8], headers: [String: String] = [:]) {
             self.subject = subject
             self.payload = payload

@@ -1,6 +1,5 @@
 import CNats
 import Collections
-import Dispatch
 import Synchronization
 
 /// Matches replies arriving on one wildcard inbox subscription (`_INBOX.<nuid>.*`) to the requests waiting
@@ -8,8 +7,8 @@ import Synchronization
 ///
 /// Each request gets a numeric token, the last token of its reply subject. Waiting requests are
 /// continuations in a dictionary behind a mutex (or places in a ``ReplyBatch``, whose one continuation
-/// waits for several); one dispatch timer, armed for the earliest deadline (no finer than
-/// ``resolution``), fails the late ones, so no thread or task waits per request.
+/// waits for several); one ``DeadlineTimer``, armed for the earliest deadline, fails the late ones, so
+/// no thread or task waits per request.
 final class RequestMultiplexer: Sendable {
     typealias Continuation = CheckedContinuation<NATSMessage, any Error>
 
@@ -40,17 +39,13 @@ final class RequestMultiplexer: Sendable {
     private struct State {
         var pending: [UInt64: Waiter] = [:]
         var deadlines = MinHeap<Deadline>()
-        var armedDeadline: UInt64 = .max
-        var timer: any DispatchSourceTimer
     }
-
-    /// How often at most the timeout timer fires while requests are pending.
-    static let resolution: UInt64 = 5_000_000
 
     /// The reply subject prefix, `<inbox prefix>.<nuid>.`, as bytes without a terminator.
     private let prefix: [UInt8]
     private let nextToken = Atomic<UInt64>(0)
-    private let state: Mutex<State>
+    private let state = Mutex(State())
+    private let timer: DeadlineTimer
 
     /// Creates a multiplexer with a fresh unique inbox under `inboxPrefix` (`_INBOX` unless the
     /// identity has its own).
@@ -63,15 +58,8 @@ final class RequestMultiplexer: Sendable {
         // natsInbox_Create always says `_INBOX.<nuid>`: keep the unique part, put the identity's prefix before it.
         let unique = String(cString: UnsafeRawPointer(inbox!).assumingMemoryBound(to: CChar.self)).split(separator: ".").last!
         prefix = Array("\(inboxPrefix).\(unique).".utf8)
-        state = Mutex(State(timer: DispatchSource.makeTimerSource(queue: DispatchQueue(label: "nats.request-timeouts"))))
-        state.withLock { state in
-            state.timer.setEventHandler { [weak self] in self?.expireDeadlines() }
-            state.timer.resume()
-        }
-    }
-
-    deinit {
-        state.withLock { $0.timer.cancel() }
+        timer = DeadlineTimer(label: "nats.request-timeouts")
+        timer.onDeadline { [weak self] in self?.expireDeadlines() }
     }
 
     /// The wildcard subject to subscribe to for all replies.
@@ -112,15 +100,11 @@ final class RequestMultiplexer: Sendable {
     /// Stores who waits for request `token`, to be resumed by a reply, its deadline, cancellation or a
     /// disconnect.
     func register(_ token: UInt64, timeout: Duration, _ waiter: Waiter) {
-        let now = DispatchTime.now().uptimeNanoseconds
-        let deadline = now &+ UInt64(max(0, timeout.nanoseconds))
+        let deadline = DeadlineTimer.deadline(after: timeout)
         state.withLock { state in
             state.pending[token] = waiter
             state.deadlines.push(Deadline(at: deadline, token: token))
-            if deadline < state.armedDeadline {
-                state.armedDeadline = deadline
-                state.timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), leeway: .milliseconds(1))
-            }
+            timer.arm(atOrBefore: deadline)
         }
     }
 
@@ -168,7 +152,7 @@ final class RequestMultiplexer: Sendable {
 
     /// Fails the requests whose deadline passed and re-arms the timer for the next one.
     private func expireDeadlines() {
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = DeadlineTimer.now
         let expired = state.withLock { state -> [Waiter] in
             var expired: [Waiter] = []
             while let first = state.deadlines.min, first.at <= now {
@@ -177,61 +161,12 @@ final class RequestMultiplexer: Sendable {
                     expired.append(waiter)
                 }
             }
-            if let earliest = state.deadlines.min?.at {
-                // Entries of finished requests stay in the heap; never wake more often than `resolution`.
-                let next = max(earliest, now &+ Self.resolution)
-                state.armedDeadline = next
-                state.timer.schedule(deadline: DispatchTime(uptimeNanoseconds: next), leeway: .milliseconds(1))
-            } else {
-                state.armedDeadline = .max
-            }
+            // Entries of finished requests stay in the heap; the timer wakes no more often than its resolution.
+            timer.rearm(for: state.deadlines.min?.at, now: now)
             return expired
         }
         for waiter in expired {
             waiter.resume(with: .failure(NATSError.timeout))
         }
     }
-}
-
-/// The replies of several requests sent together, waited for by one continuation: it resumes once every
-/// place holds its reply or its failure, with all of them in the order the requests were sent.
-final class ReplyBatch: Sendable {
-    private struct State {
-        var results: [Result<NATSMessage, any Error>?]
-        var remaining: Int
-    }
-
-    private let state: Mutex<State>
-    private let continuation: CheckedContinuation<[Result<NATSMessage, any Error>], Never>
-
-    /// A batch of `count` places (at least one) that resumes `continuation` once all are filled.
-    init(count: Int, _ continuation: CheckedContinuation<[Result<NATSMessage, any Error>], Never>) {
-        precondition(count > 0, "a reply batch has at least one request")
-        state = Mutex(State(results: Array(repeating: nil, count: count), remaining: count))
-        self.continuation = continuation
-    }
-
-    /// Fills place `index` unless it holds a result already; the last place filled resumes the waiter.
-    func fill(_ index: Int, with result: Result<NATSMessage, any Error>) {
-        let complete = state.withLock { state -> [Result<NATSMessage, any Error>]? in
-            if state.results[index] != nil { return nil }
-            state.results[index] = result
-            state.remaining -= 1
-            return state.remaining == 0 ? state.results.map { $0! } : nil
-        }
-        if let complete { continuation.resume(returning: complete) }
-    }
-}
-
-extension Duration {
-    /// The duration in whole nanoseconds (saturating), the unit cnats and Dispatch use.
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        return scaled.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
-    }
-
-    /// The duration in whole milliseconds (saturating), the unit of most cnats options.
-    var milliseconds: Int64 { nanoseconds / 1_000_000 }
 }

@@ -109,9 +109,10 @@ public struct Outbox: Service {
                 failures = 0
                 guard count < Self.batchSize else { continue }
                 await wakeup.wait(upTo: pollInterval)
-                // Under load, the events of many commits go in one round: rounds start at most every `roundSpacing`.
+                // Under load, the events of many commits go in one round: a round that published starts the
+                // next at most `roundSpacing` later (after an empty one, a signal is served at once).
                 let next = started.advanced(by: Self.roundSpacing)
-                if ContinuousClock.now < next { try? await Task.sleep(until: next) }
+                if count > 0, ContinuousClock.now < next { try? await Task.sleep(until: next) }
             }
         }
     }
@@ -124,8 +125,8 @@ public struct Outbox: Service {
         case failed
     }
 
-    /// Claims due rows, publishes them in order until one fails, deletes the published ones and hands
-    /// the rest back.
+    /// Claims due rows, publishes them together (sent in key order, acknowledgements awaited at once),
+    /// deletes the stored ones and hands back the failed ones.
     func publishBatch() async -> Outcome {
         let rows: [(key: Int64, row: PostgresRow)]
         do {
@@ -155,7 +156,10 @@ public struct Outbox: Service {
             outgoing.append((key, message))
         }
         // Sent in key order without waiting between them; the acknowledgements are awaited together.
-        let results = await jetStream.publishAll(outgoing.map { JetStream.OutgoingMessage($0.message.subject, $0.message.payload, messageID: $0.message.id) })
+        let messages = outgoing.map {
+            JetStream.OutgoingMessage($0.message.subject, $0.message.payload, messageID: $0.message.id)
+        }
+        let results = await jetStream.publishAll(messages)
         var done: [Int64] = []
         var failed: [(message: Message, error: any Error)] = []
         for (item, result) in zip(outgoing, results) {

@@ -1,12 +1,12 @@
-import Dispatch
+import Collections
 import Logging
 import Synchronization
 
 /// Up to `poolSize` connection slots, created lazily; callers lease a slot, and wait in FIFO order with a
 /// timeout when all are busy. A cancelled waiter leaves the queue at once.
 ///
-/// Waiters all wait `poolTimeout`, so the first in the queue is the first due: one dispatch timer, armed
-/// for its deadline, fails the late ones (a timer per waiter cost 4% of member-service's CPU under load).
+/// Waiters all wait `poolTimeout` from when they join the queue, so the first in the queue is the first
+/// due: one ``DeadlineTimer``, armed for its deadline, fails the late ones.
 final class ConnectionPool: Sendable {
     private struct Waiter {
         let id: UInt64
@@ -21,9 +21,6 @@ final class ConnectionPool: Sendable {
         var waiters: [Waiter] = []
         var nextWaiterID: UInt64 = 0
         var closed = false
-        /// The deadline the timer is armed for; `.max` when disarmed.
-        var armedDeadline: UInt64 = .max
-        var timer: any DispatchSourceTimer
     }
 
     private enum Lease {
@@ -35,21 +32,14 @@ final class ConnectionPool: Sendable {
     private let configuration: PostgresConfiguration
     private let gate: ConnectGate
     private let logger: Logger
-    private let state: Mutex<State>
+    private let state = Mutex(State())
+    private let timer = DeadlineTimer(label: "postgres.pool-timeouts")
 
     init(configuration: PostgresConfiguration, logger: Logger) {
         self.configuration = configuration
         self.gate = ConnectGate(backoff: configuration.reconnectBackoff)
         self.logger = logger
-        state = Mutex(State(timer: DispatchSource.makeTimerSource(queue: DispatchQueue(label: "postgres.pool-timeouts"))))
-        state.withLock { state in
-            state.timer.setEventHandler { [weak self] in self?.expireWaiters() }
-            state.timer.resume()
-        }
-    }
-
-    deinit {
-        state.withLock { $0.timer.cancel() }
+        timer.onDeadline { [weak self] in self?.expireWaiters() }
     }
 
     /// A slot for the caller's exclusive use until `release`; waits up to `poolTimeout` when all are busy.
@@ -110,7 +100,6 @@ final class ConnectionPool: Sendable {
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
-        let deadline = DispatchTime.now().uptimeNanoseconds &+ configuration.poolTimeout.dispatchNanoseconds
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let lease = state.withLock { state -> Lease in
@@ -118,8 +107,10 @@ final class ConnectionPool: Sendable {
                     if state.closed { return .failure(PostgresError.closed) }
                     // A slot may have come back between the first look and now.
                     if let slot = state.idle.popLast() { return .slot(slot) }
+                    // Taken under the lock, so the queue's order is the deadlines' order.
+                    let deadline = DeadlineTimer.deadline(after: configuration.poolTimeout)
                     state.waiters.append(Waiter(id: id, deadline: deadline, continuation: continuation))
-                    if state.armedDeadline == .max { Self.arm(&state, for: deadline) }
+                    timer.arm(atOrBefore: deadline)
                     return .wait
                 }
                 switch lease {
@@ -139,26 +130,16 @@ final class ConnectionPool: Sendable {
     /// Fails the waiters whose deadline passed (the first ones in the queue) with `poolTimeout`, and arms
     /// the timer for the next one's.
     private func expireWaiters() {
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = DeadlineTimer.now
         let expired = state.withLock { state -> [Waiter] in
             let late = state.waiters.prefix { $0.deadline <= now }
             state.waiters.removeFirst(late.count)
-            if let next = state.waiters.first {
-                // Never sooner than 5 ms from now: a burst of waiters served early does not spin the timer.
-                Self.arm(&state, for: max(next.deadline, now &+ 5_000_000))
-            } else {
-                state.armedDeadline = .max
-            }
+            timer.rearm(for: state.waiters.first?.deadline, now: now)
             return Array(late)
         }
         for waiter in expired {
             waiter.continuation.resume(throwing: PostgresError.poolTimeout)
         }
-    }
-
-    private static func arm(_ state: inout State, for deadline: UInt64) {
-        state.armedDeadline = deadline
-        state.timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), leeway: .milliseconds(1))
     }
 
     /// Fails waiter `id` with `error` if it is still waiting (it may have been served already).

@@ -159,6 +159,38 @@ struct MessageJSONParsingTests {
         }
     }
 
+    @Test("optional members: missing and null are nil, a wrong kind throws with its path, as with Foundation")
+    func optionalMembers() throws {
+        struct Inner: Codable, Equatable { var a: Int }
+        struct Optionals: Codable, Equatable {
+            var i: Int?
+            var s: String?
+            var d: Date?
+            var b: Bool?
+            var l: Int64?
+            var x: Double?
+            var inner: Inner?
+        }
+        let empty = Optionals()
+        for text in ["{}", #"{"i":null,"s":null,"d":null,"b":null,"l":null,"x":null,"inner":null}"#] {
+            #expect(try decode(Optionals.self, text) == empty)
+            #expect(try foundationDecode(Optionals.self, Array(text.utf8)) == empty)
+        }
+        let full = #"{"i":1,"s":"t","d":"2026-12-01T00:00:00Z","b":true,"l":-5,"x":1.5,"inner":{"a":2}}"#
+        #expect(try decode(Optionals.self, full) == (try foundationDecode(Optionals.self, Array(full.utf8))))
+        for (text, path) in [(#"{"i":"1"}"#, ["i"]), (#"{"s":1}"#, ["s"]), (#"{"b":1}"#, ["b"]), (#"{"l":true}"#, ["l"]),
+                             (#"{"x":"1"}"#, ["x"]), (#"{"inner":{"a":"2"}}"#, ["inner", "a"]), (#"{"inner":3}"#, ["inner"])] {
+            for decodes in [{ _ = try decode(Optionals.self, text) }, { _ = try foundationDecode(Optionals.self, Array(text.utf8)) }] {
+                do {
+                    try decodes()
+                    Issue.record("decoded \(text)")
+                } catch DecodingError.typeMismatch(_, let context) {
+                    #expect(context.codingPath.map(\.stringValue) == path, "\(text)")
+                }
+            }
+        }
+    }
+
     @Test("duplicate member names: the same value wins as with Foundation")
     func duplicates() throws {
         struct One: Decodable, Equatable { var a: Int }

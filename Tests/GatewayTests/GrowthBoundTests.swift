@@ -9,36 +9,6 @@ import Testing
 
 /// Everything a client can grow in the gateway has a bound, and growing it past the bound costs no
 /// more than growing it below: nothing copies or scans the whole table.
-@Suite("Issued access tokens are remembered as verified")
-struct IssuedTokenMemoryTests {
-    private static let logger = Logger(label: "gateway-test", level: .critical)
-
-    private func verifier() -> AccessTokenVerifier {
-        AccessTokenVerifier(issuer: "i", audience: "a", leeway: .seconds(0), maxCached: 100, logger: Self.logger, metrics: MetricsRegistry())
-    }
-
-    private func pair(_ token: String, _ claims: AccessTokenClaims?) -> TokenPair {
-        TokenPair(accessToken: token, refreshToken: "r", expiresIn: 900, memberId: 1, sessionId: "s", claims: claims, keyId: "k")
-    }
-
-    @Test("with the claims beside it, the token is not parsed; claims that are not this service's are not taken")
-    func claimsBesideTheToken() throws {
-        let now = Int64(Date().timeIntervalSince1970)
-        let ours = AccessTokenClaims(iss: "i", aud: "a", sub: "1", sid: "s", iat: now, exp: now + 900, jti: "j")
-        let verifier = verifier()
-        verifier.rememberIssued(pair("not-a-jwt", ours))
-        #expect(verifier.cachedCount == 1)
-        var foreign = ours
-        foreign.aud = "other"
-        verifier.rememberIssued(pair("also-not-a-jwt", foreign))
-        #expect(verifier.cachedCount == 1)
-        // Foreign claims beside a token of ours: the token is parsed and remembered.
-        let signer = JWTSigner(key: try PrivateKey.generateP256(), kid: "k", algorithm: .ES256)
-        verifier.rememberIssued(pair(try signer.sign(ours), foreign))
-        #expect(verifier.cachedCount == 2)
-    }
-}
-
 @Suite("The gateway's tables stay within their bounds")
 struct GrowthBoundTests {
     private static let logger = Logger(label: "gateway-test", level: .critical)

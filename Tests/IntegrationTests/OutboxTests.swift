@@ -44,15 +44,18 @@ struct OutboxTests {
         }
 
         /// The outbox on the table; with `unreadable`, the rows of those members cannot be made into events
-        /// (the closure throws for the first, returns nil for the rest, as a row of an unknown type).
-        func outbox(pollInterval: Duration = .seconds(1), unreadable: [Int64] = []) -> Outbox {
+        /// (the closure throws for the first, returns nil for the rest, as a row of an unknown type); with
+        /// `unpublishable`, those members' events go to a subject no stream captures, so their publish fails.
+        func outbox(pollInterval: Duration = .seconds(1), unreadable: [Int64] = [], unpublishable: [Int64] = []) -> Outbox {
             Outbox(table: .init(name: "outbox_test.events", key: "id", columns: ["event_id", "member_id", "created_at"]),
                    database: database, connection: connection, pollInterval: pollInterval, logger: OutboxTests.logger) { row in
                 let member = try row.int("member_id")
                 if member == unreadable.first { throw OutboxTestError() }
                 if unreadable.contains(member) { return nil }
-                return try .init(OutboxTests.type, MemberCreated(memberId: member, provider: .google),
-                                 id: try row.string("event_id"), occurredAt: try row.date("created_at"))
+                var message = try Outbox.Message(OutboxTests.type, MemberCreated(memberId: member, provider: .google),
+                                                 id: try row.string("event_id"), occurredAt: try row.date("created_at"))
+                if unpublishable.contains(member) { message.subject = "outbox-test.unstored" }
+                return message
             }
         }
 
@@ -163,6 +166,25 @@ struct OutboxTests {
         #expect(await fixture.outbox().publishBatch() == .published(4))
         // The failed try sent the three rows once (no stream stored them); then all go in key order.
         #expect(await fixture.received(7).map(\.id) == ids + ids + more)
+        #expect(try await fixture.remaining() == 0)
+        await fixture.close()
+    }
+
+    @Test("one failed publish in a batch: the stored events are deleted and not sent again, the failed one is due again at once")
+    func partialFailure() async throws {
+        let fixture = try await Fixture.make()
+        let ids = try await fixture.write([1, 2, 3])
+        #expect(await fixture.outbox(unpublishable: [2]).publishBatch() == .failed)
+        #expect(await fixture.received(2).map(\.id) == [ids[0], ids[2]])
+        let due = try await fixture.database.query("SELECT member_id FROM outbox_test.events WHERE available_at <= now()")
+        #expect(try due.rows.map { try $0.int("member_id") } == [2], "only the failed row is left, handed back")
+        // `received` ends its subscription: a fresh one sees what the next round sends.
+        let fresh = Fixture(database: fixture.database, nats: fixture.nats, connection: fixture.connection,
+                            seen: try fixture.connection.subscribe(Self.type.subject))
+        try await fixture.connection.flush(timeout: .seconds(5))
+        #expect(await fixture.outbox().publishBatch() == .published(1))
+        // Sent in key order: a stored one sent again would come first.
+        #expect(await fresh.received(1).map(\.id) == [ids[1]], "the stored ones are not sent again")
         #expect(try await fixture.remaining() == 0)
         await fixture.close()
     }

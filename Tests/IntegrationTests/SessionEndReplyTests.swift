@@ -1,5 +1,7 @@
 import Contracts
 import Foundation
+import JOSE
+import JSON
 import Testing
 import TestSupport
 
@@ -19,5 +21,25 @@ struct SessionEndReplyTests {
         // The access token lifetime (expiresIn, the issuer's ACCESS_TOKEN_TTL) from now, to the second.
         let expected = before.addingTimeInterval(TimeInterval(login.expiresIn))
         #expect(abs(expireAt.timeIntervalSince(expected)) < 5, "\(expireAt) vs \(expected)")
+    }
+}
+
+/// The issuer sends an access token's claims and `kid` beside it, so the gateway need not parse it back:
+/// they must be the token's own.
+@Suite("Issued tokens: the claims beside the token are its own")
+struct IssuedClaimsTests {
+    @Test("the claims and kid in the issuer's answer are those of the token it signed")
+    func claimsMatchToken() async throws {
+        let stack = try await TestStack.shared.running()
+        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let pair = try await stack.call(Endpoints.issueTokens,
+                                        IssueTokensRequest(memberId: login.memberId, deviceId: "claims-device", provider: .google))
+        let parts = pair.accessToken.split(separator: ".").map(String.init)
+        try #require(parts.count == 3)
+        let header = try MessageCoding.decode([String: String].self, from: try #require(Base64URL.decode(parts[0])))
+        let claims = try MessageCoding.decode(AccessTokenClaims.self, from: try #require(Base64URL.decode(parts[1])))
+        #expect(pair.claims == claims)
+        #expect(pair.keyId != nil && pair.keyId == header["kid"])
+        #expect(claims.sid == pair.sessionId && claims.sub == String(pair.memberId))
     }
 }

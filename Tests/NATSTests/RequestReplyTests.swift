@@ -38,24 +38,71 @@ struct RequestAllTests {
         try await TestNATS.respond(on: connection, subject: echo) { Array("re: ".utf8) + $0.payload }
         let quiet = try connection.subscribe(silent)  // Receives, never answers.
         try await connection.flush(timeout: .seconds(10))
-        var requests = (0..<50).map { NATSConnection.Request(echo, Array("\($0)".utf8)) }
-        requests.insert(NATSConnection.Request(TestNATS.unique("nobody"), []), at: 10)
-        requests.insert(NATSConnection.Request(silent, []), at: 20)
-        requests.insert(NATSConnection.Request("bad subject", []), at: 30)
+        let silentAt = [5, 20, 35, 45, 52]
+        var requests: [NATSConnection.Request] = []
+        var echoes = 0
+        for index in 0..<57 {
+            if silentAt.contains(index) {
+                requests.append(NATSConnection.Request(silent, []))
+            } else if index == 10 {
+                requests.append(NATSConnection.Request(TestNATS.unique("nobody"), []))
+            } else if index == 31 {
+                requests.append(NATSConnection.Request("bad subject", []))
+            } else {
+                requests.append(NATSConnection.Request(echo, Array("\(echoes)".utf8)))
+                echoes += 1
+            }
+        }
         let started = ContinuousClock.now
-        let results = await connection.requestAll(requests, timeout: .seconds(3))
-        #expect((ContinuousClock.now - started).seconds < 10)  // the timeout, not one per request
-        #expect(results.count == 53)
-        let echoed = results.enumerated().filter { ![10, 20, 30].contains($0.offset) }
+        let results = await connection.requestAll(requests, timeout: .seconds(2))
+        // Five silent requests with 2 s each: waited for together, not one after another (10 s).
+        #expect((ContinuousClock.now - started).seconds < 6)
+        #expect(results.count == 57)
+        let failing = Set(silentAt + [10, 31])
+        let echoed = results.enumerated().filter { !failing.contains($0.offset) }
             .map { result in Result { String(decoding: try result.element.get().payload, as: UTF8.self) } }
             .map { result in (try? result.get()) ?? "failed: \(result)" }
         #expect(echoed == (0..<50).map { "re: \($0)" })
+        for index in silentAt { #expect(throws: NATSError.timeout) { try results[index].get() } }
         #expect(throws: NATSError.noResponders) { try results[10].get() }
-        #expect(throws: NATSError.timeout) { try results[20].get() }
-        #expect(throws: (any Error).self) { try results[30].get() }
+        #expect(throws: NATSError.self) { try results[31].get() }  // the subject with a space, refused before sending
         #expect(await connection.requestAll([], timeout: .seconds(1)).isEmpty)
         quiet.unsubscribe()
         await connection.drainAndClose()
+    }
+
+    @Test("cancelling the caller fails every request still waiting, at once")
+    func cancelled() async throws {
+        let connection = try await TestNATS.connect()
+        let silent = TestNATS.unique("silent-cancel")
+        let quiet = try connection.subscribe(silent)
+        try await connection.flush(timeout: .seconds(10))
+        let waiting = Task { await connection.requestAll(Array(repeating: NATSConnection.Request(silent, []), count: 3), timeout: .seconds(30)) }
+        try await Task.sleep(for: .milliseconds(200))
+        let started = ContinuousClock.now
+        waiting.cancel()
+        let results = await waiting.value
+        #expect((ContinuousClock.now - started).seconds < 10)  // far sooner than the 30 s timeout
+        #expect(results.count == 3)
+        for result in results { #expect(throws: CancellationError.self) { try result.get() } }
+        // A task cancelled before it asks sends nothing and fails every request.
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await connection.requestAll([NATSConnection.Request(silent, [])], timeout: .seconds(30))
+        }
+        for result in await early.value { #expect(throws: CancellationError.self) { try result.get() } }
+        quiet.unsubscribe()
+        await connection.drainAndClose()
+    }
+
+    @Test("on a closed connection every request fails with connectionClosed")
+    func closedConnection() async throws {
+        let connection = try await TestNATS.connect()
+        await connection.drainAndClose()
+        let results = await connection.requestAll([NATSConnection.Request("anything", []), NATSConnection.Request("other", [])],
+                                                  timeout: .seconds(5))
+        #expect(results.count == 2)
+        for result in results { #expect(throws: NATSError.connectionClosed) { try result.get() } }
     }
 }
 

@@ -55,7 +55,9 @@ extension PostgresServerTests {
                         }
                     }
                     async let first = waited()
-                    try await Task.sleep(for: .milliseconds(450))
+                    // The second joins while the timer is armed for the first: the first's deadline must fail
+                    // only the first, and the timer must be armed again for the second's.
+                    try await Task.sleep(for: .milliseconds(150))
                     async let second = waited()
                     let (one, two) = await (first, second)
                     for elapsed in [one, two] {

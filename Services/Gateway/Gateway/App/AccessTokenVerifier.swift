@@ -64,11 +64,13 @@ final class AccessTokenVerifier: Sendable {
     /// then cost no signature check.
     ///
     /// The issuer sends the token's claims and `kid` with it (``TokenPair/claims``), so the token is not
-    /// parsed back; the token of an issuer that does not (an older release) is.
+    /// parsed back when they are this deployment's, name the pair's session and member, and come with a
+    /// `kid` (key revocation finds remembered tokens by it); otherwise (an older issuer) the token is parsed.
     func rememberIssued(_ tokens: TokenPair) {
         let issued: (claims: AccessTokenClaims, kid: String?)
-        if let claims = tokens.claims, check.isOurs(claims) {
-            issued = (claims, tokens.keyId)
+        if let claims = tokens.claims, let kid = tokens.keyId, check.isOurs(claims), claims.sid == tokens.sessionId,
+           claims.sub == String(tokens.memberId), tokens.accessToken.utf8.count <= AccessTokenCheck.maxLength {
+            issued = (claims, kid)
         } else if let parsed = check.claims(ofIssued: tokens.accessToken) {
             issued = parsed
         } else {

@@ -78,7 +78,7 @@ enum Field {
     }
 
     /// Whether `scalar` is in Unicode's general category Cc (control): U+0000-U+001F and U+007F-U+009F,
-    /// a fixed range (the category's lookup table cost a tenth of the gateway's CPU per login, for ID tokens).
+    /// a fixed range (the category's lookup cost 13% of the gateway's CPU per first login, for ID tokens).
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
