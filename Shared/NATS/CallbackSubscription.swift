@@ -2,13 +2,17 @@
 /// (``NATSConnection/subscribe(_:queue:onMessage:)``).
 public final class CallbackSubscription: Sendable {
     /// The callback, and who waits for the subscription's end; cnats holds it until the end.
-    final class Receiver: Sendable {
+    final class Receiver: Sendable, SubscriptionReceiver {
         let onMessage: @Sendable (NATSMessage) -> Void
         /// Open once the subscription ended: cnats delivers nothing more.
         let ended = Latch()
 
         init(onMessage: @escaping @Sendable (NATSMessage) -> Void) {
             self.onMessage = onMessage
+        }
+
+        func finish(failure: NATSError?) {
+            ended.open()
         }
     }
 

@@ -47,8 +47,7 @@ extension JetStream {
                 guard let received = StreamMessage(copying: message!) else { return }
                 Unmanaged<MessageChannel<StreamMessage>>.fromOpaque(closure!).takeUnretainedValue().send(received)
             }
-            let messages: Subscription<StreamMessage> = try connection.makeSubscription(
-                subject: subject, queue: nil, onMessage: onMessage) { closure in
+            let messages: Subscription<StreamMessage> = try connection.makeSubscription(subject: subject, queue: nil) { closure in
                 var options = jsSubOptions()
                 try check(jsSubOptions_Init(&options), "init subscribe options")
                 var subscription: OpaquePointer?

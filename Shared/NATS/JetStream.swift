@@ -132,15 +132,9 @@ public struct JetStream: Sendable {
     /// captures `subject`.
     public func publish(_ subject: String, _ payload: [UInt8], messageID: String? = nil,
                         headers: [String: String] = [:], timeout: Duration = .seconds(5)) async throws -> UInt64 {
-        let message = OutgoingMessage(subject, payload, messageID: messageID, headers: headers)
         // The acknowledgement is an ordinary reply, so it rides the shared inbox: no thread waits for it.
-        let reply: Result<NATSMessage, any Error>
-        do {
-            reply = .success(try await connection.request(subject, payload, headers: message.request.headers, timeout: timeout))
-        } catch {
-            reply = .failure(error)
-        }
-        return try Self.sequence(of: reply, subject: subject).get()
+        let message = OutgoingMessage(subject, payload, messageID: messageID, headers: headers)
+        return try await publishAll([message], timeout: timeout)[0].get()
     }
 
     /// One message of ``publishAll(_:timeout:)``.

@@ -13,7 +13,7 @@ private enum Poll<Element> {
 /// The producer is a cnats delivery thread or a fetch thread owned by this module, never a cooperative
 /// thread, so it may block: when `capacity` messages wait unread, `send` blocks until a consumer takes
 /// one, and the library's own pending limits then bound what queues up behind it.
-final class MessageChannel<Element: Sendable>: Sendable, FinishableChannel {
+final class MessageChannel<Element: Sendable>: Sendable, SubscriptionReceiver {
     private struct State {
         var buffer: [Element] = []
         var head = 0
@@ -137,8 +137,9 @@ final class MessageChannel<Element: Sendable>: Sendable, FinishableChannel {
     }
 }
 
-/// A channel that can be finished without knowing its element type (from a C callback).
-protocol FinishableChannel: AnyObject {
-    /// Ends iteration once the buffered messages are read (then throws `failure`, if any).
+/// What a cnats subscription's callbacks get as their closure pointer (a channel, a callback), told of
+/// the subscription's end without knowing its type (from a C callback).
+protocol SubscriptionReceiver: AnyObject {
+    /// The subscription ended and its last message was handed over; `failure` says why, if it failed.
     func finish(failure: NATSError?)
 }

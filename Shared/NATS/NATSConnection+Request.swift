@@ -71,16 +71,14 @@ extension NATSConnection {
                 for (index, token) in tokens.enumerated() {
                     multiplexer.register(token, timeout: timeout, .batch(batch, index: index))
                 }
-                if Task.isCancelled {
-                    for token in tokens { multiplexer.complete(token, with: .failure(CancellationError())) }
+                if Task.isCancelled || !isConnected {
+                    let failure: any Error = Task.isCancelled ? CancellationError()
+                        : events.isClosed ? NATSError.connectionClosed : NATSError.notConnected
+                    for token in tokens { multiplexer.complete(token, with: .failure(failure)) }
                     return
                 }
-                let connected = isConnected
                 for (request, token) in zip(requests, tokens) {
                     do {
-                        guard connected else {
-                            throw events.isClosed ? NATSError.connectionClosed : NATSError.notConnected
-                        }
                         try Subject.validate(request.subject, wildcards: false)
                         try multiplexer.withReplySubject(token) { reply in
                             try publish(request.subject, reply: reply, request.payload, headers: request.headers)

@@ -123,7 +123,7 @@ final class ConnectionPool: Sendable {
                 }
             }
         } onCancel: {
-            removeWaiter(id, error: CancellationError())
+            cancelWaiter(id)
         }
     }
 
@@ -142,12 +142,12 @@ final class ConnectionPool: Sendable {
         }
     }
 
-    /// Fails waiter `id` with `error` if it is still waiting (it may have been served already).
-    private func removeWaiter(_ id: UInt64, error: any Error) {
+    /// Fails waiter `id` with `CancellationError` if it is still waiting (it may have been served already).
+    private func cancelWaiter(_ id: UInt64) {
         let waiter = state.withLock { state -> Waiter? in
             guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
             return state.waiters.remove(at: index)
         }
-        waiter?.continuation.resume(throwing: error)
+        waiter?.continuation.resume(throwing: CancellationError())
     }
 }
