@@ -43,3 +43,29 @@ struct IssuedClaimsTests {
         #expect(claims.sid == pair.sessionId && claims.sub == String(pair.memberId))
     }
 }
+
+/// The gateway refuses a session's access tokens from the issuer's answer to an unlink or a deletion; the
+/// issuer's own consumer of `identity.unlinked` or `member.deleted` may end the sessions first, and the
+/// answer must name them all the same.
+@Suite("Ended sessions: the answer names them even when an event ended them first")
+struct SessionEndRaceTests {
+    @Test("a second end of an identity's sessions (as after the consumer's) still names them")
+    func identityEndedTwice() async throws {
+        let stack = try await TestStack.shared.running()
+        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let request = EndIdentitySessionsRequest(memberId: login.memberId, provider: .google)
+        let first = try await stack.call(Endpoints.endIdentitySessions, request)
+        #expect(first.sessionIds.count == 1)
+        #expect(try await stack.call(Endpoints.endIdentitySessions, request).sessionIds == first.sessionIds)
+    }
+
+    @Test("a second end of a deleted member's sessions still names them")
+    func memberDeletedTwice() async throws {
+        let stack = try await TestStack.shared.running()
+        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let request = DeletedMemberRequest(memberId: login.memberId)
+        let first = try await stack.call(Endpoints.endDeletedMember, request)
+        #expect(first.sessionIds.count == 1)
+        #expect(try await stack.call(Endpoints.endDeletedMember, request).sessionIds == first.sessionIds)
+    }
+}

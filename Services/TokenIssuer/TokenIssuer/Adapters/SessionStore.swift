@@ -84,6 +84,18 @@ struct SessionStore: Sendable {
         return try rows.map { try $0.uuid("id").uuidString.lowercased() }
     }
 
+    /// The member's sessions (only those that signed in with `provider`, if given) ended for `reason` in the
+    /// last `window` by the database's clock, whoever ended them: those whose access tokens may still be live.
+    func ended(memberId: Int64, provider: Provider? = nil, reason: SessionEndReason, within window: Duration) async throws -> [String] {
+        let rows = try await database.query(
+            """
+            SELECT id FROM issuer.sessions
+             WHERE member_id = \(memberId) AND (\(provider?.rawValue)::text IS NULL OR provider = \(provider?.rawValue))
+               AND end_reason = \(reason.rawValue) AND ended_at >= now() - make_interval(secs => \(window.components.seconds))
+            """)
+        return try rows.map { try $0.uuid("id").uuidString.lowercased() }
+    }
+
     /// The member's live sessions, most recently used first.
     func sessions(memberId: Int64) async throws -> [SessionSummary] {
         let rows = try await database.query(

@@ -59,16 +59,25 @@ struct IssuerHandlers: Sendable {
         return sessionsEnded(ended, memberId: request.memberId, reason: .revoked)
     }
 
+    /// Answers with every session the deletion ended, including those the `member.deleted` consumer
+    /// (``SessionEventsConsumer``) ended first: the gateway refuses their access tokens from the answer.
     func endDeletedMember(_ request: DeletedMemberRequest) async throws -> SessionsEnded {
         try Self.checkMember(request.memberId)
         let ended = try await store.endDeletedMember(request.memberId)
-        return sessionsEnded(ended, memberId: request.memberId, reason: .memberDeleted)
+        var reply = sessionsEnded(ended, memberId: request.memberId, reason: .memberDeleted)
+        reply.sessionIds = try await store.ended(memberId: request.memberId, reason: .memberDeleted, within: configuration.accessTokenTTL)
+        return reply
     }
 
+    /// Answers with every session of the identity that ended, including those the `identity.unlinked`
+    /// consumer ended first (the member-service's event can arrive before this request).
     func endIdentitySessions(_ request: EndIdentitySessionsRequest) async throws -> SessionsEnded {
         try Self.checkMember(request.memberId)
         let ended = try await store.endSessions(memberId: request.memberId, provider: request.provider, reason: .identityEnded)
-        return sessionsEnded(ended, memberId: request.memberId, reason: .identityEnded)
+        var reply = sessionsEnded(ended, memberId: request.memberId, reason: .identityEnded)
+        reply.sessionIds = try await store.ended(memberId: request.memberId, provider: request.provider, reason: .identityEnded,
+                                                 within: configuration.accessTokenTTL)
+        return reply
     }
 
     func sessions(_ request: ListSessionsRequest) async throws -> SessionList {
