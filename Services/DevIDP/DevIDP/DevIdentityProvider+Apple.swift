@@ -40,7 +40,8 @@ extension DevIdentityProvider {
     /// Whether `secret` is a client secret Apple would take for `clientID`: an ES256 JWT with the
     /// configured `kid`, signed by the configured key, iss = team, sub = client, aud = Apple,
     /// not expired, and living at most six months.
-    func appleClientSecretIsValid(_ secret: String, clientID: String, now: Date = Date()) -> Bool {
+    /// The signature is checked off the actor.
+    nonisolated func appleClientSecretIsValid(_ secret: String, clientID: String, now: Date = Date()) async -> Bool {
         guard let jws = try? CompactJWS.parse(secret), jws.header.alg == "ES256",
               let claims = try? JWTClaims.decode(jws.payload) else { return false }
         if let keyID = configuration.appleKeyID, jws.header.kid != keyID { return false }
@@ -53,23 +54,34 @@ extension DevIdentityProvider {
         guard claims.sub == clientID, claims.aud == ["https://appleid.apple.com"],
               let issuedAt = claims.iat, let expiry = claims.exp,
               issuedAt <= current + 60, expiry > current, expiry - issuedAt <= 15_777_000 else { return false }
-        appleClientSecretsSeen.insert(secret)
+        await noteClientSecret(secret)
         return true
     }
 
+    private func noteClientSecret(_ secret: String) {
+        appleClientSecretsSeen.insert(secret)
+    }
+
     /// Exchanges a code: Apple's token answer, or nil when the code is unknown, used or for another client.
-    func exchangeAppleCode(_ code: String, clientID: String) throws -> AppleTokenAnswer? {
+    /// The ID token is signed off the actor.
+    nonisolated func exchangeAppleCode(_ code: String, clientID: String) async throws -> AppleTokenAnswer? {
+        guard let (grant, refreshToken, apple) = await redeemAppleCode(code, clientID: clientID) else { return nil }
+        let now = Int64(Date().timeIntervalSince1970)
+        let claims: [String: JSONValue] = ["iss": .string(apple.issuer), "aud": .string(clientID), "sub": .string(grant.subject),
+                                           "iat": .integer(now), "exp": .integer(now + 600)]
+        let idToken = try apple.current.signer.sign(claimsJSON: MessageCoding.encode(claims))
+        return AppleTokenAnswer(access_token: "a" + Hex.encode(SecureRandom.bytes(16)), refresh_token: refreshToken, id_token: idToken)
+    }
+
+    /// Uses up `code`: its grant, the refresh token now live for it, and Apple's issuer to sign with.
+    private func redeemAppleCode(_ code: String, clientID: String) -> (AppleGrant, String, FakeIssuer)? {
         guard let grant = appleCodes[code], grant.clientID == nil || grant.clientID == clientID,
               let apple = issuers["apple"] else { return nil }
         appleCodes[code] = nil
         let refreshToken = "r" + Hex.encode(SecureRandom.bytes(16)) + ".0.dev"
         appleRefreshTokens[refreshToken] = AppleGrant(subject: grant.subject, clientID: clientID)
         appleTokenExchanges += 1
-        let now = Int64(Date().timeIntervalSince1970)
-        let claims: [String: JSONValue] = ["iss": .string(apple.issuer), "aud": .string(clientID), "sub": .string(grant.subject),
-                                           "iat": .integer(now), "exp": .integer(now + 600)]
-        let idToken = try apple.current.signer.sign(claimsJSON: MessageCoding.encode(claims))
-        return AppleTokenAnswer(access_token: "a" + Hex.encode(SecureRandom.bytes(16)), refresh_token: refreshToken, id_token: idToken)
+        return (grant, refreshToken, apple)
     }
 
     /// Revokes a refresh token issued to `clientID`: true when it was live.
@@ -91,9 +103,9 @@ extension DevIdentityProvider {
         appleRevokeCalls[subject, default: []].append(AppleRevokeCall(at: Date(), status: status))
     }
 
-    /// An Apple server-to-server notification JWS, signed like Apple's identity tokens.
-    public func mintAppleNotification(_ request: AppleNotificationMint) throws -> String {
-        guard let apple = issuers["apple"] else { throw DevIDPError("no Apple issuer") }
+    /// An Apple server-to-server notification JWS, signed like Apple's identity tokens (off the actor).
+    public nonisolated func mintAppleNotification(_ request: AppleNotificationMint) async throws -> String {
+        guard let apple = await issuerNow("apple") else { throw DevIDPError("no Apple issuer") }
         var event: [String: JSONValue] = ["type": .string(request.type), "sub": .string(request.sub),
                                           "event_time": .integer(request.event_time ?? Int64(Date().timeIntervalSince1970 * 1000))]
         if let email = request.email { event["email"] = .string(email) }

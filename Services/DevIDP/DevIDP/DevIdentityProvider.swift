@@ -62,9 +62,16 @@ public actor DevIdentityProvider {
         issuers[provider]?.key(for: algorithm, unpublished: unpublished)?.jwk
     }
 
-    /// Mints an ID token for `provider`, nil for an unknown provider or algorithm.
-    public func mint(_ provider: String, _ request: MintRequest) throws -> String? {
-        guard let fake = issuers[provider] else { return nil }
+    /// The issuer `provider` stands for, as it is now (its keys), nil for an unknown provider.
+    func issuerNow(_ provider: String) -> FakeIssuer? {
+        issuers[provider]
+    }
+
+    /// Mints an ID token for `provider`, nil for an unknown provider or algorithm. The signature is made
+    /// off the actor: every test and request shares this one provider, and signatures made on it queued
+    /// its quick calls (a Naver profile lookup, an Apple code exchange) past the verifier's timeout.
+    public nonisolated func mint(_ provider: String, _ request: MintRequest) async throws -> String? {
+        guard let fake = await issuerNow(provider) else { return nil }
         var claims = request.claims
         let now = Int64(Date().timeIntervalSince1970)
         if claims["iss"] == nil { claims["iss"] = .string(fake.issuer) }
@@ -99,9 +106,18 @@ public actor DevIdentityProvider {
         return String(decoding: signingInput, as: UTF8.self) + "." + Base64URL.encode(signature)
     }
 
-    /// Adds a signing key to `provider`; returns its kid.
-    public func rotate(_ provider: String) throws -> String? {
-        try issuers[provider]?.rotate()
+    /// Adds a signing key to `provider`; returns its kid. The key is made off the actor (an RSA key
+    /// takes tens of milliseconds, more on a busy machine).
+    public nonisolated func rotate(_ provider: String) async throws -> String? {
+        guard Self.providerNames.contains(provider) else { return nil }
+        let key = try FakeIssuer.makeKey(PrivateKey.generateRSA(bits: 2048), .RS256)
+        return await add(key, to: provider)
+    }
+
+    private func add(_ key: FakeIssuer.Key, to provider: String) -> String? {
+        guard issuers[provider] != nil else { return nil }
+        issuers[provider]?.add(key)
+        return key.kid
     }
 
     /// How many times each provider's key set was fetched.

@@ -46,11 +46,9 @@ struct FakeIssuer: Sendable {
         return JWKSet(keys: [unpublished.jwk])
     }
 
-    /// Adds a new RSA signing key; the old ones stay published.
-    mutating func rotate() throws -> String {
-        let key = try Self.makeKey(PrivateKey.generateRSA(bits: 2048), .RS256)
+    /// Adds `key` as the RSA key that signs from now on; the old ones stay published.
+    mutating func add(_ key: Key) {
         keys.append(key)
-        return key.kid
     }
 
     /// The RSA key that signs now.
