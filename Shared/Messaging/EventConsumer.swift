@@ -36,6 +36,7 @@ public struct EventConsumer<Payload: Codable & Sendable>: Service {
     let metrics: MetricsRegistry?
     let logger: Logger
     let handler: Handler
+    let beats: ProgressBeats
 
     /// A consumer of `type` through the durable consumer `durable`, handling up to `maxConcurrent` events at once.
     /// A handler's work is reported as progress for `maxHandlingTime` at most (default twenty ack waits).
@@ -51,6 +52,7 @@ public struct EventConsumer<Payload: Codable & Sendable>: Service {
         self.metrics = metrics
         self.logger = logger.with(["nats.durable": durable])
         self.handler = handler
+        beats = ProgressBeats(interval: ackWait / 3, logger: self.logger)
         metrics?.describeCounter("events_handled_total", "Events handled and acknowledged, by durable consumer.")
         metrics?.describeCounter("events_retried_total", "Events declined for a later delivery, by durable consumer.")
         metrics?.describeCounter("events_failed_total", "Events that could not be read and were dropped, by durable consumer.")
@@ -126,36 +128,13 @@ public struct EventConsumer<Payload: Codable & Sendable>: Service {
         }
     }
 
-    /// Runs `body`, telling the server every third of the ack wait that the message is still being worked on,
-    /// until `maxHandlingTime` has passed: a handler that hangs does not hold its event forever.
-    /// The beats keep to the clock, and none waits for an answer, so a late answer or a late wake-up
-    /// does not push the next one back.
+    /// Runs `body` while the server is told every third of the ack wait that the message is still being worked
+    /// on (``ProgressBeats``), until `maxHandlingTime` after its delivery: a handler that hangs does not hold its
+    /// event forever. The reports stop before the caller acknowledges.
     private func whileInProgress<T: Sendable>(_ message: JetStreamMessage, _ body: @Sendable () async throws -> T) async throws -> T {
-        let (interval, start, logger) = (ackWait / 3, ContinuousClock.now, logger)
-        let limit = start + maxHandlingTime
-        let heartbeat = Task {
-            var next = start + interval
-            while (try? await Task.sleep(until: next, clock: .continuous)) != nil {
-                guard next <= limit else {
-                    logger.warning("event handler still working; its progress is no longer reported, so the event goes to another replica after the ack wait",
-                                   ["nats.sequence": String(message.streamSequence), "delivery": String(message.deliveryCount)])
-                    return
-                }
-                try? message.signalInProgress()
-                next = max(next + interval, ContinuousClock.now)
-            }
-        }
-        // Stopped and awaited before the caller acknowledges: a beat landing after a `-NAK` with a delay
-        // would restart the ack timer, and the retry would come after the ack wait instead.
-        let result: Result<T, any Error>
-        do {
-            result = .success(try await body())
-        } catch {
-            result = .failure(error)
-        }
-        heartbeat.cancel()
-        await heartbeat.value
-        return try result.get()
+        let token = beats.start(message, for: maxHandlingTime)
+        defer { beats.stop(token) }
+        return try await body()
     }
 
     /// Sends an acknowledgement, again up to twice when it fails: a lost one would leave the message

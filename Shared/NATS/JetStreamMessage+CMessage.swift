@@ -1,4 +1,5 @@
 import CNats
+import Collections
 
 extension JetStreamMessage {
     /// Copies a message fetched from a JetStream consumer, with its delivery metadata, out of cnats.
@@ -14,6 +15,7 @@ extension JetStreamMessage {
         headers = NATSMessage.headers(of: message)
         deliveryCount = Int(metadata.pointee.NumDelivered)
         streamSequence = metadata.pointee.Sequence.Stream
+        receivedAt = DeadlineTimer.now
         ackSubject = String(cString: reply)
         self.connection = connection
     }

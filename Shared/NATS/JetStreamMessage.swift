@@ -10,6 +10,8 @@ public struct JetStreamMessage: Sendable {
     public let deliveryCount: Int
     /// The message's sequence number in its stream.
     public let streamSequence: UInt64
+    /// When the consumer fetched it, in uptime nanoseconds (`DeadlineTimer.now`): its ack wait runs from then.
+    public let receivedAt: UInt64
     /// The subject acknowledgements go to (`$JS.ACK...`).
     let ackSubject: String
     let connection: NATSConnection
