@@ -95,7 +95,7 @@ public enum BusSubjects {
     public static let servedByTokenVerifier = [Endpoints.verify.subject, Endpoints.verifyAppleNotification.subject]
     /// What the member-service answers.
     public static let servedByMemberService = [
-        Endpoints.memberLogin.subject, Endpoints.memberGet.subject, Endpoints.memberDelete.subject,
+        Endpoints.memberLogin.subject, Endpoints.memberGet.subject, Endpoints.memberUpdate.subject, Endpoints.memberDelete.subject,
         Endpoints.memberAppleNotification.subject, Endpoints.memberLinkIdentity.subject, Endpoints.memberUnlinkIdentity.subject,
     ]
     /// What the token-issuer answers for the gateway (`rotate-keys` is the operator's).
@@ -117,7 +117,7 @@ public enum BusSubjects {
     public static func events(publishedBy identity: BusIdentity) -> [String] {
         switch identity {
         case .memberService:
-            [Events.memberCreated.subject, Events.memberLoggedIn.subject, Events.memberDeleted.subject,
+            [Events.memberCreated.subject, Events.memberLoggedIn.subject, Events.memberUpdated.subject, Events.memberDeleted.subject,
              Events.identityLinked.subject, Events.identityUnlinked.subject, Events.appleNotification.subject]
         case .tokenIssuer:
             [Events.sessionEnded.subject, Events.refreshTokenReused.subject]

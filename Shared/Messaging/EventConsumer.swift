@@ -11,7 +11,7 @@ import Runtime
 ///
 /// An event that does not decode is terminated (logged as an error), never retried. A handler that
 /// throws has the event retried after ``retryDelay(delivery:)``. While a handler works the consumer
-/// tells the server so every third of the ack wait, for at most `maxHandlingTime` (a hung handler then
+/// tells the server so every third of the ack wait, until `maxHandlingTime` after the event was fetched (a hung handler then
 /// lets the event go to another replica after the ack wait), and an acknowledgement that fails is sent
 /// again, so an event is never left to come back only after the ack wait. A lost connection or a deleted
 /// consumer is waited out and the consumer bound again.
@@ -39,7 +39,8 @@ public struct EventConsumer<Payload: Codable & Sendable>: Service {
     let beats: ProgressBeats
 
     /// A consumer of `type` through the durable consumer `durable`, handling up to `maxConcurrent` events at once.
-    /// A handler's work is reported as progress for `maxHandlingTime` at most (default twenty ack waits).
+    /// A handler's work is reported as progress until `maxHandlingTime` (default twenty ack waits) after the
+    /// event was fetched, time spent waiting for a free handler included.
     public init(connection: NATSConnection, type: EventType<Payload>, durable: String, ackWait: Duration = .seconds(30),
                 maxHandlingTime: Duration? = nil, maxConcurrent: Int = 1, metrics: MetricsRegistry? = nil, logger: Logger,
                 handler: @escaping Handler) {
@@ -129,7 +130,7 @@ public struct EventConsumer<Payload: Codable & Sendable>: Service {
     }
 
     /// Runs `body` while the server is told every third of the ack wait that the message is still being worked
-    /// on (``ProgressBeats``), until `maxHandlingTime` after its delivery: a handler that hangs does not hold its
+    /// on (``ProgressBeats``), until `maxHandlingTime` after it was fetched: a handler that hangs does not hold its
     /// event forever. The reports stop before the caller acknowledges.
     private func whileInProgress<T: Sendable>(_ message: JetStreamMessage, _ body: @Sendable () async throws -> T) async throws -> T {
         let token = beats.start(message, for: maxHandlingTime)

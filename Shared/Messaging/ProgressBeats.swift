@@ -29,7 +29,7 @@ final class ProgressBeats: Sendable {
     init(interval: Duration, logger: Logger) {
         self.interval = UInt64(max(Duration.milliseconds(1).nanoseconds, interval.nanoseconds))
         self.logger = logger
-        timer = DeadlineTimer(label: "events.progress")
+        timer = DeadlineTimer(label: "events.progress.\(logger.metadata["nats.durable"] ?? "consumer")")
         timer.onDeadline { [weak self] in self?.beat() }
     }
 
@@ -63,8 +63,8 @@ final class ProgressBeats: Sendable {
                     lapsed.append(beat.message)
                     continue
                 }
-                // Sent under the lock, so that stop() cannot return while a report is on its way; a
-                // publish only copies into cnats's buffer.
+                // Sent under the lock, so that stop() cannot return while a report is on its way. A publish
+                // usually only copies into cnats's buffer; with the buffer full it writes to the socket.
                 try? beat.message.signalInProgress()
                 // Kept to the clock: a late beat does not push the next one back, unless a whole interval was missed.
                 let next = beat.due &+ interval

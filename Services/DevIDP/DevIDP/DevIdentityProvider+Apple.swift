@@ -41,7 +41,7 @@ extension DevIdentityProvider {
     /// configured `kid`, signed by the configured key, iss = team, sub = client, aud = Apple,
     /// not expired, and living at most six months.
     /// The signature is checked off the actor.
-    nonisolated func appleClientSecretIsValid(_ secret: String, clientID: String, now: Date = Date()) async -> Bool {
+    @concurrent nonisolated func appleClientSecretIsValid(_ secret: String, clientID: String, now: Date = Date()) async -> Bool {
         guard let jws = try? CompactJWS.parse(secret), jws.header.alg == "ES256",
               let claims = try? JWTClaims.decode(jws.payload) else { return false }
         if let keyID = configuration.appleKeyID, jws.header.kid != keyID { return false }
@@ -64,7 +64,7 @@ extension DevIdentityProvider {
 
     /// Exchanges a code: Apple's token answer, or nil when the code is unknown, used or for another client.
     /// The ID token is signed off the actor.
-    nonisolated func exchangeAppleCode(_ code: String, clientID: String) async throws -> AppleTokenAnswer? {
+    @concurrent nonisolated func exchangeAppleCode(_ code: String, clientID: String) async throws -> AppleTokenAnswer? {
         guard let (grant, refreshToken, apple) = await redeemAppleCode(code, clientID: clientID) else { return nil }
         let now = Int64(Date().timeIntervalSince1970)
         let claims: [String: JSONValue] = ["iss": .string(apple.issuer), "aud": .string(clientID), "sub": .string(grant.subject),
@@ -104,7 +104,7 @@ extension DevIdentityProvider {
     }
 
     /// An Apple server-to-server notification JWS, signed like Apple's identity tokens (off the actor).
-    public nonisolated func mintAppleNotification(_ request: AppleNotificationMint) async throws -> String {
+    @concurrent public nonisolated func mintAppleNotification(_ request: AppleNotificationMint) async throws -> String {
         guard let apple = await issuerNow("apple") else { throw DevIDPError("no Apple issuer") }
         var event: [String: JSONValue] = ["type": .string(request.type), "sub": .string(request.sub),
                                           "event_time": .integer(request.event_time ?? Int64(Date().timeIntervalSince1970 * 1000))]

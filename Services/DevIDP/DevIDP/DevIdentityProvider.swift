@@ -70,7 +70,7 @@ public actor DevIdentityProvider {
     /// Mints an ID token for `provider`, nil for an unknown provider or algorithm. The signature is made
     /// off the actor: every test and request shares this one provider, and signatures made on it queued
     /// its quick calls (a Naver profile lookup, an Apple code exchange) past the verifier's timeout.
-    public nonisolated func mint(_ provider: String, _ request: MintRequest) async throws -> String? {
+    @concurrent public nonisolated func mint(_ provider: String, _ request: MintRequest) async throws -> String? {
         guard let fake = await issuerNow(provider) else { return nil }
         var claims = request.claims
         let now = Int64(Date().timeIntervalSince1970)
@@ -108,7 +108,7 @@ public actor DevIdentityProvider {
 
     /// Adds a signing key to `provider`; returns its kid. The key is made off the actor (an RSA key
     /// takes tens of milliseconds, more on a busy machine).
-    public nonisolated func rotate(_ provider: String) async throws -> String? {
+    @concurrent public nonisolated func rotate(_ provider: String) async throws -> String? {
         guard Self.providerNames.contains(provider) else { return nil }
         let key = try FakeIssuer.makeKey(PrivateKey.generateRSA(bits: 2048), .RS256)
         return await add(key, to: provider)
