@@ -17,6 +17,8 @@ public enum Endpoints {
     public static let memberLogin = Endpoint<MemberLoginRequest, MemberLoginReply>("auth.member.login")
     /// member-service: a member's profile and identities.
     public static let memberGet = Endpoint<MemberGetRequest, MemberProfile>("auth.member.get")
+    /// member-service: change a member's name, time zone or locale.
+    public static let memberUpdate = Endpoint<MemberUpdateRequest, MemberProfile>("auth.member.update")
     /// token-issuer: start (or replace) the session of a member on a device and issue its tokens.
     public static let issueTokens = Endpoint<IssueTokensRequest, TokenPair>("auth.issuer.issue")
     /// token-issuer: rotate a refresh token.

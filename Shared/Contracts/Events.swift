@@ -12,6 +12,8 @@ public enum Events {
     public static let memberCreated = EventType<MemberCreated>("member.created")
     /// `events.member.logged-in`
     public static let memberLoggedIn = EventType<MemberLoggedIn>("member.logged-in")
+    /// `events.member.updated`
+    public static let memberUpdated = EventType<MemberUpdated>("member.updated")
     /// `events.member.deleted`
     public static let memberDeleted = EventType<MemberDeleted>("member.deleted")
     /// `events.identity.linked`
@@ -70,6 +72,22 @@ public struct EventEnvelope<Payload: Codable & Sendable>: Codable, Sendable {
         self.type = type.name
         self.occurredAt = occurredAt
         self.data = data
+    }
+}
+
+/// A member's profile changed: by `PATCH /api/members/me` (`source` `request`) or by a login that
+/// brought a new name, email, picture, time zone or locale (`login`). It names the fields, not their
+/// values: a consumer that needs them asks for the profile.
+public struct MemberUpdated: Codable, Sendable, Equatable {
+    public var memberId: Int64
+    /// The fields that changed, by their `GET /api/members/me` names, sorted.
+    public var fields: [String]
+    /// `request` or `login`.
+    public var source: String
+    public init(memberId: Int64, fields: [String], source: String) {
+        self.memberId = memberId
+        self.fields = fields
+        self.source = source
     }
 }
 

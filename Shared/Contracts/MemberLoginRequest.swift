@@ -67,17 +67,27 @@ public struct MemberProfile: Codable, Sendable, Equatable {
     public var emailVerified: Bool
     /// The member's name, if known.
     public var name: String?
+    /// The picture of the identity the member last signed in with that has one (an `https` URL).
+    public var pictureUrl: String?
+    /// The member's IANA time zone, if known.
+    public var timezone: String?
+    /// The member's BCP 47 locale, if known.
+    public var locale: String?
     /// The linked provider identities.
     public var identities: [LinkedIdentity]
     /// When the member was created.
     public var createdAt: Date
 
     /// Creates a profile.
-    public init(memberId: Int64, email: String?, emailVerified: Bool, name: String?, identities: [LinkedIdentity], createdAt: Date) {
+    public init(memberId: Int64, email: String?, emailVerified: Bool, name: String?, pictureUrl: String? = nil,
+                timezone: String? = nil, locale: String? = nil, identities: [LinkedIdentity], createdAt: Date) {
         self.memberId = memberId
         self.email = email
         self.emailVerified = emailVerified
         self.name = name
+        self.pictureUrl = pictureUrl
+        self.timezone = timezone
+        self.locale = locale
         self.identities = identities
         self.createdAt = createdAt
     }
@@ -100,5 +110,27 @@ public struct LinkedIdentity: Codable, Sendable, Equatable {
         self.email = email
         self.emailVerified = emailVerified
         self.linkedAt = linkedAt
+    }
+}
+
+/// Changes a member's own profile fields (`auth.member.update`); a field left nil stays as it is.
+public struct MemberUpdateRequest: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The member's ID.
+    public var memberId: Int64
+    /// The new name.
+    public var name: String?
+    /// The new IANA time zone.
+    public var timezone: String?
+    /// The new BCP 47 locale.
+    public var locale: String?
+
+    /// Creates a request.
+    public init(memberId: Int64, name: String? = nil, timezone: String? = nil, locale: String? = nil) {
+        self.memberId = memberId
+        self.name = name
+        self.timezone = timezone
+        self.locale = locale
     }
 }

@@ -36,6 +36,8 @@ public struct VerifiedIdentity: Codable, Sendable, Equatable {
     public var isPrivateEmail: Bool?
     /// The user's name as the provider gives it, if it does.
     public var name: String?
+    /// The user's picture as the provider gives it (an `https` URL), if it does.
+    public var pictureUrl: String?
     /// A credential to revoke the grant with on account deletion (Apple's refresh token from the
     /// code exchange, Naver's access token), sealed by the token-verifier (AES-GCM under
     /// `PROVIDER_TOKEN_KEY`): the member-service keeps it without being able to read it.
@@ -43,13 +45,14 @@ public struct VerifiedIdentity: Codable, Sendable, Equatable {
 
     /// Creates an identity.
     public init(provider: Provider, subject: String, email: String? = nil, emailVerified: Bool? = nil,
-                isPrivateEmail: Bool? = nil, name: String? = nil, sealedCredential: String? = nil) {
+                isPrivateEmail: Bool? = nil, name: String? = nil, pictureUrl: String? = nil, sealedCredential: String? = nil) {
         self.provider = provider
         self.subject = subject
         self.email = email
         self.emailVerified = emailVerified
         self.isPrivateEmail = isPrivateEmail
         self.name = name
+        self.pictureUrl = pictureUrl
         self.sealedCredential = sealedCredential
     }
 }

@@ -78,7 +78,7 @@ struct FieldCheckTests {
         var disagreements: [UInt32] = []
         for value in UInt32(0)...0x10FFFF {
             guard let scalar = Unicode.Scalar(value) else { continue }  // surrogates are no scalars
-            if Field.isControl(scalar) != (scalar.properties.generalCategory == .control) { disagreements.append(value) }
+            if scalar.isControlCharacter != (scalar.properties.generalCategory == .control) { disagreements.append(value) }
         }
         #expect(disagreements.isEmpty)
     }

@@ -51,7 +51,8 @@ struct DiscoveryTests {
             #expect(info.type == "io.nats.micro.v1.info_response")
             #expect(info.id == id)
             let subjects = Set(info.endpoints.map(\.subject))
-            #expect(subjects == [Endpoints.memberLogin.subject, Endpoints.memberGet.subject, Endpoints.memberLinkIdentity.subject,
+            #expect(subjects == [Endpoints.memberLogin.subject, Endpoints.memberGet.subject, Endpoints.memberUpdate.subject,
+                                 Endpoints.memberLinkIdentity.subject,
                                  Endpoints.memberUnlinkIdentity.subject, Endpoints.memberDelete.subject,
                                  Endpoints.memberAppleNotification.subject, Endpoints.ping(QueueGroups.memberService).subject],
                     "\(subjects)")

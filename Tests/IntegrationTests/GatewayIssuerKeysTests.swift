@@ -33,6 +33,7 @@ struct GatewayIssuerKeysTests {
                 let now = Int64(Date().timeIntervalSince1970)
                 let token = try stranger.sign(AccessTokenClaims(iss: TestStack.tokenIssuer, aud: TestStack.tokenAudience, sub: "1",
                                                                 sid: UUID().uuidString, iat: now, exp: now + 600, jti: UUID().uuidString))
+                let started = ContinuousClock.now
                 let statuses = await withTaskGroup(of: Int.self) { group in
                     for _ in 0..<50 {
                         group.addTask {
@@ -42,7 +43,10 @@ struct GatewayIssuerKeysTests {
                     return await group.reduce(into: [Int]()) { $0.append($1) }
                 }
                 #expect(statuses == Array(repeating: 401, count: 50), "\(statuses)")
-                #expect(issuer.asks - before == 1)
+                // At most one lookup a second: one, unless the machine was so busy that the 50 took over a
+                // second (seen in the full suite: two); never one each.
+                let seconds = Int((ContinuousClock.now - started).components.seconds)
+                #expect((1...(1 + seconds)).contains(issuer.asks - before), "\(issuer.asks - before) asks in \(seconds) s")
             }
         }
     }

@@ -15,10 +15,11 @@ struct MemberSchemaUpgradeTests {
         let expected = routines.fresh
         #expect(Set(expected.keys) == [
             "member.enqueue(text,jsonb)",
+            "member.follow_login(bigint,text,text,text,text,text,text,text)",
             "member.identity_email(text,text,text)",
             "member.identity_email_verified(text,boolean,text,boolean)",
             "member.identity_name(text,text,text)",
-            "member.login(text,text,text,boolean,boolean,text,text,text,text,text,text)",
+            "member.login(text,text,text,boolean,boolean,text,text,text,text,text,text,text)",
         ])
         #expect(routines.upgraded == expected)
         #expect(expected.values.allSatisfy { $0.hasPrefix("member_service\n") })

@@ -48,6 +48,7 @@ public struct MemberServer: Service {
             Responder.ping(connection: nats, queueGroup: queue, logger: logger),
             Responder(connection: nats, endpoint: Endpoints.memberLogin, queue: queue, logger: logger, handler: members.login),
             Responder(connection: nats, endpoint: Endpoints.memberGet, queue: queue, logger: logger, handler: members.profile),
+            Responder(connection: nats, endpoint: Endpoints.memberUpdate, queue: queue, logger: logger, handler: members.update),
             Responder(connection: nats, endpoint: Endpoints.memberLinkIdentity, queue: queue, logger: logger, handler: members.link),
             Responder(connection: nats, endpoint: Endpoints.memberUnlinkIdentity, queue: queue, logger: logger, handler: members.unlink),
             Responder(connection: nats, endpoint: Endpoints.memberDelete, queue: queue, logger: logger, handler: members.delete),

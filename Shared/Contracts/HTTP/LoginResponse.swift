@@ -36,6 +36,12 @@ public struct MemberResponse: Codable, Sendable, Equatable {
     public var emailVerified: Bool
     /// The member's name, if known.
     public var name: String?
+    /// The member's picture (an `https` URL from a provider), if known.
+    public var pictureUrl: String?
+    /// The member's IANA time zone, if known.
+    public var timezone: String?
+    /// The member's BCP 47 locale, if known.
+    public var locale: String?
     /// The linked identities.
     public var identities: [IdentityResponse]
     /// When the member was created.
@@ -47,6 +53,9 @@ public struct MemberResponse: Codable, Sendable, Equatable {
         email = profile.email
         emailVerified = profile.emailVerified
         name = profile.name
+        pictureUrl = profile.pictureUrl
+        timezone = profile.timezone
+        locale = profile.locale
         identities = profile.identities.map {
             IdentityResponse(provider: $0.provider.rawValue, email: $0.email, emailVerified: $0.emailVerified, linkedAt: $0.linkedAt)
         }

@@ -1,3 +1,20 @@
+/// `PATCH /api/members/me` body: the fields to change, each optional.
+public struct MemberUpdateBody: Codable, Sendable {
+    /// The member's name.
+    public var name: String?
+    /// An IANA time zone name (`Asia/Seoul`).
+    public var timezone: String?
+    /// A BCP 47 language tag (`ko-KR`).
+    public var locale: String?
+
+    /// Creates a body.
+    public init(name: String? = nil, timezone: String? = nil, locale: String? = nil) {
+        self.name = name
+        self.timezone = timezone
+        self.locale = locale
+    }
+}
+
 /// `POST /api/members/me/identities` body: the provider and that provider's login fields.
 public struct LinkIdentityBody: Codable, Sendable {
     /// `google`, `apple`, `naver` or `kakao`, in any letter case.

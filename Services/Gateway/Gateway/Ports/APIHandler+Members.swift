@@ -4,6 +4,9 @@ import HTTPServer
 extension APIHandler {
     static let memberRoutes: [Route] = [
         authenticated("GET", "/api/members/me") { handler, _, member throws(ServiceFailure) in try await handler.me(member) },
+        authenticated("PATCH", "/api/members/me") { handler, context, member throws(ServiceFailure) in
+            try await handler.updateMe(context, member)
+        },
         authenticated("DELETE", "/api/members/me") { handler, _, member throws(ServiceFailure) in try await handler.deleteMe(member) },
         authenticated("POST", "/api/members/me/identities") { handler, context, member throws(ServiceFailure) in
             try await handler.linkIdentity(context, member)
@@ -22,6 +25,17 @@ extension APIHandler {
             // The member was deleted after the token was issued.
             throw ServiceFailure(.unauthorized, "The access token's member no longer exists.")
         }
+        return .data(MemberResponse(profile))
+    }
+
+    /// Changes the member's name, time zone or locale (each optional); answers the profile as `GET` would.
+    func updateMe(_ context: RequestContext, _ member: AuthenticatedMember) async throws(ServiceFailure) -> HTTPResponse {
+        let body = try RequestBody.decode(MemberUpdateBody.self, from: context.request)
+        try ProfileRules.check(name: body.name, timezone: body.timezone, locale: body.locale)
+        // Setting the same values again changes nothing, so a lost reply may be retried.
+        let profile = try await services().call(
+            Endpoints.memberUpdate, MemberUpdateRequest(memberId: member.id, name: body.name, timezone: body.timezone, locale: body.locale),
+            timeout: configuration.serviceTimeout, retries: 1)
         return .data(MemberResponse(profile))
     }
 

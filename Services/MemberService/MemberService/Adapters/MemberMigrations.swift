@@ -69,5 +69,12 @@ enum MemberMigrations {
         appleNotificationsOnce,
         // A functions.sql change only (see its header): member.enqueue in PL/pgSQL.
         Migration(version: 5, name: "outbox writer keeps its plan", sql: "-- functions.sql: member.enqueue in PL/pgSQL"),
+        Migration(version: 6, name: "pictures", sql: """
+            -- The provider's picture (an https URL), per identity and the member's (the latest login's).
+            ALTER TABLE member.members ADD COLUMN picture_url TEXT;
+            ALTER TABLE member.identities ADD COLUMN picture_url TEXT;
+
+            -- member.login with p_picture, member.follow_login: SQL/functions.sql.
+            """),
     ]
 }

@@ -11,9 +11,14 @@ struct MemberStore: Sendable {
     let outbox: Wakeup
 
     /// Finds the member of `request.identity`, or creates one; exactly one concurrent caller creates.
-    /// The login's events (`member.created`, `member.logged-in`) go to the outbox in the same call.
+    /// The login's events (`member.created`, `member.logged-in`, `member.updated`) go to the outbox in
+    /// the same call. A time zone or locale the app sent is kept only when it is one (``ProfileRules``):
+    /// a login is never refused over them; the provider's picture only when it is an `https` URL.
     func login(_ request: MemberLoginRequest) async throws -> MemberLoginReply {
         let identity = request.identity
+        let timezone = request.timezone.flatMap { ProfileRules.isKnownTimeZone($0) ? $0 : nil }
+        let locale = request.locale.flatMap(ProfileRules.loginLocale)
+        let picture = ProfileRules.pictureURL(identity.pictureUrl)
         let rows = try await retryingConflicts {
             try await database.query(
                 """
@@ -23,7 +28,7 @@ struct MemberStore: Sendable {
                     p_private_email => \(identity.isPrivateEmail), p_name => \(identity.name),
                     p_app_email => \(request.email), p_app_name => \(request.name),
                     p_sealed_credential => \(identity.sealedCredential),
-                    p_timezone => \(request.timezone), p_locale => \(request.locale))
+                    p_timezone => \(timezone), p_locale => \(locale), p_picture => \(picture))
                 """)
         }
         outbox.signal()
@@ -35,7 +40,7 @@ struct MemberStore: Sendable {
     func profile(memberId: Int64) async throws -> MemberProfile? {
         // One round trip: the member's columns repeat on each of its identity rows.
         let rows = try await database.query("""
-            SELECT m.id, m.email, m.name, m.created_at, i.provider, i.email AS identity_email, i.email_verified, i.linked_at
+            SELECT m.id, m.email, m.name, m.picture_url, m.timezone, m.locale, m.created_at, i.provider, i.email AS identity_email, i.email_verified, i.linked_at
               FROM member.members m
               LEFT JOIN member.identities i ON i.member_id = m.id
              WHERE m.id = \(memberId)
@@ -51,7 +56,9 @@ struct MemberStore: Sendable {
         // The member's email is verified while a linked identity's provider vouches for that address.
         let verified = email != nil && identities.contains { $0.email == email && $0.emailVerified }
         return MemberProfile(memberId: try member.int("id"), email: email, emailVerified: verified,
-                             name: try member.optionalString("name"), identities: identities,
+                             name: try member.optionalString("name"), pictureUrl: try member.optionalString("picture_url"),
+                             timezone: try member.optionalString("timezone"), locale: try member.optionalString("locale"),
+                             identities: identities,
                              createdAt: try member.date("created_at"))
     }
 

@@ -19,6 +19,14 @@ struct MemberHandlers: Sendable {
         return profile
     }
 
+    /// Checks the fields again (nothing on the bus is trusted), then changes them.
+    func update(_ request: MemberUpdateRequest) async throws -> MemberProfile {
+        try ProfileRules.check(name: request.name, timezone: request.timezone, locale: request.locale)
+        let profile = try await store.update(request)
+        logger.info("member updated", ["member.id": String(request.memberId)])
+        return profile
+    }
+
     func link(_ request: LinkIdentityRequest) async throws -> MemberProfile {
         try Self.validate(request.identity)
         let profile = try await store.link(request)

@@ -59,7 +59,8 @@ struct NaverVerifier: ProviderTokenVerifier {
         let email = Self.nonEmpty(profile.email)
         // Naver's own API answered with the email: Naver vouches for it.
         var identity = VerifiedIdentity(provider: .naver, subject: id, email: email, emailVerified: email.map { _ in true },
-                                        name: Self.nonEmpty(profile.name) ?? Self.nonEmpty(profile.nickname))
+                                        name: Self.nonEmpty(profile.name) ?? Self.nonEmpty(profile.nickname),
+                                        pictureUrl: ProfileRules.pictureURL(profile.profile_image))
         if let sealer {
             do {
                 identity.sealedCredential = try sealer.seal(ProviderCredential(clientId: configuration.clientID, token: token),
@@ -91,5 +92,6 @@ struct NaverVerifier: ProviderTokenVerifier {
         var email: String?
         var name: String?
         var nickname: String?
+        var profile_image: String?
     }
 }

@@ -72,9 +72,12 @@ struct OIDCVerifier: ProviderTokenVerifier {
     /// What checked claims say about the user.
     func identity(from claims: JWTClaims) -> VerifiedIdentity {
         let name = claims.name ?? [claims.givenName, claims.familyName].compactMap { $0 }.joined(separator: " ")
+        // Google's and Kakao's `picture`; read leniently (an odd one is dropped, the token still good).
+        var picture: String?
+        if case .string(let value)? = claims.raw["picture"] { picture = ProfileRules.pictureURL(value) }
         return VerifiedIdentity(provider: configuration.provider, subject: claims.sub ?? "", email: claims.email,
                                 emailVerified: claims.emailVerified, isPrivateEmail: claims.isPrivateEmail,
-                                name: name.isEmpty ? nil : name)
+                                name: name.isEmpty ? nil : name, pictureUrl: picture)
     }
 
     /// The answer for a JOSE failure: what the caller can act on, without internals.

@@ -11,8 +11,10 @@
 -- leaves the functions alone only when the database records a version its code does not know, so
 -- without one an older replica that restarts during the roll writes its own functions back.
 
--- Gone: member.login's first signature (migration 1 made it, migration 2 replaced it).
+-- Gone: member.login's first signature (migration 1 made it, migration 2 replaced it), and its second
+-- (before the provider's picture, migration 6).
 DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT);
+DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT);
 
 -- Rule (identity email): an identity keeps the token's email with the token's flag; a token without
 -- an email keeps the stored email with its flag; with neither, the email the app sent (Apple sends
@@ -53,6 +55,58 @@ BEGIN
 END;
 $$;
 
+-- Rule (member profile at login), for a member who signs in again:
+--   * email and name follow the identity they came from: a member's email or name that is empty,
+--     or that this identity gave it, takes the identity's new one; one the member got elsewhere
+--     (another identity, PATCH /api/members/me) stays;
+--   * the picture follows the provider's latest one; a login without one keeps it;
+--   * a time zone or locale the app sent replaces the stored one (the member-service passes only
+--     ones it accepts).
+-- Written, and announced with member.updated naming the fields, only when something changes, so a
+-- repeat login that changes nothing reads the row and takes no lock on it.
+CREATE OR REPLACE FUNCTION member.follow_login(
+    p_member BIGINT, p_old_email TEXT, p_email TEXT, p_old_name TEXT, p_name TEXT,
+    p_picture TEXT, p_timezone TEXT, p_locale TEXT) RETURNS VOID
+LANGUAGE plpgsql AS $$
+DECLARE
+    m member.members%ROWTYPE;
+    v_email TEXT;
+    v_name TEXT;
+    v_picture TEXT;
+    v_timezone TEXT;
+    v_locale TEXT;
+BEGIN
+    SELECT * INTO m FROM member.members WHERE id = p_member;
+    -- Decided on the row as read, then again on the row locked, which a concurrent change may have moved.
+    FOR locked IN 0..1 LOOP
+        v_email := CASE WHEN m.email IS NULL OR m.email = p_old_email THEN p_email ELSE m.email END;
+        v_name := CASE WHEN m.name IS NULL OR m.name = p_old_name THEN p_name ELSE m.name END;
+        v_picture := COALESCE(p_picture, m.picture_url);
+        v_timezone := COALESCE(p_timezone, m.timezone);
+        v_locale := COALESCE(p_locale, m.locale);
+        IF v_email IS NOT DISTINCT FROM m.email AND v_name IS NOT DISTINCT FROM m.name
+           AND v_picture IS NOT DISTINCT FROM m.picture_url AND v_timezone IS NOT DISTINCT FROM m.timezone
+           AND v_locale IS NOT DISTINCT FROM m.locale THEN
+            RETURN;
+        END IF;
+        EXIT WHEN locked = 1;
+        SELECT * INTO m FROM member.members WHERE id = p_member FOR UPDATE;
+    END LOOP;
+    UPDATE member.members
+       SET email = v_email, name = v_name, picture_url = v_picture, timezone = v_timezone, locale = v_locale,
+           updated_at = now()
+     WHERE id = p_member;
+    PERFORM member.enqueue('member.updated', jsonb_build_object(
+        'memberId', p_member, 'source', 'login',
+        'fields', to_jsonb(array_remove(ARRAY[
+            CASE WHEN v_email IS DISTINCT FROM m.email THEN 'email' END,
+            CASE WHEN v_locale IS DISTINCT FROM m.locale THEN 'locale' END,
+            CASE WHEN v_name IS DISTINCT FROM m.name THEN 'name' END,
+            CASE WHEN v_picture IS DISTINCT FROM m.picture_url THEN 'pictureUrl' END,
+            CASE WHEN v_timezone IS DISTINCT FROM m.timezone THEN 'timezone' END], NULL))));
+END;
+$$;
+
 -- What happens at login, in one round trip: find the member of the identity, or create both, and
 -- write the login's events. Concurrent first logins of one identity race on the primary key: the
 -- losers' inserts fail, their subtransaction (and so their new member row) rolls back, and the loop
@@ -60,7 +114,7 @@ $$;
 CREATE OR REPLACE FUNCTION member.login(
     p_provider TEXT, p_subject TEXT, p_email TEXT, p_email_verified BOOLEAN,
     p_private_email BOOLEAN, p_name TEXT, p_app_email TEXT, p_app_name TEXT,
-    p_sealed_credential TEXT, p_timezone TEXT, p_locale TEXT)
+    p_sealed_credential TEXT, p_timezone TEXT, p_locale TEXT, p_picture TEXT)
 RETURNS TABLE (member_id BIGINT, created BOOLEAN)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -89,19 +143,10 @@ BEGIN
                    email_verified = v_verified,
                    is_private_email = COALESCE(p_private_email, i.is_private_email),
                    name = v_name,
-                   sealed_credential = COALESCE(p_sealed_credential, i.sealed_credential)
+                   sealed_credential = COALESCE(p_sealed_credential, i.sealed_credential),
+                   picture_url = COALESCE(p_picture, i.picture_url)
              WHERE i.provider = p_provider AND i.provider_user_id = p_subject;
-            -- Rule (member email and name at login): they follow the identity they came from: a
-            -- member's email or name that is empty, or that this identity gave it, takes the
-            -- identity's new one; one the member got elsewhere stays. Written only when something
-            -- changes, so a repeat login costs one row update.
-            UPDATE member.members AS m
-               SET email = CASE WHEN m.email IS NULL OR m.email = v_old_email THEN v_email ELSE m.email END,
-                   name = CASE WHEN m.name IS NULL OR m.name = v_old_name THEN v_name ELSE m.name END,
-                   updated_at = now()
-             WHERE m.id = v_member
-               AND ((v_email IS DISTINCT FROM m.email AND (m.email IS NULL OR m.email = v_old_email))
-                 OR (v_name IS DISTINCT FROM m.name AND (m.name IS NULL OR m.name = v_old_name)));
+            PERFORM member.follow_login(v_member, v_old_email, v_email, v_old_name, v_name, p_picture, p_timezone, p_locale);
             PERFORM member.enqueue('member.logged-in', jsonb_build_object(
                 'memberId', v_member, 'provider', p_provider, 'isExistingMember', TRUE));
             member_id := v_member;
@@ -114,13 +159,14 @@ BEGIN
         v_verified := member.identity_email_verified(p_email, p_email_verified, NULL, NULL);
         v_name := member.identity_name(p_name, p_app_name, NULL);
         BEGIN
-            INSERT INTO member.members (email, name, timezone, locale)
-                 VALUES (v_email, v_name, p_timezone, p_locale)
+            INSERT INTO member.members (email, name, timezone, locale, picture_url)
+                 VALUES (v_email, v_name, p_timezone, p_locale, p_picture)
               RETURNING id INTO v_member;
             INSERT INTO member.identities
                         (provider, provider_user_id, member_id, email, email_verified, is_private_email, name,
-                         sealed_credential)
-                 VALUES (p_provider, p_subject, v_member, v_email, v_verified, p_private_email, v_name, p_sealed_credential);
+                         sealed_credential, picture_url)
+                 VALUES (p_provider, p_subject, v_member, v_email, v_verified, p_private_email, v_name, p_sealed_credential,
+                         p_picture);
             PERFORM member.enqueue('member.created', jsonb_build_object('memberId', v_member, 'provider', p_provider));
             PERFORM member.enqueue('member.logged-in', jsonb_build_object(
                 'memberId', v_member, 'provider', p_provider, 'isExistingMember', FALSE));
