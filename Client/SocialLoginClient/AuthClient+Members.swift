@@ -9,6 +9,15 @@ extension AuthClient {
         try await authorized("GET", "/api/members/me", as: Member.self)
     }
 
+    /// Changes the member's name, time zone (an IANA name such as `Asia/Seoul`) or locale (a BCP 47
+    /// tag such as `ko-KR`); a field left nil stays as it is. Returns the member as it is now. The
+    /// server answers `APIError` `INVALID_REQUEST` (400) naming a field it does not accept.
+    @discardableResult
+    public func updateProfile(name: String? = nil, timezone: String? = nil, locale: String? = nil) async throws -> Member {
+        try await authorized("PATCH", "/api/members/me", body: ProfileUpdateBody(name: name, timezone: timezone, locale: locale),
+                             as: Member.self)
+    }
+
     /// Deletes the account (provider grants revoked, personal data deleted, every session ended)
     /// and signs out with `.accountDeleted`. On failure the user stays signed in.
     public func deleteAccount() async throws {
@@ -29,4 +38,11 @@ extension AuthClient {
     public func unlinkIdentity(_ provider: IdentityProvider) async throws {
         try await authorized("DELETE", "/api/members/me/identities/\(provider.pathName)")
     }
+}
+
+/// `PATCH /api/members/me`: the fields to change (nil ones are left out of the JSON).
+private struct ProfileUpdateBody: Encodable {
+    let name: String?
+    let timezone: String?
+    let locale: String?
 }

@@ -8,6 +8,12 @@ public struct Member: Decodable, Sendable, Equatable {
     public let email: String?
     /// The member's name, if known.
     public let name: String?
+    /// The member's picture, an `https` URL from the provider of the latest sign-in that gave one.
+    public let pictureUrl: URL?
+    /// The member's IANA time zone (`Asia/Seoul`), if known.
+    public let timezone: String?
+    /// The member's BCP 47 locale (`ko-KR`), if known.
+    public let locale: String?
     /// The provider identities linked to the member.
     public let identities: [LinkedIdentity]
     /// When the member was created.
