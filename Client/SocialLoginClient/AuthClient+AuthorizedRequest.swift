@@ -9,10 +9,15 @@ extension AuthClient {
     /// refreshes once (shared with every other request that got a 401 meanwhile) and sends the
     /// request once more, never more, returning that second answer even if it is a 401 too.
     ///
+    /// The token goes only to `baseURL`'s origin and `configuration.authorizedOrigins`: a request to
+    /// any other origin is sent as it is, without it, and a 401 from there starts no refresh.
+    ///
     /// Use it for your own API that accepts this backend's access tokens. Throws
-    /// `ClientError.notSignedIn` without tokens, `TransportError` when no answer came, and the
-    /// refresh's `APIError` when the server ended the session (the user is then signed out).
+    /// `ClientError.notSignedIn` without tokens, `TransportError` when no answer came, the
+    /// refresh's `APIError` when the server ended the session (the user is then signed out), and
+    /// `ClientError.refreshLimitReached` when refreshes came faster than `configuration.refreshLimit`.
     public func authorizedData(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        guard configuration.isAuthorizedOrigin(request.url) else { return try await Self.send(request, over: transport) }
         let token = try await session.accessToken(refreshingWithin: configuration.proactiveRefreshMargin)
         var attempt = request
         attempt.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")

@@ -31,7 +31,7 @@ public final class AuthClient: Sendable {
         self.tokenStore = tokenStore
         self.transport = transport
         self.deviceIdentifierProvider = deviceIdentifierProvider
-        self.session = AuthSession(store: tokenStore) { refreshToken in
+        self.session = AuthSession(store: tokenStore, refreshLimit: configuration.refreshLimit) { refreshToken in
             let deviceId = try await deviceIdentifierProvider.deviceIdentifier()
             let request = try Self.request(configuration, "POST", "/api/auth/refresh",
                                            body: RefreshRequestBody(refreshToken: refreshToken, deviceId: deviceId))

@@ -20,9 +20,13 @@ actor AuthSession {
     /// The last store write; writes are chained so the store sees them in the order they happened here.
     private var lastWrite: Task<Void, any Error>?
     private var observers: [UUID: AsyncStream<AuthState>.Continuation] = [:]
+    private let refreshLimit: RefreshLimit
+    /// When the refreshes of the current window were sent, oldest first.
+    private var recentRefreshes: [ContinuousClock.Instant] = []
 
-    init(store: any TokenStore, refresh: @escaping Refresh) {
+    init(store: any TokenStore, refreshLimit: RefreshLimit, refresh: @escaping Refresh) {
         self.store = store
+        self.refreshLimit = refreshLimit
         self.refresh = refresh
     }
 
@@ -51,7 +55,7 @@ actor AuthSession {
             return try await refreshed(replacing: tokens.accessToken).accessToken
         } catch let error as APIError where error.status == 401 {
             throw error
-        } catch let error as ClientError {
+        } catch let error as ClientError where error != .refreshLimitReached || remaining <= 0 {
             throw error
         } catch where remaining > 0 {
             return tokens.accessToken
@@ -68,6 +72,10 @@ actor AuthSession {
         if let refreshing { return try await refreshing.value }
         guard let tokens else { throw ClientError.notSignedIn }
         if let failed, tokens.accessToken != failed { return tokens }
+        let now = ContinuousClock.now
+        recentRefreshes.removeAll { now - $0 >= refreshLimit.window }
+        guard recentRefreshes.count < refreshLimit.count else { throw ClientError.refreshLimitReached }
+        recentRefreshes.append(now)
         let generation = generation
         let task = Task { try await self.performRefresh(tokens, generation: generation) }
         refreshing = task

@@ -3,6 +3,7 @@ public struct ClientError: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Code: Sendable {
         case notSignedIn
         case invalidArgument
+        case refreshLimitReached
     }
 
     private let code: Code
@@ -16,6 +17,10 @@ public struct ClientError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The call needs a signed-in user and there is none (never signed in, signed out, or the session ended).
     public static let notSignedIn = ClientError(.notSignedIn, "No user is signed in.")
+
+    /// More refreshes were needed than `AuthClientConfiguration.refreshLimit` allows: none was sent, and
+    /// the user stays signed in. An API answering 401 to fresh tokens causes this; try later.
+    public static let refreshLimitReached = ClientError(.refreshLimitReached, "Too many token refreshes in a short time; none was sent.")
 
     /// An argument the server would refuse anyway (an empty token, say).
     public static func invalidArgument(_ message: String) -> ClientError { ClientError(.invalidArgument, message) }
