@@ -53,6 +53,11 @@ public final class AuthClient: Sendable {
         await session.states()
     }
 
+    /// Every sign-in, token refresh and sign-out (with its reason) from now on.
+    public func authEvents() async -> AsyncStream<AuthEvent> {
+        await session.events()
+    }
+
     /// The signed-in member's ID, or nil when nobody is signed in.
     public func currentMemberId() async throws -> Int64? {
         try await session.current()?.memberId

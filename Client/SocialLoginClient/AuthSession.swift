@@ -19,7 +19,10 @@ actor AuthSession {
     private var refreshing: Task<StoredTokens, any Error>?
     /// The last store write; writes are chained so the store sees them in the order they happened here.
     private var lastWrite: Task<Void, any Error>?
+    /// Whether the last write failed (a locked device): the store is then behind this client, not ahead.
+    private var storeBehind = false
     private var observers: [UUID: AsyncStream<AuthState>.Continuation] = [:]
+    private var eventObservers: [UUID: AsyncStream<AuthEvent>.Continuation] = [:]
     private let refreshLimit: RefreshLimit
     /// When the refreshes of the current window were sent, oldest first.
     private var recentRefreshes: [ContinuousClock.Instant] = []
@@ -72,15 +75,42 @@ actor AuthSession {
         if let refreshing { return try await refreshing.value }
         guard let tokens else { throw ClientError.notSignedIn }
         if let failed, tokens.accessToken != failed { return tokens }
+        let generation = generation
+        let task = Task { try await self.refreshUnlessAdopted(tokens, generation: generation) }
+        refreshing = task
+        defer { if refreshing == task { refreshing = nil } }
+        return try await task.value
+    }
+
+    /// Refreshes `tokens`, unless the store shows another process did already, and within the limit.
+    private func refreshUnlessAdopted(_ tokens: StoredTokens, generation: Int) async throws -> StoredTokens {
+        // Another process sharing the store (an app extension) may have rotated the tokens, or signed
+        // out: refreshing with the rotated token would be seen as its reuse and end the session for both.
+        if let adopted = try await adoptStored(instead: tokens) { return adopted }
         let now = ContinuousClock.now
         recentRefreshes.removeAll { now - $0 >= refreshLimit.window }
         guard recentRefreshes.count < refreshLimit.count else { throw ClientError.refreshLimitReached }
         recentRefreshes.append(now)
+        return try await performRefresh(tokens, generation: generation)
+    }
+
+    /// The store's tokens when another process replaced `tokens` there; signs out when it cleared them.
+    /// Nil when the store still holds `tokens`, or when this client's state moved on while it read.
+    private func adoptStored(instead tokens: StoredTokens) async throws -> StoredTokens? {
+        // This client's own last write first: until it lands the store holds older tokens than these.
+        _ = await lastWrite?.result
         let generation = generation
-        let task = Task { try await self.performRefresh(tokens, generation: generation) }
-        refreshing = task
-        defer { if refreshing == task { refreshing = nil } }
-        return try await task.value
+        let stored = try await store.loadTokens()
+        guard generation == self.generation, self.tokens == tokens, !storeBehind else { return nil }
+        guard let stored else {
+            try? await signOut(.signedOutElsewhere)
+            throw ClientError.notSignedIn
+        }
+        guard stored.refreshToken != tokens.refreshToken else { return nil }
+        self.tokens = stored
+        publish(.signedIn(memberId: stored.memberId))
+        publishEvent(stored.memberId == tokens.memberId ? .tokensRefreshed(memberId: stored.memberId) : .signedIn(memberId: stored.memberId))
+        return stored
     }
 
     private func performRefresh(_ tokens: StoredTokens, generation: Int) async throws -> StoredTokens {
@@ -102,6 +132,7 @@ actor AuthSession {
         }
         let fresh = payload.tokens(receivedAt: sentAt)
         self.tokens = fresh
+        publishEvent(.tokensRefreshed(memberId: fresh.memberId))
         try await persist(fresh)
         return fresh
     }
@@ -113,6 +144,7 @@ actor AuthSession {
         tokens = fresh
         loaded = true
         publish(.signedIn(memberId: fresh.memberId))
+        publishEvent(.signedIn(memberId: fresh.memberId))
         try await persist(fresh)
     }
 
@@ -122,6 +154,7 @@ actor AuthSession {
         tokens = nil
         loaded = true
         publish(.signedOut(reason))
+        publishEvent(.signedOut(reason))
         try await persist(nil)
     }
 
@@ -138,8 +171,24 @@ actor AuthSession {
         return stream
     }
 
+    /// A stream of the events from now on.
+    func events() -> AsyncStream<AuthEvent> {
+        let (stream, continuation) = AsyncStream<AuthEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        let id = UUID()
+        eventObservers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeObserver(id) }
+        }
+        return stream
+    }
+
     private func removeObserver(_ id: UUID) {
         observers[id] = nil
+        eventObservers[id] = nil
+    }
+
+    private func publishEvent(_ event: AuthEvent) {
+        for observer in eventObservers.values { observer.yield(event) }
     }
 
     private func publish(_ new: AuthState) {
@@ -156,6 +205,12 @@ actor AuthSession {
             if let tokens { try await store.saveTokens(tokens) } else { try await store.clearTokens() }
         }
         lastWrite = write
-        try await write.value
+        do {
+            try await write.value
+            storeBehind = false
+        } catch {
+            storeBehind = true
+            throw error
+        }
     }
 }

@@ -19,5 +19,8 @@ public struct SignOutReason: RawRepresentable, Hashable, Sendable, CustomStringC
     /// session, since the token may have been stolen: the user must sign in again.
     public static let refreshTokenReused = SignOutReason(rawValue: "refresh-token-reused")
 
+    /// Another process sharing the token store (an app extension, say) signed out.
+    public static let signedOutElsewhere = SignOutReason(rawValue: "signed-out-elsewhere")
+
     public var description: String { rawValue }
 }
