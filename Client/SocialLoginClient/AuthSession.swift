@@ -33,8 +33,12 @@ actor AuthSession {
         self.refresh = refresh
     }
 
-    /// The tokens, read from the store on first use.
+    /// The tokens, read from the store on first use. A store that could not be read (a locked device)
+    /// throws, and is read again at the next call; one that could not be written is written again.
     func current() async throws -> StoredTokens? {
+        if storeBehind, loaded {
+            try? await persist(tokens)
+        }
         if !loaded {
             let stored = try await store.loadTokens()
             // A sign-in or sign-out while the store was read is newer than what it held.
@@ -100,7 +104,14 @@ actor AuthSession {
         // This client's own last write first: until it lands the store holds older tokens than these.
         _ = await lastWrite?.result
         let generation = generation
-        let stored = try await store.loadTokens()
+        // A store that cannot be read now (a locked device, which another process cannot write either):
+        // these tokens are the latest this client can know.
+        let stored: StoredTokens?
+        do {
+            stored = try await store.loadTokens()
+        } catch {
+            return nil
+        }
         guard generation == self.generation, self.tokens == tokens, !storeBehind else { return nil }
         guard let stored else {
             try? await signOut(.signedOutElsewhere)
@@ -133,7 +144,9 @@ actor AuthSession {
         let fresh = payload.tokens(receivedAt: sentAt)
         self.tokens = fresh
         publishEvent(.tokensRefreshed(memberId: fresh.memberId))
-        try await persist(fresh)
+        // The server has rotated: these are the only good tokens, so a store that cannot take them now (a
+        // locked device) does not fail the request. They are written again at the next call (`current()`).
+        try? await persist(fresh)
         return fresh
     }
 

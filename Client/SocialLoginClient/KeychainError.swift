@@ -1,19 +1,25 @@
 #if canImport(Security)
 import Security
+#endif
 
-/// A Keychain call failed with `status` (an `OSStatus` from `SecItem*`).
+/// A Keychain call failed with `status`.
 public struct KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The `OSStatus` the Keychain returned.
-    public let status: OSStatus
+    /// The status the Keychain answered.
+    public let status: KeychainStatus
 
     /// Wraps a status.
-    public init(status: OSStatus) {
+    public init(status: KeychainStatus) {
         self.status = status
     }
 
+    /// Whether it passes: the device is locked (`errSecInteractionNotAllowed`), and the same call works
+    /// after it is unlocked. The user stays signed in meanwhile.
+    public var isTransient: Bool { status == .interactionNotAllowed }
+
     public var description: String {
-        let text = SecCopyErrorMessageString(status, nil) as String?
-        return "Keychain error \(status)" + (text.map { ": \($0)" } ?? "")
+        #if canImport(Security)
+        if let text = SecCopyErrorMessageString(status.rawValue, nil) as String? { return "Keychain error \(status.rawValue): \(text)" }
+        #endif
+        return "Keychain error \(status.rawValue)"
     }
 }
-#endif
