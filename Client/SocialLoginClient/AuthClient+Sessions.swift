@@ -26,7 +26,7 @@ extension AuthClient {
         try await authorized("DELETE", "/api/auth/sessions/\(sessionId)")
     }
 
-    private func endSessions(_ path: String) async throws {
+    func endSessions(_ path: String, reason: SignOutReason = .loggedOut) async throws {
         var failure: (any Error)?
         do {
             try await authorized("POST", path)
@@ -37,7 +37,7 @@ extension AuthClient {
         } catch {
             failure = error
         }
-        try await session.signOut(.loggedOut)
+        try await session.signOut(reason)
         if let failure { throw failure }
     }
 }

@@ -19,6 +19,9 @@ public struct SignOutReason: RawRepresentable, Hashable, Sendable, CustomStringC
     /// session, since the token may have been stolen: the user must sign in again.
     public static let refreshTokenReused = SignOutReason(rawValue: "refresh-token-reused")
 
+    /// Sign in with Apple reported the user's Apple credential revoked or gone (the user stopped using
+    /// Apple ID with the app in Settings, or signed out of the device's Apple ID).
+    public static let appleCredentialRevoked = SignOutReason(rawValue: "apple-credential-revoked")
     /// Another process sharing the token store (an app extension, say) signed out.
     public static let signedOutElsewhere = SignOutReason(rawValue: "signed-out-elsewhere")
 
