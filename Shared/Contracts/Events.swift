@@ -75,14 +75,15 @@ public struct EventEnvelope<Payload: Codable & Sendable>: Codable, Sendable {
     }
 }
 
-/// A member's profile changed: by `PATCH /api/members/me` (`source` `request`) or by a login that
-/// brought a new name, email, picture, time zone or locale (`login`). It names the fields, not their
+/// A member's profile changed: by `PATCH /api/members/me` (`source` `request`), by a login that
+/// brought a new name, email, picture, time zone or locale (`login`), or by a linked identity that
+/// filled the member's empty email, name or picture (`link`). It names the fields, not their
 /// values: a consumer that needs them asks for the profile.
 public struct MemberUpdated: Codable, Sendable, Equatable {
     public var memberId: Int64
     /// The fields that changed, by their `GET /api/members/me` names, sorted.
     public var fields: [String]
-    /// `request` or `login`.
+    /// `request`, `login` or `link`.
     public var source: String
     public init(memberId: Int64, fields: [String], source: String) {
         self.memberId = memberId

@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import Testing
 import TestSupport
+import DevIDP
 
 /// `GET` and `PATCH /api/members/me`: the profile's fields, the rules an update must meet, and what a
 /// login changes, through the gateway into PostgreSQL and out as `member.updated`.
@@ -50,6 +51,34 @@ struct MemberProfileTests {
         let updates = try await stack.events(Events.memberUpdated, timeout: .seconds(3), count: 2) { $0.memberId == first.memberId }
         #expect(updates.map(\.data.fields) == [["locale", "pictureUrl", "timezone"]])
         #expect(updates.first?.data.source == "login")
+    }
+
+    @Test("Naver's profile_image is the picture; linking a Kakao identity keeps it, and fills a member's empty picture")
+    func pictures() async throws {
+        let stack = try await TestStack.shared.running()
+        let naverId = RunningStack.uniqueSubject("naver")
+        let token = await stack.naverToken(NaverAccount(id: naverId, nickname: "nick", profileImage: "https://phinf.pstatic.net/n.jpg"))
+        let naver = try await stack.post("/api/auth/naver-login", json: NaverLoginBody(accessToken: token, deviceId: "device-1"))
+            .data(LoginResponse.self)
+        #expect(try await me(stack, naver.accessToken).pictureUrl == "https://phinf.pstatic.net/n.jpg")
+
+        let kakaoToken = { (sub: String) in
+            try await stack.mint("kakao", claims: ["sub": .string(sub), "aud": .string(TestStack.ClientID.kakao),
+                                                    "picture": .string("https://k.kakaocdn.net/\(sub).jpg")])
+        }
+        let kept = try await stack.link(naver.accessToken, LinkIdentityBody(provider: "KAKAO", idToken: try await kakaoToken(RunningStack.uniqueSubject("kakao"))))
+        #expect(kept.status == 200, "\(kept.text)")
+        #expect(try kept.data(MemberResponse.self).pictureUrl == "https://phinf.pstatic.net/n.jpg", "a link never replaces the picture")
+
+        // A Google member without a picture gets the linked identity's, announced with source link.
+        let google = try await login(stack, sub: RunningStack.uniqueSubject("profile"))
+        #expect(try await me(stack, google.accessToken).pictureUrl == nil)
+        let kakaoSub = RunningStack.uniqueSubject("kakao")
+        let filled = try await stack.link(google.accessToken, LinkIdentityBody(provider: "KAKAO", idToken: try await kakaoToken(kakaoSub)))
+        #expect(try filled.data(MemberResponse.self).pictureUrl == "https://k.kakaocdn.net/\(kakaoSub).jpg")
+        let updates = try await stack.events(Events.memberUpdated, timeout: .seconds(3), count: 2) { $0.memberId == google.memberId }
+        #expect(updates.map(\.data.fields) == [["pictureUrl"]])
+        #expect(updates.first?.data.source == "link")
     }
 
     @Test("PATCH changes the fields it carries, answers the profile, and announces the change once")

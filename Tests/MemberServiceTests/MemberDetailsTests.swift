@@ -25,4 +25,14 @@ struct MemberDetailsTests {
     func nothingToFill(member: MemberDetails, identity: MemberDetails) {
         #expect(member.fillingGaps(from: identity) == nil)
     }
+
+    @Test("a picture fills an empty one only, and the changed fields are named as GET names them")
+    func pictureAndChangedFields() {
+        let member = MemberDetails(email: "own@example.com", name: nil, picture: nil)
+        let filled = member.fillingGaps(from: MemberDetails(email: "new@example.com", name: "New", picture: "https://p.example/x.jpg"))
+        #expect(filled == MemberDetails(email: "own@example.com", name: "New", picture: "https://p.example/x.jpg"))
+        #expect(filled.map(member.changedFields) == ["name", "pictureUrl"])
+        #expect(MemberDetails(email: nil, name: nil, picture: "https://p.example/own.jpg")
+            .fillingGaps(from: MemberDetails(email: nil, name: nil, picture: "https://p.example/new.jpg")) == nil)
+    }
 }

@@ -11,16 +11,25 @@ public struct NaverAccount: Codable, Sendable, Equatable {
     public var name: String?
     /// The nickname, if shared.
     public var nickname: String?
+    /// The profile picture's URL (`profile_image`), if shared.
+    public var profileImage: String?
     /// A `resultcode` other than `"00"` for the profile API to answer (with HTTP 200).
     public var resultcode: String?
 
     /// Creates an account.
-    public init(id: String?, email: String? = nil, name: String? = nil, nickname: String? = nil, resultcode: String? = nil) {
+    public init(id: String?, email: String? = nil, name: String? = nil, nickname: String? = nil, profileImage: String? = nil,
+                resultcode: String? = nil) {
         self.id = id
         self.email = email
         self.name = name
         self.nickname = nickname
+        self.profileImage = profileImage
         self.resultcode = resultcode
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, email, name, nickname, resultcode
+        case profileImage = "profile_image"
     }
 }
 

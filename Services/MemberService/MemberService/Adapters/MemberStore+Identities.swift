@@ -6,6 +6,7 @@ extension MemberStore {
     /// `IDENTITY_IN_USE` when it is another member's or the member has another of that provider.
     func link(_ request: LinkIdentityRequest) async throws -> MemberProfile {
         let identity = request.identity
+        let picture = ProfileRules.pictureURL(identity.pictureUrl)
         try await change { connection in
             guard let member = try await Self.lockMember(request.memberId, on: connection) else { throw ServiceFailure.memberGone }
             let owner = try await connection.query(
@@ -23,7 +24,8 @@ extension MemberStore {
                                                                            i.email, i.email_verified),
                            name = member.identity_name(\(identity.name), \(request.name), i.name),
                            is_private_email = COALESCE(\(identity.isPrivateEmail), i.is_private_email),
-                           sealed_credential = COALESCE(\(identity.sealedCredential), i.sealed_credential)
+                           sealed_credential = COALESCE(\(identity.sealedCredential), i.sealed_credential),
+                           picture_url = COALESCE(\(picture), i.picture_url)
                      WHERE i.provider = \(identity.provider.rawValue) AND i.provider_user_id = \(identity.subject)
                     """)
                 return
@@ -35,25 +37,31 @@ extension MemberStore {
             do {
                 linked = try await connection.query("""
                     INSERT INTO member.identities
-                           (provider, provider_user_id, email, email_verified, is_private_email, name, sealed_credential, member_id)
+                           (provider, provider_user_id, email, email_verified, is_private_email, name, sealed_credential, picture_url,
+                            member_id)
                     VALUES (\(identity.provider.rawValue), \(identity.subject),
                             member.identity_email(\(identity.email), NULL, \(request.email)),
                             member.identity_email_verified(\(identity.email), \(identity.emailVerified), NULL, NULL),
                             \(identity.isPrivateEmail), member.identity_name(\(identity.name), \(request.name), NULL),
-                            \(identity.sealedCredential), \(request.memberId))
-                    RETURNING email, name
+                            \(identity.sealedCredential), \(picture), \(request.memberId))
+                    RETURNING email, name, picture_url
                     """)
             } catch let error as PostgresError where error.isUniqueViolation {
                 // A first login of the same identity created another member meanwhile.
                 throw ServiceFailure.identityInUse
             }
             let identityDetails = MemberDetails(email: try linked.first?.optionalString("email"),
-                                                name: try linked.first?.optionalString("name"))
+                                                name: try linked.first?.optionalString("name"),
+                                                picture: try linked.first?.optionalString("picture_url"))
             if let filled = member.fillingGaps(from: identityDetails) {
                 _ = try await connection.query("""
-                    UPDATE member.members SET email = \(filled.email), name = \(filled.name), updated_at = now()
+                    UPDATE member.members SET email = \(filled.email), name = \(filled.name), picture_url = \(filled.picture),
+                           updated_at = now()
                      WHERE id = \(request.memberId)
                     """)
+                try await OutboxEvent(Events.memberUpdated, MemberUpdated(memberId: request.memberId, fields: member.changedFields(to: filled),
+                                                                          source: "link"))
+                    .write(on: connection)
             }
             try await OutboxEvent(Events.identityLinked, IdentityLinked(memberId: request.memberId, provider: identity.provider))
                 .write(on: connection)

@@ -70,11 +70,12 @@ struct MemberStore: Sendable {
         return value
     }
 
-    /// Locks the member's row for this transaction and returns its email and name; nil when there is no such member.
+    /// Locks the member's row for this transaction and returns its email, name and picture; nil when there is no such member.
     static func lockMember(_ memberId: Int64, on connection: PostgresConnection) async throws -> MemberDetails? {
-        let rows = try await connection.query("SELECT email, name FROM member.members WHERE id = \(memberId) FOR UPDATE")
+        let rows = try await connection.query("SELECT email, name, picture_url FROM member.members WHERE id = \(memberId) FOR UPDATE")
         guard let row = rows.first else { return nil }
-        return MemberDetails(email: try row.optionalString("email"), name: try row.optionalString("name"))
+        return MemberDetails(email: try row.optionalString("email"), name: try row.optionalString("name"),
+                             picture: try row.optionalString("picture_url"))
     }
 
     /// Runs `body` again (up to three times in all) when PostgreSQL aborted it for a deadlock or a
