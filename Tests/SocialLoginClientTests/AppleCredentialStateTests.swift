@@ -45,7 +45,7 @@ struct AppleCredentialStateTests {
         #expect(await signedIn.store.loadTokens() == nil)
         #expect(signedIn.proxy.count("POST /api/auth/logout") == 1)
         #expect(try await stack.post("/api/auth/refresh", json: ["refreshToken": refreshToken]).status == 401, "the server's session ended")
-        #expect(await collectEvents(events, count: 1) == [.signedOut(.appleCredentialRevoked)])
+        #expect(await collect(events, count: 1) == [.signedOut(.appleCredentialRevoked)])
 
         // The revocation notification when nobody is signed in does nothing.
         await signedIn.client.appleCredentialRevoked()

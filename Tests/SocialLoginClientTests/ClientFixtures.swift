@@ -67,22 +67,22 @@ extension RunningStack {
     }
 }
 
-/// The first `count` states of a stream, or those that came within `timeout`.
-func collect(_ stream: AsyncStream<AuthState>, count: Int, timeout: Duration = .seconds(10)) async -> [AuthState] {
+/// The next `count` elements of a stream (states, events), or those that came within `timeout`.
+func collect<Element: Sendable>(_ stream: AsyncStream<Element>, count: Int, timeout: Duration = .seconds(10)) async -> [Element] {
     let collector = Task {
-        var states: [AuthState] = []
+        var elements: [Element] = []
         // Iteration ends when the task is cancelled.
-        for await state in stream {
-            states.append(state)
-            if states.count == count { break }
+        for await element in stream {
+            elements.append(element)
+            if elements.count == count { break }
         }
-        return states
+        return elements
     }
     let timer = Task {
         try? await Task.sleep(for: timeout)
         collector.cancel()
     }
-    let states = await collector.value
+    let elements = await collector.value
     timer.cancel()
-    return states
+    return elements
 }

@@ -34,14 +34,14 @@ struct SharedStoreTests {
         #expect(signedIn.proxy.count("POST /api/auth/refresh") == 4)
         #expect(try await app.currentMemberId() == signedIn.memberId)
         #expect(try await fileProvider.currentMemberId() == signedIn.memberId)
-        #expect(await collectEvents(events, count: 2) == [.tokensRefreshed(memberId: signedIn.memberId),
+        #expect(await collect(events, count: 2) == [.tokensRefreshed(memberId: signedIn.memberId),
                                                           .tokensRefreshed(memberId: signedIn.memberId)])
 
         // The app signs out: the extension's next refresh finds the store empty and signs out too, sending nothing.
         try await app.logout()
         await #expect(throws: ClientError.notSignedIn) { try await fileProvider.refresh() }
         #expect(signedIn.proxy.count("POST /api/auth/refresh") == 4)
-        #expect(await collectEvents(events, count: 1) == [.signedOut(.signedOutElsewhere)])
+        #expect(await collect(events, count: 1) == [.signedOut(.signedOutElsewhere)])
     }
 
     @Test("events: signed in, tokens refreshed, signed out with its reason")
@@ -52,25 +52,7 @@ struct SharedStoreTests {
         let login = try await client.login(with: .google(idToken: try await stack.googleToken(sub: RunningStack.uniqueSubject())))
         try await client.refresh()
         try await client.logout()
-        #expect(await collectEvents(events, count: 3) == [.signedIn(memberId: login.memberId), .tokensRefreshed(memberId: login.memberId),
+        #expect(await collect(events, count: 3) == [.signedIn(memberId: login.memberId), .tokensRefreshed(memberId: login.memberId),
                                                           .signedOut(.loggedOut)])
     }
-}
-
-/// The next `count` events of a stream, or those that came within `timeout`.
-func collectEvents(_ stream: AsyncStream<AuthEvent>, count: Int, timeout: Duration = .seconds(10)) async -> [AuthEvent] {
-    let collector = Task {
-        var events: [AuthEvent] = []
-        for await event in stream {
-            events.append(event)
-            if events.count == count { break }
-        }
-        return events
-    }
-    let timer = Task {
-        try? await Task.sleep(for: timeout)
-        collector.cancel()
-    }
-    defer { timer.cancel() }
-    return await collector.value
 }
