@@ -30,7 +30,7 @@ extension AuthClient {
         var failure: (any Error)?
         do {
             try await authorized("POST", path)
-        } catch is ClientError {
+        } catch let error as ClientError where error == .notSignedIn {
             // Nobody was signed in: nothing to end.
         } catch let error as APIError where error.status == 401 {
             // The server had already ended the session.

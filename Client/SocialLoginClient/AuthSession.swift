@@ -45,7 +45,9 @@ actor AuthSession {
             if !loaded {
                 tokens = stored
                 loaded = true
-                if let stored { state = .signedIn(memberId: stored.memberId) }
+                // Observers that came while the store could not be read (a locked device) were told nothing yet.
+                state = stored.map { .signedIn(memberId: $0.memberId) } ?? .signedOut(.noSession)
+                for observer in observers.values { observer.yield(state) }
             }
         }
         return tokens
@@ -95,32 +97,49 @@ actor AuthSession {
         recentRefreshes.removeAll { now - $0 >= refreshLimit.window }
         guard recentRefreshes.count < refreshLimit.count else { throw ClientError.refreshLimitReached }
         recentRefreshes.append(now)
-        return try await performRefresh(tokens, generation: generation)
+        do {
+            return try await performRefresh(tokens, generation: generation)
+        } catch let error as TransportError {
+            // It never reached the server (offline): it rotated nothing, so it does not count.
+            recentRefreshes.removeAll { $0 == now }
+            throw error
+        }
     }
 
-    /// The store's tokens when another process replaced `tokens` there; signs out when it cleared them.
-    /// Nil when the store still holds `tokens`, or when this client's state moved on while it read.
+    /// The tokens to use instead of refreshing `tokens`, or nil to refresh them: newer ones another process
+    /// sharing the store rotated to (an app extension), or this client's own when its state moved on while
+    /// the store was read. Signs out when another process did; a store that cannot be read (a locked
+    /// device) throws, since tokens rotated now could only be kept in memory, and a process killed before
+    /// the unlock would present the old refresh token again: its reuse, which ends the session.
     private func adoptStored(instead tokens: StoredTokens) async throws -> StoredTokens? {
         // This client's own last write first: until it lands the store holds older tokens than these.
         _ = await lastWrite?.result
         let generation = generation
-        // A store that cannot be read now (a locked device, which another process cannot write either):
-        // these tokens are the latest this client can know.
-        let stored: StoredTokens?
-        do {
-            stored = try await store.loadTokens()
-        } catch {
-            return nil
+        let stored = try await store.loadTokens()
+        guard generation == self.generation, self.tokens == tokens else {
+            if let current = self.tokens { return current }
+            throw ClientError.notSignedIn
         }
-        guard generation == self.generation, self.tokens == tokens, !storeBehind else { return nil }
+        // The store is behind this client (its last write failed): what it holds is older.
+        if storeBehind { return nil }
         guard let stored else {
             try? await signOut(.signedOutElsewhere)
             throw ClientError.notSignedIn
         }
         guard stored.refreshToken != tokens.refreshToken else { return nil }
+        guard stored.memberId == tokens.memberId else {
+            // Another process signed in as another member: this client follows, but the caller's request,
+            // made for the member before, is not sent again as this one.
+            self.generation += 1
+            self.tokens = stored
+            publish(.signedIn(memberId: stored.memberId))
+            publishEvent(.signedIn(memberId: stored.memberId))
+            throw ClientError.accountChanged
+        }
+        // A stale write (another process's older tokens) is not adopted: these are newer.
+        guard stored.expiresAt > tokens.expiresAt else { return nil }
         self.tokens = stored
-        publish(.signedIn(memberId: stored.memberId))
-        publishEvent(stored.memberId == tokens.memberId ? .tokensRefreshed(memberId: stored.memberId) : .signedIn(memberId: stored.memberId))
+        publishEvent(.tokensRefreshed(memberId: stored.memberId))
         return stored
     }
 
@@ -161,26 +180,30 @@ actor AuthSession {
         try await persist(fresh)
     }
 
-    /// Forgets the tokens and tells the observers why.
+    /// Forgets the tokens and tells the observers why (once: a second sign-out tells nobody).
     func signOut(_ reason: SignOutReason) async throws {
+        let wasSignedIn = tokens != nil || !loaded
         generation += 1
         tokens = nil
         loaded = true
-        publish(.signedOut(reason))
-        publishEvent(.signedOut(reason))
+        if wasSignedIn {
+            publish(.signedOut(reason))
+            publishEvent(.signedOut(reason))
+        }
         try await persist(nil)
     }
 
     /// A stream of states: the current one first, then every change.
     func states() async -> AsyncStream<AuthState> {
-        _ = try? await current()
+        // Unknown while the store cannot be read: the state comes once it is (see `current()`).
+        let known = (try? await current()) != nil || loaded
         let (stream, continuation) = AsyncStream<AuthState>.makeStream(bufferingPolicy: .bufferingNewest(16))
         let id = UUID()
         observers[id] = continuation
         continuation.onTermination = { [weak self] _ in
             Task { await self?.removeObserver(id) }
         }
-        continuation.yield(state)
+        if known { continuation.yield(state) }
         return stream
     }
 

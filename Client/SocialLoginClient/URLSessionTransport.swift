@@ -14,10 +14,24 @@ public struct URLSessionTransport: HTTPTransport {
     }
 
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        let (data, response) = try await session.data(for: request)
+        let (data, response) = try await session.data(for: request, delegate: RedirectGuard())
         guard let http = response as? HTTPURLResponse else {
             throw TransportError.invalidResponse("The answer is not an HTTP response.")
         }
         return (data, http)
+    }
+}
+
+/// Follows redirects, but drops `Authorization` from one that leaves the request's origin: a 3xx from
+/// the API must not carry the access token to another host.
+final class RedirectGuard: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest) async -> URLRequest? {
+        var next = request
+        let from = task.originalRequest?.url.flatMap(Origin.init)
+        if from == nil || from != request.url.flatMap(Origin.init) {
+            next.setValue(nil, forHTTPHeaderField: "Authorization")
+        }
+        return next
     }
 }

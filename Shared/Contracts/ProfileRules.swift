@@ -16,9 +16,11 @@ public enum ProfileRules {
     /// Checks an update's fields; the failure names the first bad one. A field left out is not checked.
     public static func check(name: String?, timezone: String?, locale: String?) throws(ServiceFailure) {
         if let name {
-            guard !name.unicodeScalars.allSatisfy(\.properties.isWhitespace) else { throw .invalidRequest("name must not be empty.") }
-            guard name.utf8.count <= nameMaxBytes else { throw .invalidRequest("name must be at most \(nameMaxBytes) bytes.") }
-            guard !name.unicodeScalars.contains(where: \.isControlCharacter) else { throw .invalidRequest("name must not contain control characters.") }
+            try Field.required(name, "name", maxBytes: nameMaxBytes)
+            guard !name.unicodeScalars.contains(where: isUnsafeInText) else {
+                throw .invalidRequest("name must not contain invisible formatting, direction overrides, line separators or private-use characters.")
+            }
+            guard !name.unicodeScalars.allSatisfy(isBlank) else { throw .invalidRequest("name must contain a visible character.") }
         }
         if let timezone, !isKnownTimeZone(timezone) {
             throw .invalidRequest("timezone must be an IANA time zone name such as Asia/Seoul.")
@@ -28,14 +30,16 @@ public enum ProfileRules {
         }
     }
 
-    /// Whether `name` is an IANA time zone name this server knows (`Asia/Seoul`, `UTC`, `Etc/GMT-9`);
-    /// offsets such as `GMT+9`, which Foundation also takes, are not names.
+    /// Whether `name` is an IANA time zone name this server knows (`Asia/Seoul`, `UTC`, `Etc/GMT-9`).
+    /// Foundation's ICU also takes offsets (`GMT+9`), Java's three-letter IDs (`PST`, `IST`) and names
+    /// IANA removed (`SystemV/…`, `US/Pacific-New`); those are not IANA names, and programs that read
+    /// the member's zone with IANA's data would fail on them.
     public static func isKnownTimeZone(_ name: String) -> Bool {
         guard (1...timezoneMaxBytes).contains(name.utf8.count),
               name.utf8.allSatisfy({ isASCIIAlphanumeric($0) || "/_+-".utf8.contains($0) }) else { return false }
-        if name == "UTC" { return true }  // IANA's, which Foundation renames GMT
-        guard let zone = TimeZone(identifier: name), zone.identifier == name else { return false }
-        return !name.hasPrefix("GMT+") && !name.hasPrefix("GMT-")
+        guard name.contains("/") else { return ianaSingleNames.contains(name) }
+        guard !name.hasPrefix("SystemV/"), !removedNames.contains(name) else { return false }
+        return TimeZone(identifier: name)?.identifier == name
     }
 
     /// Whether `tag` is a well-formed language tag by RFC 5646's grammar (section 2.1), in any letter
@@ -88,26 +92,114 @@ public enum ProfileRules {
         var afterSingleton = false
         return tag.split(separator: "-", omittingEmptySubsequences: false).enumerated().map { index, part -> String in
             let subtag = String(part)
-            if index == 0 || afterSingleton { return subtag.lowercased() }
             if subtag.count == 1 {
                 afterSingleton = true
                 return subtag.lowercased()
             }
+            if index == 0 || afterSingleton { return subtag.lowercased() }
             if subtag.count == 4, isAlpha(subtag.lowercased()) { return subtag.prefix(1).uppercased() + subtag.dropFirst().lowercased() }
             if subtag.count == 2 { return subtag.uppercased() }
             return subtag.lowercased()
         }.joined(separator: "-")
     }
 
-    /// A provider's picture as kept: an `https` URL of at most ``pictureMaxBytes`` bytes with a host, and
-    /// no spaces or control characters; nil for anything else (it is shown to apps, which would load it).
+    /// A provider's picture as kept: an `https` URL of at most ``pictureMaxBytes`` bytes, every character
+    /// one RFC 3986 allows (ASCII; no quotes, brackets or spaces; `%` only before two hex digits), a DNS
+    /// host name (ASCII or punycode, not an IP address), no user or password, a port in range; nil for
+    /// anything else. Apps load and show it, often in web views.
     public static func pictureURL(_ value: String?) -> String? {
-        guard let value, (9...pictureMaxBytes).contains(value.utf8.count),
-              value.lowercased().hasPrefix("https://"),
-              !value.unicodeScalars.contains(where: { $0.isControlCharacter || $0.properties.isWhitespace }),
-              let components = URLComponents(string: value), components.scheme?.lowercased() == "https",
-              let host = components.host, !host.isEmpty, components.user == nil, components.password == nil else { return nil }
+        guard let value, (9...pictureMaxBytes).contains(value.utf8.count), value.lowercased().hasPrefix("https://"),
+              value.utf8.allSatisfy(isURLByte), hasValidEscapes(value), URLComponents(string: value) != nil else { return nil }
+        // The authority, read here: Foundation shows a punycode host decoded. No user or password (`@`).
+        let authority = value.dropFirst("https://".count).prefix { !"/?#".contains($0) }
+        guard !authority.contains("@") else { return nil }
+        let parts = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard isHostName(String(parts[0])) else { return nil }
+        if parts.count == 2 {
+            guard let port = Int(parts[1]), (1...65_535).contains(port), parts[1].utf8.allSatisfy(isASCIIDigit) else { return nil }
+        }
         return value
+    }
+
+    /// A name a provider gives, as kept: control characters and line separators become spaces, other
+    /// invisible formatting and private-use characters are dropped, the ends are trimmed, and the rest is
+    /// cut to ``nameMaxBytes`` bytes at a character's end; nil when nothing visible is left. (`PATCH`
+    /// refuses what this cleans: an app can be told, a provider cannot.)
+    public static func providerName(_ value: String?) -> String? {
+        guard let value else { return nil }
+        var scalars = String.UnicodeScalarView()
+        for scalar in value.unicodeScalars {
+            if scalar.isControlCharacter || [.lineSeparator, .paragraphSeparator].contains(scalar.properties.generalCategory) {
+                scalars.append(" ")
+            } else if !isUnsafeInText(scalar) {
+                scalars.append(scalar)
+            }
+        }
+        var name = String(scalars).trimmingCharacters(in: .whitespacesAndNewlines)
+        while name.utf8.count > nameMaxBytes { name.removeLast() }
+        return name.unicodeScalars.allSatisfy(isBlank) ? nil : name
+    }
+
+    /// An email a provider gives, as kept: nil when it is longer than 320 bytes or holds a space, a control
+    /// character or invisible formatting (no address does; they break logs and databases).
+    public static func providerEmail(_ value: String?) -> String? {
+        guard let value, (1...320).contains(value.utf8.count),
+              !value.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.isControlCharacter || isUnsafeInText($0) })
+        else { return nil }
+        return value
+    }
+
+    /// Whether `scalar` has no place in a name: a control character, invisible formatting (the bidi
+    /// overrides and isolates, zero-width space, byte-order mark; not the zero-width joiners, which emoji
+    /// and Persian names need), a line or paragraph separator, private use, or a noncharacter.
+    public static func isUnsafeInText(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isControlCharacter || scalar.properties.isNoncharacterCodePoint { return true }
+        switch scalar.properties.generalCategory {
+        case .format: return scalar.value != 0x200C && scalar.value != 0x200D
+        case .lineSeparator, .paragraphSeparator, .privateUse, .surrogate: return true
+        default: return false
+        }
+    }
+
+    /// Whether `scalar` shows nothing: white space, a default-ignorable (soft hyphen, zero-width
+    /// characters, the Hangul fillers) or the blank Braille pattern.
+    private static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isWhitespace || scalar.properties.isDefaultIgnorableCodePoint || scalar.value == 0x2800
+    }
+
+    /// The bytes RFC 3986 allows in a URL (unreserved, reserved, `%`), less `'`, `[` and `]`.
+    private static func isURLByte(_ byte: UInt8) -> Bool {
+        isASCIIAlphanumeric(byte) || "-._~:/?#@!$&()*+,;=%".utf8.contains(byte)
+    }
+
+    private static func hasValidEscapes(_ value: String) -> Bool {
+        let bytes = Array(value.utf8)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%") {
+                guard index + 2 < bytes.count, isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) else { return false }
+                index += 3
+            } else {
+                index += 1
+            }
+        }
+        return true
+    }
+
+    /// A DNS name of at least two labels, each 1-63 letters, digits or inner hyphens, not all digits (an IP address).
+    private static func isHostName(_ host: String) -> Bool {
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2, host.utf8.count <= 253, !host.utf8.allSatisfy({ isASCIIDigit($0) || $0 == UInt8(ascii: ".") }) else {
+            return false
+        }
+        return labels.allSatisfy { label in
+            (1...63).contains(label.utf8.count) && label.utf8.allSatisfy { isASCIIAlphanumeric($0) || $0 == UInt8(ascii: "-") }
+                && label.utf8.first != UInt8(ascii: "-") && label.utf8.last != UInt8(ascii: "-")
+        }
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        isASCIIDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
     }
 
     private static func isPrivateUse(_ parts: ArraySlice<String>) -> Bool {
@@ -133,6 +225,17 @@ public enum ProfileRules {
     private static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
         isASCIIDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
     }
+
+    /// IANA's zone names without a slash (tzdata's zones and links, `Factory` aside).
+    private static let ianaSingleNames: Set<String> = [
+        "CET", "CST6CDT", "Cuba", "EET", "EST", "EST5EDT", "Egypt", "Eire", "GB", "GB-Eire", "GMT", "GMT+0", "GMT-0", "GMT0",
+        "Greenwich", "HST", "Hongkong", "Iceland", "Iran", "Israel", "Jamaica", "Japan", "Kwajalein", "Libya", "MET", "MST",
+        "MST7MDT", "NZ", "NZ-CHAT", "Navajo", "PRC", "PST8PDT", "Poland", "Portugal", "ROC", "ROK", "Singapore", "Turkey",
+        "UCT", "UTC", "Universal", "W-SU", "WET", "Zulu",
+    ]
+
+    /// Names ICU still knows that IANA removed.
+    private static let removedNames: Set<String> = ["US/Pacific-New", "Canada/East-Saskatchewan"]
 
     /// RFC 5646's grandfathered tags (section 2.2.8), in lower case.
     private static let grandfathered: Set<String> = [

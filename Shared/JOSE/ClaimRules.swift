@@ -29,6 +29,10 @@ public struct ClaimRules: Sendable {
         guard let issuer = claims.iss else { throw JOSEError.missingClaim("iss") }
         guard issuers.contains(issuer) else { throw JOSEError.wrongIssuer }
         guard let subject = claims.sub, !subject.isEmpty else { throw JOSEError.missingClaim("sub") }
+        // A user ID is printable: one with a control character (NUL, a line break) names nobody and breaks logs and databases.
+        guard subject.utf8.count <= 255, !subject.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+            throw JOSEError.malformed.with("sub is over 255 bytes or holds a control character")
+        }
         guard !claims.aud.isEmpty else { throw JOSEError.missingClaim("aud") }
         guard claims.aud.contains(where: audiences.contains) else { throw JOSEError.wrongAudience }
         if claims.aud.count > 1 {

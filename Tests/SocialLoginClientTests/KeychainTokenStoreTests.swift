@@ -65,31 +65,49 @@ struct KeychainTokenStoreTests {
         #expect(!KeychainError(status: missingEntitlement).isTransient)
     }
 
-    @Test("a refresh while the device is locked keeps the user signed in, and the tokens are written once it is unlocked")
+    @Test("a refresh while the device is locked rotates nothing and keeps the user signed in")
     func refreshWhileLocked() async throws {
+        let stack = try await TestStack.shared.running()
+        let keychain = FakeKeychain()
+        let login = try await makeClient(stack.gatewayURL, store: store(keychain))
+            .login(with: .google(idToken: try await stack.googleToken(sub: RunningStack.uniqueSubject())))
+        let proxy = try GatewayProxy.start(forwardingTo: stack.gatewayURL)
+        defer { proxy.stop() }
+        let client = makeClient(proxy.url, store: store(keychain))
+        #expect(try await client.me().memberId == login.memberId)
+
+        // Rotating now would keep the new tokens only in memory, lost if the process is killed before the unlock.
+        keychain.setLocked(true)
+        await #expect(throws: KeychainError(status: .interactionNotAllowed)) { try await client.refresh() }
+        #expect(proxy.count("POST /api/auth/refresh") == 0)
+        #expect(try await client.currentMemberId() == login.memberId)
+        #expect(try await client.me().memberId == login.memberId, "the access token is still good")
+        keychain.setLocked(false)
+        try await client.refresh()
+        #expect(proxy.count("POST /api/auth/refresh") == 1)
+    }
+
+    @Test("tokens a refresh could not write (locked between read and write) stay in use and are written at the next call")
+    func writeAfterRefreshFails() async throws {
         let stack = try await TestStack.shared.running()
         let keychain = FakeKeychain()
         let client = makeClient(stack.gatewayURL, store: store(keychain))
         let login = try await client.login(with: .google(idToken: try await stack.googleToken(sub: RunningStack.uniqueSubject())))
         let before = try #require(await store(keychain).loadTokens())
 
-        keychain.setLocked(true)
+        keychain.queue(.interactionNotAllowed, for: "update")
         try await client.refresh()
-        #expect(try await client.currentMemberId() == login.memberId)
+        #expect(try await store(keychain).loadTokens() == before, "the write failed")
         #expect(try await client.me().memberId == login.memberId)
-        keychain.setLocked(false)
-        #expect(try await store(keychain).loadTokens() == before, "nothing written while locked")
-
-        _ = try await client.me()
         let after = try #require(await store(keychain).loadTokens())
-        #expect(after.refreshToken != before.refreshToken, "the rotated tokens written after the unlock")
-        // The stored token is the live one: another client on the store refreshes with it.
+        #expect(after.refreshToken != before.refreshToken, "written at the next call")
+        // The stored token is the live one: a relaunched client refreshes with it.
         let relaunched = makeClient(stack.gatewayURL, store: store(keychain))
         try await relaunched.refresh()
         #expect(try await relaunched.currentMemberId() == login.memberId)
     }
 
-    @Test("a launch on a locked device is a transient error, not a sign-out")
+    @Test("a launch on a locked device is a transient error, not a sign-out; the state comes once the store is read")
     func launchLocked() async throws {
         let stack = try await TestStack.shared.running()
         let keychain = FakeKeychain()
@@ -97,6 +115,7 @@ struct KeychainTokenStoreTests {
             .login(with: .google(idToken: try await stack.googleToken(sub: RunningStack.uniqueSubject())))
         keychain.setLocked(true)
         let client = makeClient(stack.gatewayURL, store: store(keychain))
+        let states = await client.authStates()
         do {
             _ = try await client.me()
             Issue.record("read a locked keychain")
@@ -105,5 +124,7 @@ struct KeychainTokenStoreTests {
         }
         keychain.setLocked(false)
         #expect(try await client.me().memberId == login.memberId)
+        #expect(await collect(states, count: 1, timeout: .seconds(2)) == [.signedIn(memberId: login.memberId)],
+                "no signed-out state while the store could not be read")
     }
 }

@@ -15,8 +15,11 @@ extension APIHandler {
         static let token = 16_384
         static let deviceId = 255
         static let nonce = 512
-        static let timezone = 64
-        static let locale = 35
+        // Wider than the profile's own limits: a login's time zone and locale that are no IANA name or
+        // language tag (Apple's `en_US@calendar=japanese;numbers=arab`) are normalised or ignored
+        // by the member-service, never a reason to refuse the login.
+        static let timezone = 128
+        static let locale = 128
         static let name = 200
         static let email = 320
     }

@@ -60,25 +60,3 @@ enum RequestBody {
         }
     }
 }
-
-/// Checks of decoded fields; each failure names the field.
-enum Field {
-    /// A required string: not blank, at most `maxBytes` UTF-8 bytes, no control characters (NUL, line
-    /// breaks, ...: nothing a device ID, token or name holds, and what logs and databases choke on).
-    static func required(_ value: String, _ name: String, maxBytes: Int) throws(ServiceFailure) {
-        if value.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
-            throw ServiceFailure.invalidRequest("\(name) must not be empty.")
-        }
-        if value.unicodeScalars.contains(where: \.isControlCharacter) {
-            throw ServiceFailure.invalidRequest("\(name) must not contain control characters.")
-        }
-        if value.utf8.count > maxBytes {
-            throw ServiceFailure.invalidRequest("\(name) must be at most \(maxBytes) bytes.")
-        }
-    }
-
-    /// An optional string: when present, not blank and at most `maxBytes` UTF-8 bytes.
-    static func optional(_ value: String?, _ name: String, maxBytes: Int) throws(ServiceFailure) {
-        if let value { try required(value, name, maxBytes: maxBytes) }
-    }
-}

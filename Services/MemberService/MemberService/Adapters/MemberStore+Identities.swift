@@ -6,7 +6,7 @@ extension MemberStore {
     /// `IDENTITY_IN_USE` when it is another member's or the member has another of that provider.
     func link(_ request: LinkIdentityRequest) async throws -> MemberProfile {
         let identity = request.identity
-        let picture = ProfileRules.pictureURL(identity.pictureUrl)
+        let picture = identity.pictureUrl
         try await change { connection in
             guard let member = try await Self.lockMember(request.memberId, on: connection) else { throw ServiceFailure.memberGone }
             let owner = try await connection.query(

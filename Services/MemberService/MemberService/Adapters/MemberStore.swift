@@ -13,12 +13,11 @@ struct MemberStore: Sendable {
     /// Finds the member of `request.identity`, or creates one; exactly one concurrent caller creates.
     /// The login's events (`member.created`, `member.logged-in`, `member.updated`) go to the outbox in
     /// the same call. A time zone or locale the app sent is kept only when it is one (``ProfileRules``):
-    /// a login is never refused over them; the provider's picture only when it is an `https` URL.
+    /// a login is never refused over them. The identity's fields come cleaned (`MemberHandlers.cleaned`).
     func login(_ request: MemberLoginRequest) async throws -> MemberLoginReply {
         let identity = request.identity
         let timezone = request.timezone.flatMap { ProfileRules.isKnownTimeZone($0) ? $0 : nil }
         let locale = request.locale.flatMap(ProfileRules.loginLocale)
-        let picture = ProfileRules.pictureURL(identity.pictureUrl)
         let rows = try await retryingConflicts {
             try await database.query(
                 """
@@ -28,7 +27,7 @@ struct MemberStore: Sendable {
                     p_private_email => \(identity.isPrivateEmail), p_name => \(identity.name),
                     p_app_email => \(request.email), p_app_name => \(request.name),
                     p_sealed_credential => \(identity.sealedCredential),
-                    p_timezone => \(timezone), p_locale => \(locale), p_picture => \(picture))
+                    p_timezone => \(timezone), p_locale => \(locale), p_picture => \(identity.pictureUrl))
                 """)
         }
         outbox.signal()
@@ -57,7 +56,9 @@ struct MemberStore: Sendable {
         let verified = email != nil && identities.contains { $0.email == email && $0.emailVerified }
         return MemberProfile(memberId: try member.int("id"), email: email, emailVerified: verified,
                              name: try member.optionalString("name"), pictureUrl: try member.optionalString("picture_url"),
-                             timezone: try member.optionalString("timezone"), locale: try member.optionalString("locale"),
+                             // Logins before the profile rules stored what apps sent: shown only when it is one now.
+                             timezone: try member.optionalString("timezone").flatMap { ProfileRules.isKnownTimeZone($0) ? $0 : nil },
+                             locale: try member.optionalString("locale").flatMap(ProfileRules.loginLocale),
                              identities: identities,
                              createdAt: try member.date("created_at"))
     }

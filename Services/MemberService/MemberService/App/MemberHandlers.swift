@@ -9,6 +9,10 @@ struct MemberHandlers: Sendable {
 
     func login(_ request: MemberLoginRequest) async throws -> MemberLoginReply {
         try Self.validate(request.identity)
+        var request = request
+        request.identity = Self.cleaned(request.identity)
+        request.name = ProfileRules.providerName(request.name)
+        request.email = ProfileRules.providerEmail(request.email)
         return try await store.login(request)
     }
 
@@ -29,6 +33,10 @@ struct MemberHandlers: Sendable {
 
     func link(_ request: LinkIdentityRequest) async throws -> MemberProfile {
         try Self.validate(request.identity)
+        var request = request
+        request.identity = Self.cleaned(request.identity)
+        request.name = ProfileRules.providerName(request.name)
+        request.email = ProfileRules.providerEmail(request.email)
         let profile = try await store.link(request)
         logger.info("identity linked", ["member.id": String(request.memberId), "identity.provider": request.identity.provider.rawValue])
         return profile
@@ -59,6 +67,20 @@ struct MemberHandlers: Sendable {
         guard !identity.subject.isEmpty, identity.subject.utf8.count <= 255 else {
             throw .invalidRequest("The identity's subject must be 1 to 255 bytes.")
         }
+        guard !identity.subject.unicodeScalars.contains(where: \.isControlCharacter) else {
+            throw .invalidRequest("The identity's subject must not contain control characters.")
+        }
+    }
+
+    /// What a provider says of the user, as the member-service keeps it (``ProfileRules``): a name with
+    /// control or invisible characters cleaned, an email that is none dropped, a picture that is not a
+    /// plain https URL dropped. Nothing on the bus is trusted, the verifier's answer neither.
+    static func cleaned(_ identity: VerifiedIdentity) -> VerifiedIdentity {
+        var identity = identity
+        identity.name = ProfileRules.providerName(identity.name)
+        identity.email = ProfileRules.providerEmail(identity.email)
+        identity.pictureUrl = ProfileRules.pictureURL(identity.pictureUrl)
+        return identity
     }
 
     static func validate(_ notification: AppleNotification) throws(ServiceFailure) {

@@ -53,7 +53,8 @@ struct NaverVerifier: ProviderTokenVerifier {
             logger.info("Naver refused the access token", ["naver.resultcode": answer.resultcode ?? "none"])
             throw Self.invalid
         }
-        guard let profile = answer.response, let id = profile.id, !id.isEmpty, id.utf8.count <= 255 else {
+        guard let profile = answer.response, let id = profile.id, !id.isEmpty, id.utf8.count <= 255,
+              !id.unicodeScalars.contains(where: \.isControlCharacter) else {
             throw Self.invalid
         }
         let email = Self.nonEmpty(profile.email)

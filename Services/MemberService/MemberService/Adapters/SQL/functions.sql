@@ -12,7 +12,8 @@
 -- without one an older replica that restarts during the roll writes its own functions back.
 
 -- Gone: member.login's first signature (migration 1 made it, migration 2 replaced it), and its second
--- (before the provider's picture, migration 6).
+-- (before the provider's picture, migration 6). p_picture has a default, so a replica of the release
+-- before, which names the other arguments only, still logs members in during a rolling upgrade.
 DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT);
 DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT);
 
@@ -114,7 +115,7 @@ $$;
 CREATE OR REPLACE FUNCTION member.login(
     p_provider TEXT, p_subject TEXT, p_email TEXT, p_email_verified BOOLEAN,
     p_private_email BOOLEAN, p_name TEXT, p_app_email TEXT, p_app_name TEXT,
-    p_sealed_credential TEXT, p_timezone TEXT, p_locale TEXT, p_picture TEXT)
+    p_sealed_credential TEXT, p_timezone TEXT, p_locale TEXT, p_picture TEXT DEFAULT NULL)
 RETURNS TABLE (member_id BIGINT, created BOOLEAN)
 LANGUAGE plpgsql AS $$
 DECLARE
