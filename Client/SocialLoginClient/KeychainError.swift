@@ -12,6 +12,9 @@ public struct KeychainError: Error, Sendable, Equatable, CustomStringConvertible
         self.status = status
     }
 
+    /// The `OSStatus` itself.
+    public var osStatus: Int32 { status.rawValue }
+
     /// Whether it passes: the device is locked (`errSecInteractionNotAllowed`), and the same call works
     /// after it is unlocked. The user stays signed in meanwhile.
     public var isTransient: Bool { status == .interactionNotAllowed }

@@ -8,9 +8,10 @@ import FoundationNetworking
 public struct URLSessionTransport: HTTPTransport {
     private let session: URLSession
 
-    /// Uses `session`, or an ephemeral session of its own.
+    /// Uses `session`, or an ephemeral session of its own. A session of its own drops `Authorization` from a
+    /// redirect to another origin; give one of yours a delegate that does the same (see `RedirectGuard`).
     public init(session: URLSession? = nil) {
-        self.session = session ?? URLSession(configuration: .ephemeral)
+        self.session = session ?? URLSession(configuration: .ephemeral, delegate: RedirectGuard(), delegateQueue: nil)
     }
 
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
@@ -23,15 +24,16 @@ public struct URLSessionTransport: HTTPTransport {
 }
 
 /// Follows redirects, but drops `Authorization` from one that leaves the request's origin: a 3xx from
-/// the API must not carry the access token to another host.
+/// the API must not carry the access token to another host. Set as the session's delegate (Linux's
+/// Foundation asks only the session's) and as each task's.
 final class RedirectGuard: NSObject, URLSessionTaskDelegate, Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest) async -> URLRequest? {
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
         var next = request
-        let from = task.originalRequest?.url.flatMap(Origin.init)
+        let from = (task.currentRequest ?? task.originalRequest)?.url.flatMap(Origin.init)
         if from == nil || from != request.url.flatMap(Origin.init) {
             next.setValue(nil, forHTTPHeaderField: "Authorization")
         }
-        return next
+        completionHandler(next)
     }
 }

@@ -101,12 +101,13 @@ struct MemberProfileTests {
         #expect(try await me(stack, login.accessToken).timezone == "UTC")
     }
 
-    @Test("bad input is 400 naming the field (or 401, 415) and changes nothing", arguments: [
+    @Test("bad input is 400 naming the field and changes nothing", arguments: [
         (#"{"name": ""}"#, "name"), (#"{"name": "   "}"#, "name"), (#"{"name": "a\u0007b"}"#, "name"),
         (#"{"name": "\#(String(repeating: "x", count: 201))"}"#, "name"), (#"{"name": 42}"#, "name"),
         (#"{"timezone": "GMT+9"}"#, "timezone"), (#"{"timezone": "Mars/Olympus"}"#, "timezone"), (#"{"timezone": ""}"#, "timezone"),
         (#"{"locale": "ko_KR"}"#, "locale"), (#"{"locale": "en--US"}"#, "locale"), (#"{"locale": ["en"]}"#, "locale"),
         (#"{"name": "Valid", "locale": "x"}"#, "locale"), (#"[]"#, ""), (#"not json"#, ""),
+        (#"{"name": "a\u202Eevil"}"#, "name"), (#"{"name": "\u200B"}"#, "name"), (#"{"timezone": "PST"}"#, "timezone"),
     ])
     func refused(body: String, field: String) async throws {
         let stack = try await TestStack.shared.running()
@@ -131,5 +132,50 @@ struct MemberProfileTests {
                                          body: Array(#"{"name": "x"}"#.utf8))
         #expect(plain.status == 415)
         #expect(try await me(stack, login.accessToken).name != "x")
+    }
+
+    @Test("member-service checks an update again: a request on the bus that skipped the gateway is refused")
+    func serviceChecksAgain() async throws {
+        let stack = try await TestStack.shared.running()
+        let login = try await login(stack, sub: RunningStack.uniqueSubject("profile"), timezone: "Asia/Seoul")
+        for request in [MemberUpdateRequest(memberId: login.memberId, timezone: "GMT+9"), MemberUpdateRequest(memberId: login.memberId, locale: "en_US"),
+                        MemberUpdateRequest(memberId: login.memberId, name: "a\u{0}b")] {
+            let result = try await stack.callResult(Endpoints.memberUpdate, request)
+            #expect(throws: ServiceFailure.self) { try result.get() }
+            if case .failure(let failure) = result { #expect(failure.code == .invalidRequest) }
+        }
+        #expect(try await me(stack, login.accessToken).timezone == "Asia/Seoul")
+    }
+
+    @Test("another method on /api/members/me is 405 naming the allowed ones")
+    func methodNotAllowed() async throws {
+        let stack = try await TestStack.shared.running()
+        let response = try await stack.send("PUT", "/api/members/me", headers: [("Content-Type", "application/json")], body: Array("{}".utf8))
+        #expect(response.status == 405)
+        #expect(response.headers.first { $0.0.lowercased() == "allow" }?.1 == "GET, PATCH, DELETE")
+    }
+
+    @Test("a provider's claims with a NUL or line breaks are cleaned or refused, never a 500")
+    func providerControlCharacters() async throws {
+        let stack = try await TestStack.shared.running()
+        let sub = RunningStack.uniqueSubject("profile")
+        let named = try await login(stack, sub: sub, claims: ["name": .string("Kim\u{0}Minji\nX-Injected: 1"), "email": .string("x\u{0}@y.com")])
+        let profile = try await me(stack, named.accessToken)
+        #expect(profile.name == "Kim Minji X-Injected: 1")
+        #expect(profile.email == nil, "an email with a NUL is none")
+
+        let badSubject = try await stack.googleToken(sub: "bad\u{0}sub")
+        let refused = try await stack.post("/api/auth/google-login", json: GoogleLoginBody(idToken: badSubject, deviceId: "device-1"))
+        #expect(refused.status == 401 && refused.failure?.code == .invalidProviderToken, "\(refused.text)")
+
+        let naver = await stack.naverToken(NaverAccount(id: "n\u{0}1", nickname: "n"))
+        let naverLogin = try await stack.post("/api/auth/naver-login", json: NaverLoginBody(accessToken: naver, deviceId: "device-1"))
+        #expect(naverLogin.status == 401, "\(naverLogin.text)")
+
+        let kakao = try await stack.mint("kakao", claims: ["sub": .string(RunningStack.uniqueSubject("kakao")), "aud": .string(TestStack.ClientID.kakao),
+                                                            "email": .string("k\u{0}@y.com"), "name": .string("\u{202E}evil")])
+        let linked = try await stack.link(named.accessToken, LinkIdentityBody(provider: "KAKAO", idToken: kakao))
+        #expect(linked.status == 200, "\(linked.text)")
+        #expect(try linked.data(MemberResponse.self).identities.first { $0.provider == "KAKAO" }?.email == nil)
     }
 }

@@ -24,11 +24,11 @@ final class GatewayProxy: Sendable {
         self.log = log
     }
 
-    /// Starts a proxy on a free port that forwards to `upstream`.
-    static func start(forwardingTo upstream: String) throws -> GatewayProxy {
+    /// Starts a proxy on `port` (a free one by default) that forwards to `upstream`.
+    static func start(forwardingTo upstream: String, port: Int = 0) throws -> GatewayProxy {
         let log = ProxyLog()
         let client = HTTPClient(logger: Logger(label: "proxy-client", level: .error))
-        let configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+        let configuration = HTTPServer.Configuration(host: "127.0.0.1", port: port)
         let server = HTTPServer(configuration: configuration, logger: Logger(label: "proxy", level: .error)) { request in
             let key = "\(request.method) \(request.path)"
             if let (canned, delay) = log.record(key, request) {
