@@ -8,8 +8,9 @@ public protocol ServiceCalling: Sendable {
     var isConnected: Bool { get }
 
     /// Sends `request` to `endpoint` and returns its reply, or throws the service's failure (no responder:
-    /// `SERVICE_UNAVAILABLE`, no answer in `timeout`: `TIMEOUT`); with `retries` above zero, a call that found
-    /// no responder or timed out is sent again (only for idempotent endpoints).
+    /// `SERVICE_UNAVAILABLE`, no answer in `timeout`: `TIMEOUT`). A call that reached nobody is sent again
+    /// for a few seconds (a failover); with `retries` above zero, so is a call that may have been handled
+    /// but got no reply (only for idempotent endpoints). ``ServiceClient/call(_:_:timeout:retries:)`` says how.
     func call<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, _ request: Request,
                               timeout: Duration, retries: Int) async throws(ServiceFailure) -> Reply
 }

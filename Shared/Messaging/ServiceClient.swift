@@ -23,10 +23,19 @@ public struct ServiceClient: Sendable {
         metrics?.describeCounter("nats_request_errors_total", "NATS calls that failed (no responders, timeout, ...), by subject and error.")
     }
 
+    /// How long a call keeps asking while nobody can take it: the connection is down, or no replica
+    /// subscribes. A NATS cluster that loses a node moves the clients that were on it to the others
+    /// within a second or two; a call made meanwhile waits for that rather than failing. Capped by the
+    /// call's own timeout.
+    public static let failoverPatience: Duration = .seconds(3)
+
     /// Sends `request` to `endpoint` and returns its reply, or throws the service's failure.
     ///
-    /// With `retries` above zero, a call that found no responder or timed out is sent again
-    /// (only for idempotent endpoints: a replica that died mid-request is replaced by another).
+    /// A call that reached nobody (no responder, or the connection down before it was sent) is sent
+    /// again, whatever the endpoint, after a short pause growing from 25 to 400 ms, for up to
+    /// ``failoverPatience``. With `retries` above zero, a call that may have been handled but got no
+    /// reply (it timed out, or the connection went down while it waited) is sent again too, once the
+    /// connection is back (only for idempotent endpoints: a replica or a NATS node died mid-request).
     public func call<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, _ request: Request,
                                      timeout: Duration, retries: Int = 0) async throws(ServiceFailure) -> Reply {
         let payload: [UInt8]
@@ -37,6 +46,9 @@ public struct ServiceClient: Sendable {
             throw .internal
         }
         let headers = RequestID.current.map { [RequestID.header: $0.value] } ?? [:]
+        let firstStarted = ContinuousClock.now
+        let patience = min(timeout, Self.failoverPatience)
+        var pause = Duration.milliseconds(25)
         var attempt = 0
         while true {
             let started = ContinuousClock.now
@@ -57,15 +69,24 @@ public struct ServiceClient: Sendable {
             } catch let failure as ServiceFailure {
                 throw failure
             } catch let error as NATSError {
-                let failure = Self.failure(for: error)
                 metrics?.increment("nats_request_errors_total", ["subject": endpoint.subject, "error": error.code.description])
-                if attempt < retries, failure.code == .serviceUnavailable || failure.code == .timeout, !Task.isCancelled {
+                let reachedNobody = error.code == .noResponders || error.code == .notConnected
+                let replyLost = error.code == .timeout || error.code == .connectionLost
+                let waitingFits = ContinuousClock.now - firstStarted + pause <= patience
+                if !Task.isCancelled, reachedNobody || (error.code == .connectionLost && attempt < retries), waitingFits {
+                    if replyLost { attempt += 1 }
+                    logger.debug("waiting to call again", ["nats.subject": endpoint.subject, "nats.error": error.code.description])
+                    try? await Task.sleep(for: pause)
+                    pause = min(pause * 2, .milliseconds(400))
+                    continue
+                }
+                if !Task.isCancelled, error.code == .timeout, attempt < retries {
                     attempt += 1
                     logger.warning("retrying call", ["nats.subject": endpoint.subject, "nats.error": error.code.description])
                     continue
                 }
                 logger.warning("call failed", ["nats.subject": endpoint.subject, "nats.error": error.code.description])
-                throw failure
+                throw Self.failure(for: error)
             } catch {
                 throw Task.isCancelled ? ServiceFailure(.timeout, "The request was cancelled.") : .internal
             }

@@ -29,7 +29,7 @@ final class ConnectionEvents: Sendable {
             logger.warning("NATS connection lost, reconnecting")
         }
         // Replies to requests in flight are lost with the connection; fail them now instead of at their timeout.
-        multiplexer.failAll(with: NATSError(code: .notConnected, detail: "connection lost while waiting for the reply"))
+        multiplexer.failAll(with: NATSError(code: .connectionLost, detail: "connection lost while waiting for the reply"))
     }
 
     func reconnected(url: String?) {

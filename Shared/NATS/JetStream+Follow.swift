@@ -25,8 +25,13 @@ extension JetStream {
     /// Follows `subject` in `stream`: every message stored at or after `since` (taken to the whole second
     /// before it), in stream order, then each
     /// new one. It is an ordered consumer: ephemeral, without acknowledgements, and recreated by the library
-    /// after a gap or a reconnect, from the last sequence it delivered. Every follower gets every message,
-    /// so each replica of a service can follow the same subject.
+    /// after a gap, a reconnect or the loss of the cluster node it lived on, from the last sequence it
+    /// delivered. Every follower gets every message, so each replica of a service can follow the same subject.
+    ///
+    /// The consumer starts at a sequence, which the server looks up for the time first
+    /// (``startSequence(_:stream:subject:notBefore:)``): cnats 3.4 recreates an ordered consumer by start
+    /// sequence but keeps the start time it was made with, and the server refuses that pair, so a
+    /// consumer made by time was never recreated and its follower saw nothing more after a node was lost.
     ///
     /// Throws ``NATSError/jetStream(_:detail:)`` with 10059 when the stream does not exist.
     public func follow(stream: String, subject: String, since: Date) async throws -> StreamFollower {
@@ -41,6 +46,8 @@ extension JetStream {
         return try await connection.runBlocking {
             let caughtUpAt = try Self.lastSequence(connection.handle.jetStream, stream: stream, subject: subject,
                                                    notBefore: startNanoseconds)
+            let startSequence = try Self.startSequence(connection.handle.jetStream, stream: stream, subject: subject,
+                                                       notBefore: startNanoseconds)
             let onMessage: natsMsgHandler = { _, _, message, closure in
                 defer { natsMsg_Destroy(message) }
                 // Only messages with JetStream metadata are stream messages; cnats handles heartbeats itself.
@@ -55,8 +62,8 @@ extension JetStream {
                 let status = stream.withCString { streamPointer in
                     options.Stream = streamPointer
                     options.Ordered = true
-                    options.Config.DeliverPolicy = js_DeliverByStartTime
-                    options.Config.OptStartTime = startNanoseconds
+                    options.Config.DeliverPolicy = js_DeliverByStartSequence
+                    options.Config.OptStartSeq = startSequence
                     return js_Subscribe(&subscription, connection.handle.jetStream, subject, onMessage, closure, nil,
                                         &options, &errorCode)
                 }
@@ -66,6 +73,36 @@ extension JetStream {
             }
             return StreamFollower(messages: messages, caughtUpAt: caughtUpAt)
         }
+    }
+
+    /// The sequence of the first message stored at or after `notBefore` (nanoseconds since 1970), or the
+    /// one the next message will get when there is none: the server's own answer, read from a pull
+    /// consumer made for the question (by start time, without acknowledgements, in memory) and deleted
+    /// again; the server drops it by itself 30 s after the client, should the delete be lost.
+    private static func startSequence(_ jetStream: OpaquePointer, stream: String, subject: String, notBefore: Int64) throws -> UInt64 {
+        var config = jsConsumerConfig()
+        try check(jsConsumerConfig_Init(&config), "init consumer config")
+        config.DeliverPolicy = js_DeliverByStartTime
+        config.OptStartTime = notBefore
+        config.AckPolicy = js_AckNone
+        config.MemoryStorage = true
+        config.Replicas = 1
+        config.InactiveThreshold = 30_000_000_000
+        var info: UnsafeMutablePointer<jsConsumerInfo>?
+        var errorCode = jsErrCode(0)
+        let status = subject.withCString { subjectPointer in
+            config.FilterSubject = subjectPointer
+            return js_AddConsumer(&info, jetStream, stream, &config, nil, &errorCode)
+        }
+        try checkJS(status, errorCode, "find where '\(subject)' in '\(stream)' starts")
+        guard let info else { throw NATSError(code: .protocolError, detail: "js_AddConsumer returned no consumer info") }
+        defer { jsConsumerInfo_Destroy(info) }
+        if let name = info.pointee.Name {
+            var deleteError = jsErrCode(0)
+            _ = js_DeleteConsumer(jetStream, stream, name, nil, &deleteError)
+        }
+        // A consumer about to deliver sequence N reports N - 1 as delivered.
+        return info.pointee.Delivered.Stream + 1
     }
 
     /// The sequence of the last message stored for `subject` if it was stored at or after `notBefore`

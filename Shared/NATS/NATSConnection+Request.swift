@@ -4,7 +4,8 @@ extension NATSConnection {
     /// Sends a request and waits for its reply.
     ///
     /// Throws ``NATSError/noResponders`` at once when nobody subscribes to `subject`, ``NATSError/timeout``
-    /// when no reply comes within `timeout`, ``NATSError/notConnected`` while the connection is down, and
+    /// when no reply comes within `timeout`, ``NATSError/notConnected`` while the connection is down (nothing
+    /// was sent), ``NATSError/connectionLost`` when it went down after the request was handed over, and
     /// `CancellationError` when the calling task is cancelled. No thread waits per request: replies arrive
     /// on one shared inbox subscription.
     public func request(_ subject: String, _ payload: [UInt8], headers: [String: String] = [:],
@@ -27,9 +28,10 @@ extension NATSConnection {
                     try multiplexer.withReplySubject(token) { reply in
                         try publish(subject, reply: reply, payload, headers: headers)
                     }
-                    // A publish during a reconnect lands in cnats's buffer; fail fast rather than at the timeout.
+                    // A publish during a reconnect lands in cnats's buffer, sent once connected again; fail
+                    // fast rather than at the timeout, as a request that may yet be handled.
                     if !isConnected {
-                        multiplexer.complete(token, with: .failure(NATSError.notConnected))
+                        multiplexer.complete(token, with: .failure(NATSError.connectionLost))
                     }
                 } catch {
                     multiplexer.complete(token, with: .failure(error))
@@ -89,7 +91,7 @@ extension NATSConnection {
                 }
                 // Publishes during a reconnect land in cnats's buffer; fail fast rather than at the timeout.
                 if !isConnected {
-                    for token in tokens { multiplexer.complete(token, with: .failure(NATSError.notConnected)) }
+                    for token in tokens { multiplexer.complete(token, with: .failure(NATSError.connectionLost)) }
                 }
             }
         } onCancel: {

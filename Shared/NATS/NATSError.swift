@@ -7,7 +7,7 @@ public struct NATSError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What went wrong, as a stable value that callers can compare (`error.code == .timeout`).
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable {
-            case noResponders, timeout, notConnected, connectionFailed, connectionClosed
+            case noResponders, timeout, notConnected, connectionLost, connectionFailed, connectionClosed
             case jetStream, invalidSubject, invalidArgument, noReplySubject, protocolError
         }
 
@@ -21,8 +21,11 @@ public struct NATSError: Error, CustomStringConvertible, Sendable, Equatable {
         public static let noResponders = Code(.noResponders)
         /// No answer arrived in time.
         public static let timeout = Code(.timeout)
-        /// The connection is down (reconnecting); the call failed fast instead of waiting.
+        /// The connection is down (reconnecting); the call failed fast instead of waiting, and nothing was sent.
         public static let notConnected = Code(.notConnected)
+        /// The connection went down after the request was handed over (sent, or queued in cnats's reconnect
+        /// buffer, which it sends once connected again): it may have been handled, but its reply is lost.
+        public static let connectionLost = Code(.connectionLost)
         /// The first connection to the server could not be made.
         public static let connectionFailed = Code(.connectionFailed)
         /// The connection was closed (drained, or it gave up reconnecting).
@@ -60,8 +63,10 @@ public struct NATSError: Error, CustomStringConvertible, Sendable, Equatable {
     public static let noResponders = NATSError(code: .noResponders)
     /// No answer arrived in time.
     public static let timeout = NATSError(code: .timeout)
-    /// The connection is down (reconnecting).
+    /// The connection is down (reconnecting); nothing was sent.
     public static let notConnected = NATSError(code: .notConnected)
+    /// The connection went down after the request was handed over; it may have been handled.
+    public static let connectionLost = NATSError(code: .connectionLost)
     /// The first connection to the server could not be made.
     public static let connectionFailed = NATSError(code: .connectionFailed)
     /// The connection was closed.

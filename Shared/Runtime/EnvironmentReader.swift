@@ -72,6 +72,25 @@ public struct EnvironmentReader: Sendable {
         return raw
     }
 
+    /// A comma-separated list of URLs (`nats://a:4222,nats://b:4222`), or `defaultValue` when unset:
+    /// each one absolute, with a scheme of `schemes` and a host, none twice. Returns the list
+    /// trimmed of spaces around each URL, joined by commas.
+    public func urlList(_ name: String, default defaultValue: String, schemes: Set<String>) throws(ConfigurationError) -> String {
+        let raw = string(name, default: defaultValue)
+        let urls = raw.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        var seen = Set<String>()
+        for url in urls {
+            guard !url.isEmpty else {
+                throw ConfigurationError(variable: name, problem: "an empty entry in the comma-separated list")
+            }
+            try Self.checkURL(url, variable: name, schemes: schemes)
+            guard seen.insert(url.lowercased()).inserted else {
+                throw ConfigurationError(variable: name, problem: "\(Self.redacted(url)) is listed twice")
+            }
+        }
+        return urls.joined(separator: ",")
+    }
+
     /// An optional URL; nil when unset.
     public func optionalURL(_ name: String, schemes: Set<String> = ["http", "https"]) throws(ConfigurationError) -> String? {
         guard let raw = optional(name) else { return nil }
@@ -102,7 +121,14 @@ public struct EnvironmentReader: Sendable {
         guard let url = URL(string: raw), let scheme = url.scheme?.lowercased(), schemes.contains(scheme),
               let host = url.host, !host.isEmpty else {
             throw ConfigurationError(variable: variable,
-                                     problem: "'\(raw)' is not an absolute \(schemes.sorted().joined(separator: "/")) URL")
+                                     problem: "\(redacted(raw)) is not an absolute \(schemes.sorted().joined(separator: "/")) URL")
         }
+    }
+
+    /// A URL quoted for a message, with what comes before an `@` (a user and password) left out.
+    private static func redacted(_ raw: String) -> String {
+        guard let at = raw.lastIndex(of: "@") else { return "'\(raw)'" }
+        let scheme = raw.range(of: "://").map { String(raw[..<$0.upperBound]) } ?? ""
+        return "'\(scheme)…@\(raw[raw.index(after: at)...])'"
     }
 }

@@ -62,10 +62,11 @@ def record(start, operation, status):
         records.append((start, time.monotonic(), operation, status))
 
 
-def login_and_refresh(gateway, idp, sub, record, stopping):
+def login_and_refresh(gateway, idp, sub, record, stopping, details=None):
     """One app session, as the fault runs drive it: mint a Google ID token for `sub` at dev-idp, log
     in through `gateway`, then refresh once. Each answer goes to `record(start, operation, status)`.
-    Returns the session's latest refresh token, or None when there was no session."""
+    Returns the session's latest refresh token, or None when there was no session. A dict given as
+    `details` gets the login's answer ("login") and the latest access token ("accessToken")."""
     status, token = idp.request("POST", "/google/mint?format=raw",
                                 {"claims": {"sub": sub, "aud": "dev-google-client", "email": f"{sub}@example.com"}})
     if status != 200:
@@ -77,7 +78,10 @@ def login_and_refresh(gateway, idp, sub, record, stopping):
     if status != 200:
         time.sleep(0.05)
         return None
-    refresh = json.loads(body)["data"]["refreshToken"]
+    login = json.loads(body)["data"]
+    refresh = login["refreshToken"]
+    if details is not None:
+        details.update(login=login, accessToken=login["accessToken"])
     # As an app does: a refresh that got no good answer is sent again with the same token,
     # promptly (inside the reuse grace window, where a rotation that did happen yields the
     # same successor), until it succeeds or the window is nearly over.
@@ -87,17 +91,21 @@ def login_and_refresh(gateway, idp, sub, record, stopping):
         status, body = gateway.request("POST", "/api/auth/refresh", {"refreshToken": refresh})
         record(start, "refresh", status)
         if status == 200:
-            return json.loads(body)["data"]["refreshToken"]
+            tokens = json.loads(body)["data"]
+            if details is not None:
+                details["accessToken"] = tokens["accessToken"]
+            return tokens["refreshToken"]
         if status == 401 or time.monotonic() > deadline or stopping():
             return refresh
         time.sleep(0.5)
 
 
-def fault_window(records, at, end):
+def fault_window(records, at, end, good=(200,)):
     """The answers that came (ended) while a fault was in force, [at, end): all of them, the failed
-    ones, the failures counted by status (0: the connection broke), and when the last failure came."""
+    ones (a status not in `good`), the failures counted by status (0: the connection broke), and when
+    the last failure came."""
     window = [r for r in records if at <= r[1] < end]
-    failed = [r for r in window if r[3] != 200]
+    failed = [r for r in window if r[3] not in good]
     statuses = {}
     for r in failed:
         statuses[r[3]] = statuses.get(r[3], 0) + 1

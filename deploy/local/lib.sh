@@ -240,6 +240,90 @@ stop_nats() {
   return 0
 }
 
+# A NATS cluster (deploy/local/up with NATS_CLUSTER=N): node I (1..N) in DIR-I, listening for
+# clients on PORT+I-1, for monitoring on MONITOR_PORT+I-1 and for its routes on ROUTE_PORT+I-1,
+# all on 127.0.0.1; JetStream on each with a store of its own (DIR-I/js), the same client
+# authorization (AUTH_CONF, copied beside its configuration: nats-server includes relative paths
+# only), and routes that sign in with a password made once and kept in SECRET_DIR/route.password.
+# DIR-I/nats.conf holds the whole configuration, so a node restarts alike (start_nats_node).
+
+# nats_cluster_servers PORT SIZE: the client URLs of the nodes, comma-separated (NATS_URL).
+nats_cluster_servers() {
+  local port=$1 size=$2 i urls=()
+  for ((i = 0; i < size; i++)); do urls+=("nats://127.0.0.1:$((port + i))"); done
+  (IFS=,; echo "${urls[*]}")
+}
+
+# write_nats_cluster DIR SIZE PORT MONITOR_PORT ROUTE_PORT AUTH_CONF SECRET_DIR: each node's folder
+# and configuration.
+write_nats_cluster() {
+  local dir=$1 size=$2 port=$3 monitor=$4 route=$5 auth=$6 secrets=$7 i j password routes
+  [ -s "$secrets/route.password" ] || (umask 077 && openssl rand -hex 24 >"$secrets/route.password")
+  password=$(cat "$secrets/route.password")
+  for ((i = 1; i <= size; i++)); do
+    mkdir -p "$dir-$i"
+    chmod 700 "$dir-$i"
+    routes=()
+    for ((j = 1; j <= size; j++)); do
+      ((j == i)) || routes+=("\"nats-route://route:$password@127.0.0.1:$((route + j - 1))\"")
+    done
+    cp "$auth" "$dir-$i/auth.conf"
+    (umask 077 && cat >"$dir-$i/nats.conf" <<EOC
+# Node $i of $size, made by deploy/local/up (lib.sh's write_nats_cluster). Do not edit.
+server_name: "n$i"
+listen: "127.0.0.1:$((port + i - 1))"
+http: "127.0.0.1:$((monitor + i - 1))"
+jetstream { store_dir: "$dir-$i/js" }
+cluster {
+  name: "auth-local"
+  listen: "127.0.0.1:$((route + i - 1))"
+  authorization { user: "route", password: "$password" }
+  routes: [ $(IFS=,; echo "${routes[*]}") ]
+}
+include "auth.conf"
+EOC
+    )
+  done
+}
+
+# start_nats_node DIR: starts the node whose folder is DIR (write_nats_cluster) in the background.
+start_nats_node() {
+  local dir=$1
+  spawn "$dir/nats.log" nats-server -c "$dir/nats.conf" -P "$dir/nats.pid" -l "$dir/nats.log"
+}
+
+# nats_node_ready MONITOR_PORT: true when the node answers /healthz with 200, which nats-server
+# does once its JetStream is up and current with the cluster's.
+nats_node_ready() { curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$1/healthz" 2>/dev/null; }
+
+# wait_nats_node MONITOR_PORT SECONDS: waits until nats_node_ready.
+wait_nats_node() {
+  local monitor=$1 seconds=${2:-60} i
+  for ((i = 0; i < seconds * 10; i++)); do
+    nats_node_ready "$monitor" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# start_nats_cluster DIR SIZE PORT MONITOR_PORT ROUTE_PORT AUTH_CONF SECRET_DIR: writes and starts
+# the nodes and waits until every one is ready (routes up, a JetStream leader elected).
+start_nats_cluster() {
+  local dir=$1 size=$2 port=$3 monitor=$4 i
+  write_nats_cluster "$@"
+  for ((i = 1; i <= size; i++)); do start_nats_node "$dir-$i"; done
+  for ((i = 1; i <= size; i++)); do
+    wait_nats_node $((monitor + i - 1)) 60 || { log "NATS node $i is not ready; see $dir-$i/nats.log"; return 1; }
+  done
+}
+
+# stop_nats_cluster DIR: stops every node DIR-I.
+stop_nats_cluster() {
+  local node
+  for node in "$1"-[0-9]*; do [ -d "$node" ] && stop_nats "$node"; done
+  return 0
+}
+
 # The local stack's replicas (deploy/local/up). Each one's files are in RUN/pids:
 # NAME-INDEX.pid (its process), NAME-INDEX.port (its management port, for the four services) and
 # NAME-INDEX.env (the environment it was started with, NUL-separated, readable by its owner only),

@@ -9,7 +9,7 @@ extension GatewayConfiguration {
         self.init()
         host = environment.string("GATEWAY_HOST", default: host)
         port = try environment.int("GATEWAY_PORT", default: port, in: 0...65_535)
-        natsURL = try environment.url("NATS_URL", default: natsURL, schemes: ["nats", "tls"])
+        natsURL = try environment.urlList("NATS_URL", default: natsURL, schemes: ["nats", "tls"])
         natsAccess = try environment.natsAccess(for: .gateway)
         management = try environment.management(defaultPort: 9090)
         tokenIssuer = environment.string("TOKEN_ISSUER", default: tokenIssuer)

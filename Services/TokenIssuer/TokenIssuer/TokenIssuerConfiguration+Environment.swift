@@ -7,7 +7,7 @@ extension TokenIssuerConfiguration {
     /// Reads the issuer's variables (docs/configuration.md); throws naming the variable at fault.
     public init(environment: EnvironmentReader) throws(ConfigurationError) {
         self.init()
-        natsURL = try environment.url("NATS_URL", default: natsURL, schemes: ["nats", "tls"])
+        natsURL = try environment.urlList("NATS_URL", default: natsURL, schemes: ["nats", "tls"])
         natsAccess = try environment.natsAccess(for: .tokenIssuer)
         databaseURL = try environment.databaseURL(default: databaseURL)
         databasePoolSize = try environment.int("DATABASE_POOL_SIZE", default: databasePoolSize, in: 1...256)

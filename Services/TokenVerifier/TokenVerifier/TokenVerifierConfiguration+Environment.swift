@@ -10,7 +10,7 @@ extension TokenVerifierConfiguration {
     /// IDs are set. Throws naming the variable at fault.
     public init(environment: EnvironmentReader) throws(ConfigurationError) {
         self.init()
-        natsURL = try environment.url("NATS_URL", default: natsURL, schemes: ["nats", "tls"])
+        natsURL = try environment.urlList("NATS_URL", default: natsURL, schemes: ["nats", "tls"])
         natsAccess = try environment.natsAccess(for: .tokenVerifier)
         clockSkew = try environment.seconds("CLOCK_SKEW", default: 60, in: 0...600)
         providerTimeout = try environment.seconds("PROVIDER_TIMEOUT", default: 3, in: 1...60)
