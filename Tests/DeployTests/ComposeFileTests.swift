@@ -31,6 +31,29 @@ struct ComposeFileTests {
         #expect(natsCommand.contains("-js") && natsCommand.contains("-sd"), "nats without JetStream storage: \(natsCommand)")
     }
 
+    @Test("the ha profile: nats-2 and nats-3 join nats as a cluster of three with stores of their own; ha.env points the services at all three and keeps the events on three")
+    func haProfile() async throws {
+        let services = try #require(try await compose()["services"])
+        var stores: Set<String> = []
+        for (name, node) in [("nats", "nats"), ("nats-2", "nats-2"), ("nats-3", "nats-3")] {
+            let command = services.at("\(name).command")?.elements.compactMap(\.stringValue) ?? []
+            #expect(command.contains("-js") && command.firstIndex(of: "-n").map { command[$0 + 1] } == node, "\(name): \(command)")
+            if name != "nats" {
+                #expect(services.at("\(name).profiles")?.elements == [.string("ha")], "\(name) outside the ha profile")
+                #expect(command.last == "/run/secrets/nats-cluster.conf", "\(name): \(command)")
+            }
+            stores.formUnion(services.at("\(name).volumes")?.elements.compactMap(\.stringValue) ?? [])
+        }
+        #expect(stores == ["nats-data:/data", "nats-2-data:/data", "nats-3-data:/data"])
+        // nats reads the cluster's configuration when ha.env says so.
+        #expect(services.at("nats.command")?.elements.last?.stringValue == "/run/secrets/${NATS_CONFIG:-nats-auth.conf}")
+        let settings = try String(contentsOfFile: "deploy/docker/ha.env", encoding: .utf8)
+            .split(separator: "\n").filter { !$0.hasPrefix("#") && $0.contains("=") }
+            .reduce(into: [String: String]()) { $0[String($1.split(separator: "=")[0])] = String($1.split(separator: "=", maxSplits: 1)[1]) }
+        #expect(settings == ["COMPOSE_PROFILES": "ha", "NATS_CONFIG": "nats-cluster.conf",
+                             "NATS_URL": "nats://nats:4222,nats://nats-2:4222,nats://nats-3:4222", "EVENTS_REPLICAS": "3"])
+    }
+
     @Test("every service scales: no container_name, no fixed host port except the gateway's, a health check, depends_on conditions")
     func scalable() async throws {
         let services = try #require(try await compose()["services"])
@@ -65,7 +88,8 @@ struct ComposeFileTests {
             "database-password": ["postgres"],
             "member-database-password": ["postgres", "member-service"],
             "issuer-database-password": ["postgres", "token-issuer"],
-            "nats-auth": ["nats"],
+            "nats-auth": ["nats", "nats-2", "nats-3"],
+            "nats-cluster": ["nats", "nats-2", "nats-3"],
             "nats-gateway-seed": ["gateway"],
             "nats-token-verifier-seed": ["token-verifier"],
             "nats-member-service-seed": ["member-service"],
@@ -74,7 +98,7 @@ struct ComposeFileTests {
         #expect(declared == Set(consumers.keys), "\(declared)")
         let services = try #require(file["services"])
         var mounted: [String: Set<String>] = [:]
-        for name in Self.services + ["postgres", "nats", "dev-idp"] {
+        for name in Self.services + ["postgres", "nats", "nats-2", "nats-3", "dev-idp"] {
             for entry in services.at("\(name).secrets")?.elements ?? [] {
                 let source = entry.stringValue ?? entry["source"]?.stringValue ?? "?"
                 mounted[source, default: []].insert(name)

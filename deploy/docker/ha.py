@@ -1,0 +1,130 @@
+"""The `ha` checks of deploy/docker/test against a running compose stack with the `ha` profile (a
+NATS cluster of nats, nats-2 and nats-3; events on all three); run by it, not on its own.
+
+Under a steady load (drive.py's workers: mint a Google ID token, log in, refresh, over both
+gateways), kills each NATS container in turn, the events stream's leader first (docker kill),
+starts it again OUTAGE_SECONDS later, waits until it is healthy (caught up) and lets the load run
+SETTLE_SECONDS. Checks:
+  - at most 1% of the requests in each kill's window fail;
+  - the durable consumers moved on: after each kill they delivered past where they were;
+  - after the load the outboxes drain to empty and the consumers have nothing pending;
+  - every refresh token handed out still refreshes (drive.py's final check).
+
+Writes its figures as JSON to the file named by RESULTS and exits 1 if a check failed. Environment
+as drive.py's (GATEWAY_PORTS, DEV_IDP_URL, PROJECT, WORKERS, OUTAGE_SECONDS, SETTLE_SECONDS).
+"""
+import importlib.util, json, os, subprocess, sys, threading, time
+
+here = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("docker_drive", os.path.join(here, "drive.py"))
+drive = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(drive)
+
+NODES = ["nats", "nats-2", "nats-3"]
+DURABLES = ["token-verifier-revocations", "token-issuer-sessions", "token-issuer-sessions-identities"]
+FAILURE_LIMIT = 0.01
+
+
+def stream(skip=None):
+    """The AUTH_EVENTS stream as a running NATS container other than `skip` reports it (its /jsz)."""
+    for node in NODES:
+        if node == skip:
+            continue
+        try:
+            container = drive.containers(node)[0]
+        except RuntimeError:
+            continue
+        out = subprocess.run(["docker", "exec", container, "wget", "-q", "-O", "-",
+                              "http://127.0.0.1:8222/jsz?accounts=true&streams=true&consumers=true"],
+                             capture_output=True, text=True)
+        try:
+            report = json.loads(out.stdout)
+        except ValueError:
+            continue
+        for account in report.get("account_details", []):
+            for detail in account.get("stream_detail", []):
+                if detail["name"] == "AUTH_EVENTS" and detail.get("cluster", {}).get("leader"):
+                    return detail
+    return None
+
+
+def positions(detail):
+    return {c["name"]: c for c in (detail or {}).get("consumer_detail", []) if c["name"] in DURABLES}
+
+
+def outbox_rows():
+    postgres = drive.containers("postgres")[0]
+    out = subprocess.run(["docker", "exec", postgres, "sh", "-c",
+                          'psql -qtA -U "$POSTGRES_USER" -d "$POSTGRES_DB" -c '
+                          '"select (select count(*) from member.outbox) + (select count(*) from issuer.outbox)"'],
+                         capture_output=True, text=True)
+    return int(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip().isdigit() else -1
+
+
+def main():
+    results = {"workers": drive.WORKERS}
+    try:
+        threads = [threading.Thread(target=drive.worker, args=(i,), daemon=True) for i in range(drive.WORKERS)]
+        for thread in threads:
+            thread.start()
+        time.sleep(drive.SETTLE)
+        first = stream()
+        drive.check(first is not None, "no NATS node reports the AUTH_EVENTS stream")
+        leader = (first or {}).get("cluster", {}).get("leader", NODES[0])
+        replicas = 1 + len((first or {}).get("cluster", {}).get("replicas", []) or [])
+        drive.check(replicas == 3, f"the events stream has {replicas} copies (expected 3)")
+        order = [leader] + [n for n in NODES if n != leader]
+        kills = []
+        for node in order:
+            before = positions(stream())
+            victim = drive.containers(node)[0]
+            at = time.monotonic()
+            drive.docker("kill", victim)
+            time.sleep(drive.OUTAGE)
+            drive.docker("start", victim)
+            deadline = time.monotonic() + 120
+            while not drive.healthy(victim, "nats") and time.monotonic() < deadline:
+                time.sleep(0.2)
+            back = time.monotonic()
+            time.sleep(drive.SETTLE)
+            after = positions(stream())
+            lagging = [name for name in DURABLES
+                       if name not in after or after[name]["delivered"]["stream_seq"] <= before.get(name, {}).get("delivered", {}).get("stream_seq", 0)]
+            kills.append((node, at, back, lagging))
+        drive.stop.set()
+        for thread in threads:
+            thread.join(timeout=60)
+
+        ends = [k[1] for k in kills[1:]] + [max(r[1] for r in drive.records) + 1]
+        rows = []
+        for (node, at, back, lagging), end in zip(kills, ends):
+            window, failed, statuses, last_failure = drive.fault_drive.fault_window(drive.records, at, end)
+            rows.append({"node": node, "leader": node == leader, "requests": len(window), "failed": len(failed),
+                         "statuses": {str(k): v for k, v in sorted(statuses.items())},
+                         "recovery_s": 0.0 if last_failure is None else round(last_failure - at, 1),
+                         "consumers_moved_on": not lagging})
+            drive.check(len(window) > 0, f"kill {node}: no request at all in its window")
+            drive.check(len(failed) <= FAILURE_LIMIT * len(window),
+                        f"kill {node}: {len(failed)} of {len(window)} requests failed (limit 1%): {statuses}")
+            drive.check(not lagging, f"kill {node}: durable consumers that did not move on: {', '.join(lagging)}")
+        results["node_kills"] = rows
+
+        deadline = time.monotonic() + 60
+        while outbox_rows() != 0 and time.monotonic() < deadline:
+            time.sleep(1)
+        left = outbox_rows()
+        results["outbox_rows_left"] = left
+        drive.check(left == 0, f"the outboxes hold {left} rows 60 s after the load")
+        idle = all(c["num_pending"] == 0 and c["num_ack_pending"] == 0 for c in positions(stream()).values())
+        drive.check(idle, "a durable consumer still has events pending after the load")
+        drive.final_refresh(results)
+    except Exception as error:  # noqa: BLE001 -- any error is a failed check, with its words
+        drive.check(False, f"{type(error).__name__}: {error}")
+    results["failures"] = drive.failures
+    with open(os.environ["RESULTS"], "w") as out:
+        json.dump(results, out, indent=1)
+    return 1 if drive.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
