@@ -21,6 +21,7 @@ public struct ServiceClient: Sendable {
         self.metrics = metrics
         metrics?.describeHistogram("nats_request_duration_seconds", "Time for a service to answer over NATS, by subject.")
         metrics?.describeCounter("nats_request_errors_total", "NATS calls that failed (no responders, timeout, ...), by subject and error.")
+        metrics?.describeCounter("nats_request_retries_total", "NATS calls sent again (no responder yet, connection down or lost, timeout), by subject and error.")
     }
 
     /// How long a call keeps asking while nobody can take it: the connection is down, or no replica
@@ -69,12 +70,13 @@ public struct ServiceClient: Sendable {
             } catch let failure as ServiceFailure {
                 throw failure
             } catch let error as NATSError {
-                metrics?.increment("nats_request_errors_total", ["subject": endpoint.subject, "error": error.code.description])
+                let labels = ["subject": endpoint.subject, "error": error.code.description]
                 let reachedNobody = error.code == .noResponders || error.code == .notConnected
                 let replyLost = error.code == .timeout || error.code == .connectionLost
                 let waitingFits = ContinuousClock.now - firstStarted + pause <= patience
                 if !Task.isCancelled, reachedNobody || (error.code == .connectionLost && attempt < retries), waitingFits {
                     if replyLost { attempt += 1 }
+                    metrics?.increment("nats_request_retries_total", labels)
                     logger.debug("waiting to call again", ["nats.subject": endpoint.subject, "nats.error": error.code.description])
                     try? await Task.sleep(for: pause)
                     pause = min(pause * 2, .milliseconds(400))
@@ -82,9 +84,11 @@ public struct ServiceClient: Sendable {
                 }
                 if !Task.isCancelled, error.code == .timeout, attempt < retries {
                     attempt += 1
+                    metrics?.increment("nats_request_retries_total", labels)
                     logger.warning("retrying call", ["nats.subject": endpoint.subject, "nats.error": error.code.description])
                     continue
                 }
+                metrics?.increment("nats_request_errors_total", labels)
                 logger.warning("call failed", ["nats.subject": endpoint.subject, "nats.error": error.code.description])
                 throw Self.failure(for: error)
             } catch {

@@ -1,0 +1,44 @@
+import Contracts
+import Logging
+import Messaging
+import NATS
+import Testing
+import TestSupport
+
+private struct Ask: Codable, Sendable { var n: Int }
+private struct Answer: Codable, Sendable { var n: Int }
+
+/// What a call does while nobody can take it yet, as while the clients of a lost NATS node move to
+/// the others: it waits (up to ``ServiceClient/failoverPatience``) instead of failing at once.
+@Suite("A call waits briefly for a responder")
+struct ServiceClientRetryTests {
+    let logger = Logger(label: "service-client-retry", level: .error)
+
+    @Test("a call, even one not to be repeated, made before any replica subscribes is answered once one does")
+    func waitsForAResponder() async throws {
+        let nats = try await NATSConnection.connect(TestIdentities.configuration(name: "service-client-retry"), logger: logger)
+        let endpoint = Endpoint<Ask, Answer>("test.retry.\(RunningStack.uniqueSubject())")
+        let client = ServiceClient(connection: nats, logger: logger)
+        let call = Task { () throws(ServiceFailure) -> Int in try await client.call(endpoint, Ask(n: 21), timeout: .seconds(5)).n }
+        try await Task.sleep(for: .milliseconds(600))
+        let responder = Responder(connection: nats, endpoint: endpoint, queue: "retry-tests", logger: logger) { Answer(n: $0.n * 2) }
+        let serving = Task { try await responder.run() }
+        #expect(try await call.value == 42)
+        serving.cancel()
+        await nats.drainAndClose()
+    }
+
+    @Test("with nobody ever answering, the call fails as unavailable after the patience, not the whole timeout")
+    func givesUpAfterThePatience() async throws {
+        let nats = try await NATSConnection.connect(TestIdentities.configuration(name: "service-client-retry"), logger: logger)
+        let endpoint = Endpoint<Ask, Answer>("test.retry.\(RunningStack.uniqueSubject())")
+        let client = ServiceClient(connection: nats, logger: logger)
+        let started = ContinuousClock.now
+        await #expect(throws: ServiceFailure.unavailable) {
+            try await client.call(endpoint, Ask(n: 1), timeout: .seconds(20), retries: 1)
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed >= .seconds(2) && elapsed < .seconds(10), "\(elapsed)")
+        await nats.drainAndClose()
+    }
+}
