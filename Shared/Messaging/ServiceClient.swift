@@ -26,17 +26,21 @@ public struct ServiceClient: Sendable {
 
     /// How long a call keeps asking while nobody can take it: the connection is down, or no replica
     /// subscribes. A NATS cluster that loses a node moves the clients that were on it to the others
-    /// within a second or two; a call made meanwhile waits for that rather than failing. Capped by the
-    /// call's own timeout.
+    /// within a second or two; a call made meanwhile waits for that rather than failing.
     public static let failoverPatience: Duration = .seconds(3)
+
+    /// The least time left worth another attempt.
+    private static let shortestAttempt: Duration = .milliseconds(100)
 
     /// Sends `request` to `endpoint` and returns its reply, or throws the service's failure.
     ///
-    /// A call that reached nobody (no responder, or the connection down before it was sent) is sent
-    /// again, whatever the endpoint, after a short pause growing from 25 to 400 ms, for up to
-    /// ``failoverPatience``. With `retries` above zero, a call that may have been handled but got no
-    /// reply (it timed out, or the connection went down while it waited) is sent again too, once the
-    /// connection is back (only for idempotent endpoints: a replica or a NATS node died mid-request).
+    /// The whole call, every attempt and pause included, takes at most `timeout` for each attempt it
+    /// may make (`timeout × (retries + 1)`). A call that reached nobody (no responder, or the
+    /// connection down before it was sent) is sent again, whatever the endpoint, after a short pause
+    /// growing from about 25 to 400 ms, for up to ``failoverPatience``. With `retries` above zero, a
+    /// call that may have been handled but got no reply (it timed out, or the connection went down
+    /// while it waited) is sent again too, once the connection is back (only for idempotent endpoints:
+    /// a replica or a NATS node died mid-request); never one with `retries` zero.
     public func call<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, _ request: Request,
                                      timeout: Duration, retries: Int = 0) async throws(ServiceFailure) -> Reply {
         let payload: [UInt8]
@@ -48,13 +52,15 @@ public struct ServiceClient: Sendable {
         }
         let headers = RequestID.current.map { [RequestID.header: $0.value] } ?? [:]
         let firstStarted = ContinuousClock.now
-        let patience = min(timeout, Self.failoverPatience)
+        let deadline = firstStarted + timeout * (max(0, retries) + 1)
+        let patienceEnds = firstStarted + min(timeout, Self.failoverPatience)
         var pause = Duration.milliseconds(25)
         var attempt = 0
         while true {
             let started = ContinuousClock.now
             do {
-                let message = try await connection.request(endpoint.subject, payload, headers: headers, timeout: timeout)
+                let message = try await connection.request(endpoint.subject, payload, headers: headers,
+                                                           timeout: min(timeout, deadline - started))
                 if let metrics {
                     let elapsed = ContinuousClock.now - started
                     metrics.observe("nats_request_duration_seconds", ["subject": endpoint.subject], elapsed.timeInterval)
@@ -71,18 +77,21 @@ public struct ServiceClient: Sendable {
                 throw failure
             } catch let error as NATSError {
                 let labels = ["subject": endpoint.subject, "error": error.code.description]
+                let now = ContinuousClock.now
+                // Jitter, so the calls that failed together do not all come back together.
+                let wait = pause * Double.random(in: 0.75...1.25)
+                let nextFits = now + wait + Self.shortestAttempt <= deadline
                 let reachedNobody = error.code == .noResponders || error.code == .notConnected
-                let replyLost = error.code == .timeout || error.code == .connectionLost
-                let waitingFits = ContinuousClock.now - firstStarted + pause <= patience
-                if !Task.isCancelled, reachedNobody || (error.code == .connectionLost && attempt < retries), waitingFits {
-                    if replyLost { attempt += 1 }
+                let resendLost = error.code == .connectionLost && attempt < retries
+                if !Task.isCancelled, nextFits, reachedNobody && now + wait <= patienceEnds || resendLost {
+                    if resendLost { attempt += 1 }
                     metrics?.increment("nats_request_retries_total", labels)
                     logger.debug("waiting to call again", ["nats.subject": endpoint.subject, "nats.error": error.code.description])
-                    try? await Task.sleep(for: pause)
+                    try? await Task.sleep(for: wait)
                     pause = min(pause * 2, .milliseconds(400))
                     continue
                 }
-                if !Task.isCancelled, error.code == .timeout, attempt < retries {
+                if !Task.isCancelled, error.code == .timeout, attempt < retries, now + Self.shortestAttempt <= deadline {
                     attempt += 1
                     metrics?.increment("nats_request_retries_total", labels)
                     logger.warning("retrying call", ["nats.subject": endpoint.subject, "nats.error": error.code.description])

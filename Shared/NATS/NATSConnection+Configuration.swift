@@ -11,7 +11,9 @@ extension NATSConnection {
         public var reconnectWait: Duration
         /// Reconnect attempts per server before giving up; -1 (the default) retries forever.
         public var maxReconnect: Int
-        /// How often the client pings the server to detect a dead connection.
+        /// How often the client pings the server to detect a dead connection: one whose server vanished
+        /// without closing it (a host lost, a network split) counts as lost after `maxPingsOut` of them
+        /// went unanswered, 10 to 15 s with the defaults, and the client moves to another server.
         public var pingInterval: Duration
         /// Unanswered pings after which the connection counts as dead.
         public var maxPingsOut: Int
@@ -34,7 +36,7 @@ extension NATSConnection {
             name: String,
             reconnectWait: Duration = .milliseconds(250),
             maxReconnect: Int = -1,
-            pingInterval: Duration = .seconds(20),
+            pingInterval: Duration = .seconds(5),
             maxPingsOut: Int = 2,
             connectTimeout: Duration = .seconds(2),
             subscriptionBufferSize: Int = 256,

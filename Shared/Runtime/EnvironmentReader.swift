@@ -73,10 +73,15 @@ public struct EnvironmentReader: Sendable {
     }
 
     /// A comma-separated list of URLs (`nats://a:4222,nats://b:4222`), or `defaultValue` when unset:
-    /// each one absolute, with a scheme of `schemes` and a host, none twice. Returns the list
-    /// trimmed of spaces around each URL, joined by commas.
+    /// each one absolute, with a scheme of `schemes` and a host, none twice, and none with a user or
+    /// password (they would be logged with the server list; the services sign in otherwise, such as
+    /// NATS's nkey seed file). Returns the list trimmed of spaces around each URL, joined by commas.
     public func urlList(_ name: String, default defaultValue: String, schemes: Set<String>) throws(ConfigurationError) -> String {
         let raw = string(name, default: defaultValue)
+        // Before the split: a password may hold a comma, and no part of one may be quoted.
+        guard !raw.contains("@") else {
+            throw ConfigurationError(variable: name, problem: "holds a user or password (an '@'), which would be logged; sign in with the credentials files instead")
+        }
         let urls = raw.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         var seen = Set<String>()
         for url in urls {
@@ -85,7 +90,7 @@ public struct EnvironmentReader: Sendable {
             }
             try Self.checkURL(url, variable: name, schemes: schemes)
             guard seen.insert(url.lowercased()).inserted else {
-                throw ConfigurationError(variable: name, problem: "\(Self.redacted(url)) is listed twice")
+                throw ConfigurationError(variable: name, problem: "'\(url)' is listed twice")
             }
         }
         return urls.joined(separator: ",")
@@ -120,15 +125,10 @@ public struct EnvironmentReader: Sendable {
     private static func checkURL(_ raw: String, variable: String, schemes: Set<String>) throws(ConfigurationError) {
         guard let url = URL(string: raw), let scheme = url.scheme?.lowercased(), schemes.contains(scheme),
               let host = url.host, !host.isEmpty else {
+            // A value with an '@' may hold a password: it is not quoted.
+            let value = raw.contains("@") ? "the value (not shown: it holds an '@')" : "'\(raw)'"
             throw ConfigurationError(variable: variable,
-                                     problem: "\(redacted(raw)) is not an absolute \(schemes.sorted().joined(separator: "/")) URL")
+                                     problem: "\(value) is not an absolute \(schemes.sorted().joined(separator: "/")) URL")
         }
-    }
-
-    /// A URL quoted for a message, with what comes before an `@` (a user and password) left out.
-    private static func redacted(_ raw: String) -> String {
-        guard let at = raw.lastIndex(of: "@") else { return "'\(raw)'" }
-        let scheme = raw.range(of: "://").map { String(raw[..<$0.upperBound]) } ?? ""
-        return "'\(scheme)…@\(raw[raw.index(after: at)...])'"
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Messaging
 import NATS
+import Synchronization
 import Testing
 import TestSupport
 
@@ -27,8 +28,8 @@ struct NATSClusterTests {
         let cluster = try await TestNATSCluster.start()
         defer { cluster.stop() }
         let endpoint = Endpoint<Ask, Answer>("test.cluster.\(RunningStack.uniqueSubject())")
-        // Two responders and a caller, each on a node of the list's random order; across three kills
-        // each of them loses its node at least once in most runs, and every run loses some node.
+        // Two responders and a caller, each on a node of the list's random order. A client stays on its
+        // node until that node goes, and every node goes in turn, so each of them loses its node once at least.
         var responders: [NATSConnection] = []
         var serving: [Task<Void, any Error>] = []
         for index in 1...2 {
@@ -91,6 +92,67 @@ struct NATSClusterTests {
         following.messages.unsubscribe()
         await follower.drainAndClose()
         await publisher.drainAndClose()
+    }
+}
+
+/// A call whose connection is lost while its request is being handled (its node killed mid-call): one
+/// not to be repeated fails and is not sent again, one that may be repeated is sent again once the
+/// client has moved to another node. The caller starts on node 1 and the responder on node 2 (each
+/// learns the others from the cluster), and the responder takes a second over each request.
+@Suite("A call that lost its connection mid-request")
+struct LostConnectionCallTests {
+    let logger = Logger(label: "nats-cluster-lost", level: .error)
+
+    private final class Count: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    private func connect(_ url: String, _ name: String) async throws -> NATSConnection {
+        try await NATSConnection.connect(
+            NATSConnection.Configuration(url: url, name: name, reconnectWait: .milliseconds(100), access: TestIdentities.tests),
+            logger: logger)
+    }
+
+    @Test("with retries 0 the call fails as unavailable and the service saw it once; with retries 1 it is answered, seen twice",
+          arguments: [0, 1])
+    func lostMidCall(retries: Int) async throws {
+        let cluster = try await TestNATSCluster.start()
+        defer { cluster.stop() }
+        let endpoint = Endpoint<Ask, Answer>("test.cluster.lost.\(RunningStack.uniqueSubject())")
+        let seen = Count()
+        let responderConnection = try await connect(cluster.nodes[1].url, "responder")
+        let responder = Responder(connection: responderConnection, endpoint: endpoint, queue: "cluster-lost-tests", logger: logger) { ask in
+            seen.value.add(1, ordering: .relaxed)
+            try await Task.sleep(for: .seconds(1))
+            return Answer(n: ask.n * 2)
+        }
+        let serving = Task { try await responder.run() }
+        let caller = try await connect(cluster.nodes[0].url, "caller")
+        let client = ServiceClient(connection: caller, logger: logger)
+        // The responder's interest has reached node 1 once a call is answered.
+        #expect(try await eventually(timeout: .seconds(10)) {
+            (try? await client.call(endpoint, Ask(n: 0), timeout: .seconds(3)))?.n == 0
+        })
+        seen.value.store(0, ordering: .relaxed)
+
+        let call = Task { () throws(ServiceFailure) -> Int in
+            try await client.call(endpoint, Ask(n: 21), timeout: .seconds(5), retries: retries).n
+        }
+        // The request is with the responder (it answers after a second) when the caller's node goes.
+        #expect(try await eventually(timeout: .seconds(5)) { seen.value.load(ordering: .relaxed) == 1 })
+        cluster.kill(0)
+        let outcome = await call.result
+        if retries == 0 {
+            #expect(throws: ServiceFailure.unavailable) { try outcome.get() }
+            try await Task.sleep(for: .seconds(2))   // time for a resend, if there were one, to reach the responder
+            #expect(seen.value.load(ordering: .relaxed) == 1)
+        } else {
+            #expect(try outcome.get() == 42)
+            #expect(seen.value.load(ordering: .relaxed) == 2)
+        }
+        serving.cancel()
+        await caller.drainAndClose()
+        await responderConnection.drainAndClose()
     }
 }
 

@@ -28,6 +28,27 @@ struct ServiceClientRetryTests {
         await nats.drainAndClose()
     }
 
+    @Test("the wait for a responder counts toward the call's timeout: a call found nobody, then a responder too slow, gives up at its timeout")
+    func waitingCountsTowardTheTimeout() async throws {
+        let nats = try await NATSConnection.connect(TestIdentities.configuration(name: "service-client-retry"), logger: logger)
+        let endpoint = Endpoint<Ask, Answer>("test.retry.\(RunningStack.uniqueSubject())")
+        let client = ServiceClient(connection: nats, logger: logger)
+        let started = ContinuousClock.now
+        let call = Task { () throws(ServiceFailure) -> Int in try await client.call(endpoint, Ask(n: 1), timeout: .seconds(2)).n }
+        try await Task.sleep(for: .milliseconds(800))
+        let responder = Responder(connection: nats, endpoint: endpoint, queue: "retry-tests", logger: logger) { ask in
+            try await Task.sleep(for: .seconds(10))
+            return Answer(n: ask.n)
+        }
+        let serving = Task { try await responder.run() }
+        await #expect { try await call.value } throws: { ($0 as? ServiceFailure)?.code == .timeout }
+        let elapsed = ContinuousClock.now - started
+        // Without the shared deadline the last attempt got the whole 2 s after the 0.8 s of waiting.
+        #expect(elapsed >= .milliseconds(1_900) && elapsed < .milliseconds(2_600), "\(elapsed)")
+        serving.cancel()
+        await nats.drainAndClose()
+    }
+
     @Test("with nobody ever answering, the call fails as unavailable after the patience, not the whole timeout")
     func givesUpAfterThePatience() async throws {
         let nats = try await NATSConnection.connect(TestIdentities.configuration(name: "service-client-retry"), logger: logger)

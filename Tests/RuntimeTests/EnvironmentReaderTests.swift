@@ -37,22 +37,23 @@ struct EnvironmentReaderTests {
         #expect(throws: ConfigurationError.self) { try environment.url("WRONG", default: "", schemes: ["nats"]) }
     }
 
-    @Test("a list of URLs (NATS_URL of a cluster): each checked, trimmed, none empty or twice; no password in a message")
+    @Test("a list of URLs (NATS_URL of a cluster): each checked, trimmed, none empty or twice, none with a user or password, which no message shows")
     func urlLists() throws {
         let environment = EnvironmentReader([
             "ONE": "nats://a:4222", "THREE": "nats://a:4222, tls://b:4222 ,nats://c:4222",
             "EMPTY": "nats://a:4222,,nats://b:4222", "TRAILING": "nats://a:4222,", "TWICE": "nats://a:4222,NATS://A:4222",
             "WRONG": "nats://a:4222,http://b", "SECRET": "nats://a:4222,nats//user:hunter2@b:4222",
+            "USER": "nats://a:4222,nats://user:hunter2@b:4222", "COMMA": "nats://user:hun,ter2@a:4222",
         ])
         #expect(try environment.urlList("ONE", default: "", schemes: ["nats", "tls"]) == "nats://a:4222")
         #expect(try environment.urlList("THREE", default: "", schemes: ["nats", "tls"]) == "nats://a:4222,tls://b:4222,nats://c:4222")
         #expect(try environment.urlList("UNSET", default: "nats://127.0.0.1:4222", schemes: ["nats"]) == "nats://127.0.0.1:4222")
-        for name in ["EMPTY", "TRAILING", "TWICE", "WRONG", "SECRET"] {
+        for name in ["EMPTY", "TRAILING", "TWICE", "WRONG", "SECRET", "USER", "COMMA"] {
             #expect {
                 try environment.urlList(name, default: "", schemes: ["nats", "tls"])
             } throws: { error in
                 guard let error = error as? ConfigurationError else { return false }
-                return error.variable == name && !error.description.contains("hunter2")
+                return error.variable == name && !error.description.contains("hunter") && !error.description.contains("ter2")
             }
         }
     }

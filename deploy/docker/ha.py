@@ -2,11 +2,13 @@
 NATS cluster of nats, nats-2 and nats-3; events on all three); run by it, not on its own.
 
 Under a steady load (drive.py's workers: mint a Google ID token, log in, refresh, over both
-gateways), kills each NATS container in turn, the events stream's leader first (docker kill),
-starts it again OUTAGE_SECONDS later, waits until it is healthy (caught up) and lets the load run
-SETTLE_SECONDS. Checks:
-  - at most 1% of the requests in each kill's window fail;
-  - the durable consumers moved on: after each kill they delivered past where they were;
+gateways), kills each NATS container in turn (docker kill), each time the events stream's leader
+unless it was killed already, starts it again OUTAGE_SECONDS later, waits until its /healthz says
+it has caught up and lets the load run SETTLE_SECONDS. Checks:
+  - at most 1% of the requests in each kill's window (from the kill until SETTLE_SECONDS after the
+    node is back) fail;
+  - the durable consumers moved on: after each kill each has a leader and delivered past where it
+    was, or has nothing left to deliver;
   - after the load the outboxes drain to empty and the consumers have nothing pending;
   - every refresh token handed out still refreshes (drive.py's final check).
 
@@ -48,6 +50,26 @@ def stream(skip=None):
     return None
 
 
+def caught_up(container):
+    """Whether the NATS node answers its full /healthz: JetStream up and current with the cluster."""
+    return subprocess.run(["docker", "exec", container, "wget", "-q", "-O", "/dev/null", "http://127.0.0.1:8222/healthz"],
+                          capture_output=True).returncode == 0
+
+
+def lagging(before, after):
+    """The durable consumers that did not move on from `before` (at a kill) to `after`."""
+    behind = []
+    for name in DURABLES:
+        then, now = before.get(name), after.get(name)
+        if then is None or now is None:
+            behind.append(f"{name} (missing)")
+        elif not now.get("cluster", {}).get("leader"):
+            behind.append(f"{name} (no leader)")
+        elif now["delivered"]["stream_seq"] <= then["delivered"]["stream_seq"] and now["num_pending"] > 0:
+            behind.append(f"{name} (delivered up to {now['delivered']['stream_seq']}, {now['num_pending']} pending)")
+    return behind
+
+
 def positions(detail):
     return {c["name"]: c for c in (detail or {}).get("consumer_detail", []) if c["name"] in DURABLES}
 
@@ -70,43 +92,49 @@ def main():
         time.sleep(drive.SETTLE)
         first = stream()
         drive.check(first is not None, "no NATS node reports the AUTH_EVENTS stream")
-        leader = (first or {}).get("cluster", {}).get("leader", NODES[0])
         replicas = 1 + len((first or {}).get("cluster", {}).get("replicas", []) or [])
         drive.check(replicas == 3, f"the events stream has {replicas} copies (expected 3)")
-        order = [leader] + [n for n in NODES if n != leader]
         kills = []
-        for node in order:
-            before = positions(stream())
+        left = list(NODES)
+        while left:
+            # The stream's leader now, unless it was killed already: then the first node left.
+            now = stream()
+            leader = (now or {}).get("cluster", {}).get("leader")
+            node = leader if leader in left else left[0]
+            left.remove(node)
+            before = positions(now)
             victim = drive.containers(node)[0]
             at = time.monotonic()
             drive.docker("kill", victim)
             time.sleep(drive.OUTAGE)
             drive.docker("start", victim)
             deadline = time.monotonic() + 120
-            while not drive.healthy(victim, "nats") and time.monotonic() < deadline:
+            while not caught_up(victim) and time.monotonic() < deadline:
                 time.sleep(0.2)
+            drive.check(caught_up(victim), f"{node} has not caught up 120 s after it was started again")
             back = time.monotonic()
             time.sleep(drive.SETTLE)
-            after = positions(stream())
-            lagging = [name for name in DURABLES
-                       if name not in after or after[name]["delivered"]["stream_seq"] <= before.get(name, {}).get("delivered", {}).get("stream_seq", 0)]
-            kills.append((node, at, back, lagging))
+            behind = lagging(before, positions(stream()))
+            deadline = time.monotonic() + 20
+            while behind and time.monotonic() < deadline:
+                time.sleep(0.5)
+                behind = lagging(before, positions(stream()))
+            kills.append((node, node == leader, at, back, behind))
         drive.stop.set()
         for thread in threads:
             thread.join(timeout=60)
 
-        ends = [k[1] for k in kills[1:]] + [max(r[1] for r in drive.records) + 1]
         rows = []
-        for (node, at, back, lagging), end in zip(kills, ends):
-            window, failed, statuses, last_failure = drive.fault_drive.fault_window(drive.records, at, end)
-            rows.append({"node": node, "leader": node == leader, "requests": len(window), "failed": len(failed),
+        for node, was_leader, at, back, behind in kills:
+            window, failed, statuses, last_failure = drive.fault_drive.fault_window(drive.records, at, back + drive.SETTLE)
+            rows.append({"node": node, "leader": was_leader, "requests": len(window), "failed": len(failed),
                          "statuses": {str(k): v for k, v in sorted(statuses.items())},
                          "recovery_s": 0.0 if last_failure is None else round(last_failure - at, 1),
-                         "consumers_moved_on": not lagging})
+                         "consumers_moved_on": not behind})
             drive.check(len(window) > 0, f"kill {node}: no request at all in its window")
             drive.check(len(failed) <= FAILURE_LIMIT * len(window),
                         f"kill {node}: {len(failed)} of {len(window)} requests failed (limit 1%): {statuses}")
-            drive.check(not lagging, f"kill {node}: durable consumers that did not move on: {', '.join(lagging)}")
+            drive.check(not behind, f"kill {node}: durable consumers that did not move on: {', '.join(behind)}")
         results["node_kills"] = rows
 
         deadline = time.monotonic() + 60
@@ -115,8 +143,14 @@ def main():
         left = outbox_rows()
         results["outbox_rows_left"] = left
         drive.check(left == 0, f"the outboxes hold {left} rows 60 s after the load")
-        idle = all(c["num_pending"] == 0 and c["num_ack_pending"] == 0 for c in positions(stream()).values())
-        drive.check(idle, "a durable consumer still has events pending after the load")
+        deadline = time.monotonic() + 30
+        while True:
+            consumers = positions(stream())
+            idle = set(consumers) == set(DURABLES) and all(c["num_pending"] == 0 and c["num_ack_pending"] == 0 for c in consumers.values())
+            if idle or time.monotonic() > deadline:
+                break
+            time.sleep(1)
+        drive.check(idle, f"the durable consumers are not all there with nothing pending after the load: {sorted(consumers)}")
         drive.final_refresh(results)
     except Exception as error:  # noqa: BLE001 -- any error is a failed check, with its words
         drive.check(False, f"{type(error).__name__}: {error}")
