@@ -18,9 +18,7 @@ struct NATSClusterTests {
     let logger = Logger(label: "nats-cluster", level: .error)
 
     private func connect(_ cluster: TestNATSCluster, _ name: String) async throws -> NATSConnection {
-        try await NATSConnection.connect(
-            NATSConnection.Configuration(url: cluster.url, name: name, reconnectWait: .milliseconds(100), access: TestIdentities.tests),
-            logger: logger)
+        try await connectQuickly(cluster.url, name, logger)
     }
 
     @Test("calls through a service client are answered while each node in turn is down")
@@ -108,9 +106,7 @@ struct LostConnectionCallTests {
     }
 
     private func connect(_ url: String, _ name: String) async throws -> NATSConnection {
-        try await NATSConnection.connect(
-            NATSConnection.Configuration(url: url, name: name, reconnectWait: .milliseconds(100), access: TestIdentities.tests),
-            logger: logger)
+        try await connectQuickly(url, name, logger)
     }
 
     @Test("with retries 0 the call fails as unavailable and the service saw it once; with retries 1 it is answered, seen twice",
@@ -154,6 +150,13 @@ struct LostConnectionCallTests {
         await caller.drainAndClose()
         await responderConnection.drainAndClose()
     }
+}
+
+/// A test client of `url` (one server or a list) that tries to reconnect every 100 ms.
+private func connectQuickly(_ url: String, _ name: String, _ logger: Logger) async throws -> NATSConnection {
+    try await NATSConnection.connect(
+        NATSConnection.Configuration(url: url, name: name, reconnectWait: .milliseconds(100), access: TestIdentities.tests),
+        logger: logger)
 }
 
 /// The next message of `messages`, or nil when none comes within `timeout`.

@@ -24,7 +24,8 @@ import asyncio, collections, json, os, subprocess, sys, threading, time, urllib.
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
-from drive import Client, GATEWAY, IDP, FAULT, fault_window, login_and_refresh  # noqa: E402
+# drive.py's load: its client, its record of every answer (records, under lock), its stop and its faults.
+from drive import Client, GATEWAY, IDP, fault, fault_window, lock, login_and_refresh, record, records, stop  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(here))
 RUN = os.path.join(ROOT, "deploy", "local", ".run")
@@ -39,16 +40,8 @@ STREAM = "AUTH_EVENTS"
 DURABLES = ["token-verifier-revocations", "token-issuer-sessions", "token-issuer-sessions-identities"]
 ALLOWED_FAILURES = 0.01
 
-lock = threading.Lock()
-records = []       # (start, end, operation, status)
 sessions = []      # the latest refresh token of every session whose member was not deleted
 created = set()    # IDs of the members the run created (every login is of a new identity)
-stop = threading.Event()
-
-
-def record(start, operation, status):
-    with lock:
-        records.append((start, time.monotonic(), operation, status))
 
 
 def worker(index):
@@ -118,12 +111,26 @@ def consumers(stream):
     return {c["name"]: c for c in stream.get("consumer_detail", []) if c["name"] in DURABLES}
 
 
+def durables(size):
+    """Each durable consumer as the node that leads it reports it: a follower's copy of a consumer
+    may lag its leader's (pending and unacknowledged counts among them). A consumer whose leader
+    does not answer is left out."""
+    reports = {node: jsz(node) for node in range(1, size + 1)}
+    found = {}
+    for node, stream in reports.items():
+        for name, c in consumers(stream or {}).items():
+            if c.get("cluster", {}).get("leader") == f"n{node}":
+                found[name] = c
+    return found
+
+
+def describe(c):
+    return (f"delivered up to {c['delivered']['stream_seq']}, acknowledged up to {c['ack_floor']['stream_seq']}, "
+            f"{c['num_pending']} pending, {c['num_ack_pending']} unacknowledged, {c.get('num_redelivered', 0)} redelivered")
+
+
 def node_index(name):
     return int(name.lstrip("n"))
-
-
-def fault(*args):
-    return subprocess.run([FAULT, *args], check=True, capture_output=True, text=True).stdout.strip()
 
 
 def wait_for(condition, seconds):
@@ -142,21 +149,15 @@ def consumers_moved_on(size, before):
     identity.unlinked, may have none in the window; servers differ in whether its delivered sequence
     moves over those it skips), and has either acknowledged past that point too or nothing left
     unacknowledged: (True or False, what lags)."""
-    stream = stream_report(size)
-    if not stream:
-        return False, "no node reports the stream"
-    now = consumers(stream)
+    now = durables(size)
     lagging = []
     for name in DURABLES:
         c = now.get(name)
         if not c or name not in before:
-            lagging.append(f"{name} missing")
-        elif not c.get("cluster", {}).get("leader"):
-            lagging.append(f"{name} has no leader")
+            lagging.append(f"{name} missing, or its leader does not answer")
         elif c["delivered"]["stream_seq"] <= before[name] and c["num_pending"] > 0 \
                 or c["num_ack_pending"] > 0 and c["ack_floor"]["stream_seq"] <= before[name]:
-            lagging.append(f"{name} delivered up to {c['delivered']['stream_seq']}, acknowledged up to {c['ack_floor']['stream_seq']} "
-                           f"(delivered {before.get(name, 0)} at the kill), {c['num_pending']} pending, {c['num_ack_pending']} unacknowledged")
+            lagging.append(f"{name} {describe(c)} (delivered up to {before[name]} at the kill)")
     return not lagging, "; ".join(lagging)
 
 
@@ -234,7 +235,7 @@ def main():
         leader = node_index(report["cluster"]["leader"])
         node = leader if leader in left else left[0]
         left.remove(node)
-        positions = {name: c["delivered"]["stream_seq"] for name, c in consumers(report).items()}
+        positions = {name: c["delivered"]["stream_seq"] for name, c in durables(size).items()}
         was_leader = leader == node
         at = time.monotonic()
         fault("kill-node", str(node))
@@ -251,7 +252,7 @@ def main():
             moved, lagging = False, (lagging + "; " if lagging else "") + "a gateway still accepts a logged-out token"
         after = stream_report(size) or {}
         leaders = {"stream": after.get("cluster", {}).get("leader", "?")}
-        leaders.update({name: c.get("cluster", {}).get("leader", "?") for name, c in consumers(after).items()})
+        leaders.update({name: c.get("cluster", {}).get("leader", "?") for name, c in durables(size).items()})
         kills.append((node, was_leader, at, back, leaders, moved, lagging))
     stop.set()
     for thread in threads:
@@ -296,10 +297,11 @@ def main():
 
     # Every durable consumer has handled everything.
     def idle():
-        report = stream_report(size)
-        return report and all(c["num_pending"] == 0 and c["num_ack_pending"] == 0 for c in consumers(report).values())
+        now = durables(size)
+        return set(now) == set(DURABLES) and all(c["num_pending"] == 0 and c["num_ack_pending"] == 0 for c in now.values())
     if not wait_for(idle, 30):
-        problems.append("a durable consumer still has events pending after the load")
+        states = "; ".join(f"{name}: {describe(c)}" for name, c in sorted(durables(size).items()))
+        problems.append(f"the durable consumers are not all there with nothing pending after the load ({states})")
     else:
         print("Durable consumers after the load: nothing pending, nothing unacknowledged")
 
