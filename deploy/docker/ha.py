@@ -27,27 +27,44 @@ DURABLES = ["token-verifier-revocations", "token-issuer-sessions", "token-issuer
 FAILURE_LIMIT = 0.01
 
 
-def stream(skip=None):
-    """The AUTH_EVENTS stream as a running NATS container other than `skip` reports it (its /jsz)."""
-    for node in NODES:
-        if node == skip:
-            continue
-        try:
-            container = drive.containers(node)[0]
-        except RuntimeError:
-            continue
-        out = subprocess.run(["docker", "exec", container, "wget", "-q", "-O", "-",
-                              "http://127.0.0.1:8222/jsz?accounts=true&streams=true&consumers=true"],
-                             capture_output=True, text=True)
-        try:
-            report = json.loads(out.stdout)
-        except ValueError:
-            continue
-        for account in report.get("account_details", []):
-            for detail in account.get("stream_detail", []):
-                if detail["name"] == "AUTH_EVENTS" and detail.get("cluster", {}).get("leader"):
-                    return detail
+def report(node):
+    """The AUTH_EVENTS stream as NATS container `node` reports it (its /jsz), or None."""
+    try:
+        container = drive.containers(node)[0]
+    except RuntimeError:
+        return None
+    out = subprocess.run(["docker", "exec", container, "wget", "-q", "-O", "-",
+                          "http://127.0.0.1:8222/jsz?accounts=true&streams=true&consumers=true"],
+                         capture_output=True, text=True)
+    try:
+        answer = json.loads(out.stdout)
+    except ValueError:
+        return None
+    for account in answer.get("account_details", []):
+        for detail in account.get("stream_detail", []):
+            if detail["name"] == "AUTH_EVENTS":
+                return detail
     return None
+
+
+def stream():
+    """The AUTH_EVENTS stream as the first running NATS container that knows its leader reports it."""
+    for node in NODES:
+        detail = report(node)
+        if detail and detail.get("cluster", {}).get("leader"):
+            return detail
+    return None
+
+
+def durables():
+    """Each durable consumer as the node that leads it reports it (a follower's copy lags); one whose
+    leader does not answer is left out."""
+    found = {}
+    for node in NODES:
+        for c in (report(node) or {}).get("consumer_detail", []):
+            if c["name"] in DURABLES and c.get("cluster", {}).get("leader") == node:
+                found[c["name"]] = c
+    return found
 
 
 def caught_up(container):
@@ -62,16 +79,12 @@ def lagging(before, after):
     for name in DURABLES:
         then, now = before.get(name), after.get(name)
         if then is None or now is None:
-            behind.append(f"{name} (missing)")
+            behind.append(f"{name} (missing, or its leader does not answer)")
         elif not now.get("cluster", {}).get("leader"):
             behind.append(f"{name} (no leader)")
         elif now["delivered"]["stream_seq"] <= then["delivered"]["stream_seq"] and now["num_pending"] > 0:
             behind.append(f"{name} (delivered up to {now['delivered']['stream_seq']}, {now['num_pending']} pending)")
     return behind
-
-
-def positions(detail):
-    return {c["name"]: c for c in (detail or {}).get("consumer_detail", []) if c["name"] in DURABLES}
 
 
 def outbox_rows():
@@ -102,7 +115,7 @@ def main():
             leader = (now or {}).get("cluster", {}).get("leader")
             node = leader if leader in left else left[0]
             left.remove(node)
-            before = positions(now)
+            before = durables()
             victim = drive.containers(node)[0]
             at = time.monotonic()
             drive.docker("kill", victim)
@@ -114,11 +127,11 @@ def main():
             drive.check(caught_up(victim), f"{node} has not caught up 120 s after it was started again")
             back = time.monotonic()
             time.sleep(drive.SETTLE)
-            behind = lagging(before, positions(stream()))
+            behind = lagging(before, durables())
             deadline = time.monotonic() + 20
             while behind and time.monotonic() < deadline:
                 time.sleep(0.5)
-                behind = lagging(before, positions(stream()))
+                behind = lagging(before, durables())
             kills.append((node, node == leader, at, back, behind))
         drive.stop.set()
         for thread in threads:
@@ -145,12 +158,13 @@ def main():
         drive.check(left == 0, f"the outboxes hold {left} rows 60 s after the load")
         deadline = time.monotonic() + 30
         while True:
-            consumers = positions(stream())
+            consumers = durables()
             idle = set(consumers) == set(DURABLES) and all(c["num_pending"] == 0 and c["num_ack_pending"] == 0 for c in consumers.values())
             if idle or time.monotonic() > deadline:
                 break
             time.sleep(1)
-        drive.check(idle, f"the durable consumers are not all there with nothing pending after the load: {sorted(consumers)}")
+        states = {name: (c["num_pending"], c["num_ack_pending"]) for name, c in consumers.items()}
+        drive.check(idle, f"the durable consumers are not all there with nothing pending after the load (pending, unacknowledged): {states}")
         drive.final_refresh(results)
     except Exception as error:  # noqa: BLE001 -- any error is a failed check, with its words
         drive.check(False, f"{type(error).__name__}: {error}")
