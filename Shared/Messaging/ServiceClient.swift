@@ -59,8 +59,9 @@ public struct ServiceClient: Sendable {
         while true {
             let started = ContinuousClock.now
             do {
-                let message = try await connection.request(endpoint.subject, payload, headers: headers,
-                                                           timeout: min(timeout, deadline - started))
+                // A pause that overslept leaves less than planned; never nothing.
+                let left = max(min(timeout, deadline - started), .milliseconds(10))
+                let message = try await connection.request(endpoint.subject, payload, headers: headers, timeout: left)
                 if let metrics {
                     let elapsed = ContinuousClock.now - started
                     metrics.observe("nats_request_duration_seconds", ["subject": endpoint.subject], elapsed.timeInterval)
