@@ -96,7 +96,8 @@ struct NATSClusterTests {
 /// A call whose connection is lost while its request is being handled (its node killed mid-call): one
 /// not to be repeated fails and is not sent again, one that may be repeated is sent again once the
 /// client has moved to another node. The caller starts on node 1 and the responder on node 2 (each
-/// learns the others from the cluster), and the responder takes a second over each request.
+/// learns the others from the cluster), and the responder takes 3 s over each request but the first
+/// (long enough for the kill to come first on a busy machine).
 @Suite("A call that lost its connection mid-request")
 struct LostConnectionCallTests {
     let logger = Logger(label: "nats-cluster-lost", level: .error)
@@ -119,7 +120,7 @@ struct LostConnectionCallTests {
         let responderConnection = try await connect(cluster.nodes[1].url, "responder")
         let responder = Responder(connection: responderConnection, endpoint: endpoint, queue: "cluster-lost-tests", logger: logger) { ask in
             seen.value.add(1, ordering: .relaxed)
-            try await Task.sleep(for: .seconds(1))
+            if ask.n != 0 { try await Task.sleep(for: .seconds(3)) }
             return Answer(n: ask.n * 2)
         }
         let serving = Task { try await responder.run() }
@@ -134,13 +135,13 @@ struct LostConnectionCallTests {
         let call = Task { () throws(ServiceFailure) -> Int in
             try await client.call(endpoint, Ask(n: 21), timeout: .seconds(5), retries: retries).n
         }
-        // The request is with the responder (it answers after a second) when the caller's node goes.
+        // The request is with the responder (it answers after 3 s) when the caller's node goes.
         #expect(try await eventually(timeout: .seconds(5)) { seen.value.load(ordering: .relaxed) == 1 })
         cluster.kill(0)
         let outcome = await call.result
         if retries == 0 {
             #expect(throws: ServiceFailure.unavailable) { try outcome.get() }
-            try await Task.sleep(for: .seconds(2))   // time for a resend, if there were one, to reach the responder
+            try await Task.sleep(for: .seconds(3))   // time for a resend, if there were one, to reach the responder
             #expect(seen.value.load(ordering: .relaxed) == 1)
         } else {
             #expect(try outcome.get() == 42)

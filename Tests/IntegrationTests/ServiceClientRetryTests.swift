@@ -34,8 +34,8 @@ struct ServiceClientRetryTests {
         let endpoint = Endpoint<Ask, Answer>("test.retry.\(RunningStack.uniqueSubject())")
         let client = ServiceClient(connection: nats, logger: logger)
         let started = ContinuousClock.now
-        let call = Task { () throws(ServiceFailure) -> Int in try await client.call(endpoint, Ask(n: 1), timeout: .seconds(2)).n }
-        try await Task.sleep(for: .milliseconds(800))
+        let call = Task { () throws(ServiceFailure) -> Int in try await client.call(endpoint, Ask(n: 1), timeout: .seconds(3)).n }
+        try await Task.sleep(for: .milliseconds(1_500))
         let responder = Responder(connection: nats, endpoint: endpoint, queue: "retry-tests", logger: logger) { ask in
             try await Task.sleep(for: .seconds(10))
             return Answer(n: ask.n)
@@ -43,8 +43,8 @@ struct ServiceClientRetryTests {
         let serving = Task { try await responder.run() }
         await #expect { try await call.value } throws: { ($0 as? ServiceFailure)?.code == .timeout }
         let elapsed = ContinuousClock.now - started
-        // Without the shared deadline the last attempt got the whole 2 s after the 0.8 s of waiting.
-        #expect(elapsed >= .milliseconds(1_900) && elapsed < .milliseconds(2_600), "\(elapsed)")
+        // Without the shared deadline the last attempt got the whole 3 s after the 1.5 s of waiting: 4.5 s.
+        #expect(elapsed >= .milliseconds(2_900) && elapsed < .milliseconds(4_000), "\(elapsed)")
         serving.cancel()
         await nats.drainAndClose()
     }
