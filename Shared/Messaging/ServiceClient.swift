@@ -26,7 +26,8 @@ public struct ServiceClient: Sendable {
 
     /// How long a call keeps asking while nobody can take it: the connection is down, or no replica
     /// subscribes. A NATS cluster that loses a node moves the clients that were on it to the others
-    /// within a second or two; a call made meanwhile waits for that rather than failing.
+    /// within a second or two; a call made meanwhile waits for that rather than failing. Capped by the
+    /// call's own timeout.
     public static let failoverPatience: Duration = .seconds(3)
 
     /// The least time left worth another attempt.
@@ -35,12 +36,13 @@ public struct ServiceClient: Sendable {
     /// Sends `request` to `endpoint` and returns its reply, or throws the service's failure.
     ///
     /// The whole call, every attempt and pause included, takes at most `timeout` for each attempt it
-    /// may make (`timeout × (retries + 1)`). A call that reached nobody (no responder, or the
-    /// connection down before it was sent) is sent again, whatever the endpoint, after a short pause
-    /// growing from about 25 to 400 ms, for up to ``failoverPatience``. With `retries` above zero, a
-    /// call that may have been handled but got no reply (it timed out, or the connection went down
-    /// while it waited) is sent again too, once the connection is back (only for idempotent endpoints:
-    /// a replica or a NATS node died mid-request); never one with `retries` zero.
+    /// may make (`timeout × (retries + 1)`, `retries` at most 16). A call that reached nobody (no
+    /// responder, or the connection down before it was sent) is sent again, whatever the endpoint,
+    /// after a short pause growing from about 25 to 400 ms, for up to ``failoverPatience``. With
+    /// `retries` above zero, a call that may have been handled but got no reply (it timed out, or the
+    /// connection went down while it waited) is sent again too, once the connection is back, with the
+    /// patience counted anew (only for idempotent endpoints: a replica or a NATS node died
+    /// mid-request); never one with `retries` zero.
     public func call<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, _ request: Request,
                                      timeout: Duration, retries: Int = 0) async throws(ServiceFailure) -> Reply {
         let payload: [UInt8]
@@ -52,16 +54,15 @@ public struct ServiceClient: Sendable {
         }
         let headers = RequestID.current.map { [RequestID.header: $0.value] } ?? [:]
         let firstStarted = ContinuousClock.now
-        let deadline = firstStarted + timeout * (max(0, retries) + 1)
-        let patienceEnds = firstStarted + min(timeout, Self.failoverPatience)
+        let deadline = firstStarted + timeout * (min(max(0, retries), 16) + 1)
+        var patienceEnds = firstStarted + min(timeout, Self.failoverPatience)
         var pause = Duration.milliseconds(25)
         var attempt = 0
         while true {
             let started = ContinuousClock.now
             do {
-                // A pause that overslept leaves less than planned; never nothing.
-                let left = max(min(timeout, deadline - started), .milliseconds(10))
-                let message = try await connection.request(endpoint.subject, payload, headers: headers, timeout: left)
+                let message = try await connection.request(endpoint.subject, payload, headers: headers,
+                                                           timeout: min(timeout, deadline - started))
                 if let metrics {
                     let elapsed = ContinuousClock.now - started
                     metrics.observe("nats_request_duration_seconds", ["subject": endpoint.subject], elapsed.timeInterval)
@@ -85,14 +86,18 @@ public struct ServiceClient: Sendable {
                 let reachedNobody = error.code == .noResponders || error.code == .notConnected
                 let resendLost = error.code == .connectionLost && attempt < retries
                 if !Task.isCancelled, nextFits, reachedNobody && now + wait <= patienceEnds || resendLost {
-                    if resendLost { attempt += 1 }
+                    if resendLost {
+                        attempt += 1
+                        // The resend waits for the connection as a first call would.
+                        patienceEnds = min(deadline, now + min(timeout, Self.failoverPatience))
+                    }
                     metrics?.increment("nats_request_retries_total", labels)
                     logger.debug("waiting to call again", ["nats.subject": endpoint.subject, "nats.error": error.code.description])
                     try? await Task.sleep(for: wait)
                     pause = min(pause * 2, .milliseconds(400))
-                    continue
-                }
-                if !Task.isCancelled, error.code == .timeout, attempt < retries, now + Self.shortestAttempt <= deadline {
+                    // A pause that overslept may leave too little for an answer: fail as the last attempt did.
+                    if deadline - ContinuousClock.now >= Self.shortestAttempt / 2 { continue }
+                } else if !Task.isCancelled, error.code == .timeout, attempt < retries, now + Self.shortestAttempt <= deadline {
                     attempt += 1
                     metrics?.increment("nats_request_retries_total", labels)
                     logger.warning("retrying call", ["nats.subject": endpoint.subject, "nats.error": error.code.description])

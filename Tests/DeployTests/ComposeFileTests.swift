@@ -253,7 +253,7 @@ struct ComposeFileTests {
         #expect(ConfigurationReference.cells(of: "| a \\| b | c |") == ["a | b", "c"])
     }
 
-    @Test("docker-compose config accepts the file, with and without the dev profile")
+    @Test("docker-compose config accepts the file, with and without the dev profile, and with ha.env (nats then starts with the cluster's configuration)")
     func dockerComposeConfig() async throws {
         let candidates = ["/usr/bin/docker-compose", "/usr/local/bin/docker-compose"]
         let binary = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
@@ -272,5 +272,26 @@ struct ComposeFileTests {
                      "DEV_IDP_NAVER_CLIENT_SECRET: dev-naver-secret"] {
             #expect(dev.output.contains(line), "the dev profile lacks \(line)")
         }
+        #expect(section("nats", of: dev.output).contains("- source: nats-auth\n      target: nats.conf"), "\(section("nats", of: dev.output))")
+        #expect(!section("nats", of: dev.output).contains("nats-cluster"), "the single nats is handed the route password")
+        // As deploy/docker/test and deploy/README.md bring up the ha profile: ha.env in the environment.
+        let settings = try String(contentsOfFile: DeployFiles.root.appendingPathComponent("deploy/docker/ha.env").path, encoding: .utf8)
+            .split(separator: "\n").filter { !$0.hasPrefix("#") && $0.contains("=") }.map(String.init)
+        let ha = try await runProcess("/usr/bin/env", settings + [binary, "-f", "docker-compose.yml", "--env-file", "deploy/docker/dev.env",
+                                                                 "--profile", "dev", "config"], workingDirectory: DeployFiles.root.path)
+        #expect(ha.status == 0, "\(ha.error)")
+        for node in ["nats", "nats-2", "nats-3"] {
+            #expect(section(node, of: ha.output).contains("- source: nats-cluster\n      target: nats.conf"), "\(node): \(section(node, of: ha.output))")
+        }
+        #expect(ha.output.contains("NATS_URL: nats://nats:4222,nats://nats-2:4222,nats://nats-3:4222"))
+        #expect(ha.output.contains("EVENTS_REPLICAS: '3'"), "the events are not kept on three nodes")
+    }
+
+    /// The lines of service `name` in `docker-compose config`'s output (two spaces in, up to the next service).
+    private func section(_ name: String, of output: String) -> String {
+        guard let start = output.range(of: "\n  \(name):\n") else { return "" }
+        let rest = output[start.upperBound...]
+        let end = rest.range(of: "\n  [a-z][a-z0-9-]*:\n", options: .regularExpression)?.lowerBound ?? rest.endIndex
+        return String(rest[..<end])
     }
 }

@@ -7,8 +7,9 @@ unless it was killed already, starts it again OUTAGE_SECONDS later, waits until 
 it has caught up and lets the load run SETTLE_SECONDS. Checks:
   - at most 1% of the requests in each kill's window (from the kill until SETTLE_SECONDS after the
     node is back) fail;
+  - at most 1% of the whole run's requests fail;
   - the durable consumers moved on: after each kill each has a leader and delivered past where it
-    was, or has nothing left to deliver;
+    was, or has nothing left to deliver, and acknowledged past it or has nothing unacknowledged;
   - after the load the outboxes drain to empty and the consumers have nothing pending;
   - every refresh token handed out still refreshes (drive.py's final check).
 
@@ -80,10 +81,10 @@ def lagging(before, after):
         then, now = before.get(name), after.get(name)
         if then is None or now is None:
             behind.append(f"{name} (missing, or its leader does not answer)")
-        elif not now.get("cluster", {}).get("leader"):
-            behind.append(f"{name} (no leader)")
-        elif now["delivered"]["stream_seq"] <= then["delivered"]["stream_seq"] and now["num_pending"] > 0:
-            behind.append(f"{name} (delivered up to {now['delivered']['stream_seq']}, {now['num_pending']} pending)")
+        elif now["delivered"]["stream_seq"] <= then["delivered"]["stream_seq"] and now["num_pending"] > 0 \
+                or now["num_ack_pending"] > 0 and now["ack_floor"]["stream_seq"] <= then["delivered"]["stream_seq"]:
+            behind.append(f"{name} (delivered up to {now['delivered']['stream_seq']}, acknowledged up to "
+                          f"{now['ack_floor']['stream_seq']}, {now['num_pending']} pending, {now['num_ack_pending']} unacknowledged)")
     return behind
 
 
@@ -149,6 +150,11 @@ def main():
                         f"kill {node}: {len(failed)} of {len(window)} requests failed (limit 1%): {statuses}")
             drive.check(not behind, f"kill {node}: durable consumers that did not move on: {', '.join(behind)}")
         results["node_kills"] = rows
+        everything, failed, statuses, _ = drive.fault_drive.fault_window(drive.records, 0, float("inf"))
+        results["whole_run"] = {"requests": len(everything), "failed": len(failed),
+                                "statuses": {str(k): v for k, v in sorted(statuses.items())}}
+        drive.check(len(failed) <= FAILURE_LIMIT * len(everything),
+                    f"the whole run: {len(failed)} of {len(everything)} requests failed (limit 1%): {statuses}")
 
         deadline = time.monotonic() + 60
         while outbox_rows() != 0 and time.monotonic() < deadline:

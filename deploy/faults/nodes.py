@@ -66,8 +66,8 @@ def worker(index):
             record(start, "delete", status)
             if status in (200, 204):
                 continue
-            # A deletion whose answer was lost may still have been carried out (it is not sent again:
-            # not idempotent): then the session is gone, and its refresh token rightly refused.
+            # A deletion whose answer was lost (even after the gateway sent it again once) may still
+            # have been carried out: then the session is gone, and its refresh token rightly refused.
             def settled():
                 status, _ = gateway.request("GET", "/api/members/me", headers=bearer)
                 return status if status in (200, 401) else None
