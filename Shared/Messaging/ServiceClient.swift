@@ -45,6 +45,8 @@ public struct ServiceClient: Sendable {
     /// mid-request); never one with `retries` zero.
     public func call<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, _ request: Request,
                                      timeout: Duration, retries: Int = 0) async throws(ServiceFailure) -> Reply {
+        guard timeout > .zero else { throw Self.failure(for: .timeout) }
+        let retries = min(max(0, retries), 16)
         let payload: [UInt8]
         do {
             payload = try MessageCoding.encode(request)
@@ -54,7 +56,7 @@ public struct ServiceClient: Sendable {
         }
         let headers = RequestID.current.map { [RequestID.header: $0.value] } ?? [:]
         let firstStarted = ContinuousClock.now
-        let deadline = firstStarted + timeout * (min(max(0, retries), 16) + 1)
+        let deadline = firstStarted + timeout * (retries + 1)
         var patienceEnds = firstStarted + min(timeout, Self.failoverPatience)
         var pause = Duration.milliseconds(25)
         var attempt = 0
@@ -90,15 +92,22 @@ public struct ServiceClient: Sendable {
                         attempt += 1
                         // The resend waits for the connection as a first call would.
                         patienceEnds = min(deadline, now + min(timeout, Self.failoverPatience))
+                        pause = .milliseconds(25)
                     }
-                    metrics?.increment("nats_request_retries_total", labels)
                     logger.debug("waiting to call again", ["nats.subject": endpoint.subject, "nats.error": error.code.description])
                     try? await Task.sleep(for: wait)
+                    if Task.isCancelled { throw ServiceFailure(.timeout, "The request was cancelled.") }
                     pause = min(pause * 2, .milliseconds(400))
                     // A pause that overslept may leave too little for an answer: fail as the last attempt did.
-                    if deadline - ContinuousClock.now >= Self.shortestAttempt / 2 { continue }
+                    if deadline - ContinuousClock.now >= Self.shortestAttempt / 2 {
+                        metrics?.increment("nats_request_retries_total", labels)
+                        continue
+                    }
                 } else if !Task.isCancelled, error.code == .timeout, attempt < retries, now + Self.shortestAttempt <= deadline {
                     attempt += 1
+                    // Sent again at once; should the connection be down by now, it waits for it as a first call would.
+                    patienceEnds = min(deadline, now + min(timeout, Self.failoverPatience))
+                    pause = .milliseconds(25)
                     metrics?.increment("nats_request_retries_total", labels)
                     logger.warning("retrying call", ["nats.subject": endpoint.subject, "nats.error": error.code.description])
                     continue

@@ -30,12 +30,14 @@ public final class TestNATSCluster: Sendable {
     }
 
     /// Writes the configuration of `size` nodes on free ports, starts them and waits until every one
-    /// is ready: routes up and a JetStream leader elected (`/healthz`).
-    public static func start(size: Int = 3) async throws -> TestNATSCluster {
+    /// is ready: routes up and a JetStream leader elected (`/healthz`). Without `advertised`, the
+    /// nodes do not tell their clients about each other (`no_advertise`): a client knows only the
+    /// URLs it was given.
+    public static func start(size: Int = 3, advertised: Bool = true) async throws -> TestNATSCluster {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("test-nats-cluster-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let ports = try (0..<size).map { _ in (client: try TestNATSServer.freePort(), monitor: try TestNATSServer.freePort(),
-                                               route: try TestNATSServer.freePort()) }
+        let ports = try (0..<size).map { _ in (client: try ClusterPorts.take(), monitor: try ClusterPorts.take(),
+                                               route: try ClusterPorts.take()) }
         let authorization = try TestIdentities.serverAuthorization()
         var nodes: [Node] = []
         for (index, port) in ports.enumerated() {
@@ -52,6 +54,7 @@ public final class TestNATSCluster: Sendable {
                   name: "tests"
                   listen: "127.0.0.1:\(port.route)"
                   routes: [ \(routes.joined(separator: ", ")) ]
+                  no_advertise: \(!advertised)
                 }
 
                 """
@@ -113,7 +116,8 @@ public final class TestNATSCluster: Sendable {
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["-c", nodes[index].configuration.path]
+        // Its log beside its configuration, appended to across restarts; a node that never gets ready says why.
+        process.arguments = ["-c", nodes[index].configuration.path, "-l", log(index).path]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -126,7 +130,32 @@ public final class TestNATSCluster: Sendable {
             if (try? await RunningStack.send("GET", url))?.status == 200 { return }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw TestStackError("NATS node \(nodes[index].name) is not ready after 60 s")
+        let text = (try? String(contentsOf: log(index), encoding: .utf8)) ?? ""
+        let tail = text.split(separator: "\n").suffix(8).joined(separator: "\n")
+        throw TestStackError("NATS node \(nodes[index].name) is not ready after 60 s; its log ends:\n\(tail)")
+    }
+
+    private func log(_ index: Int) -> URL {
+        nodes[index].configuration.deletingLastPathComponent().appendingPathComponent("nats.log")
+    }
+}
+
+/// Ports for the clusters' nodes, none twice in this process, from below Linux's ephemeral range
+/// (32768 and up). A port the system picks (``TestNATSServer/freePort()``) comes from that range, and
+/// between the pick and the node's bind an outgoing connection of the parallel suites, or another
+/// cluster's pick, could take it: a node that could not bind never became ready.
+private enum ClusterPorts {
+    private static let next = Mutex(20_000 + Int(getpid()) % 1_000 * 10)
+
+    static func take() throws -> Int {
+        for _ in 0..<5_000 {
+            let port = next.withLock { next -> Int in
+                defer { next = next >= 32_000 ? 20_000 : next + 1 }
+                return next
+            }
+            if TestNATSServer.isFree(port) { return port }
+        }
+        throw TestStackError("no free port below 32768 for a NATS node")
     }
 }
 

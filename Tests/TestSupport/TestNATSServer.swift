@@ -69,19 +69,29 @@ public final class TestNATSServer: Sendable {
 
     /// A port nothing listens on right now.
     public static func freePort() throws -> Int {
+        guard let port = bindable(0) else { throw TestStackError("bind() failed") }
+        return port
+    }
+
+    /// Whether `port` on 127.0.0.1 can be bound right now (nothing listens there).
+    public static func isFree(_ port: Int) -> Bool {
+        bindable(port) != nil
+    }
+
+    /// Binds `port` on 127.0.0.1 (0: one the system picks) and lets it go again; the port bound, or nil.
+    private static func bindable(_ port: Int) -> Int? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestStackError("socket() failed") }
+        guard fd >= 0 else { return nil }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
         }
-        guard bound else { throw TestStackError("bind() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
     }
 
     private static func canConnect(_ port: Int) -> Bool {

@@ -30,7 +30,8 @@ public struct GatewayConfiguration: Sendable {
     /// Connections one client address may hold open (0: no limit). Default 64.
     public var connectionsPerAddress: Int = 64
     /// The issuer's refresh reuse grace window (`REFRESH_REUSE_GRACE`, default 10 s): a refresh
-    /// is retried after a lost reply only when this outlasts `serviceTimeout`.
+    /// is retried after a lost reply only when this outlasts `serviceTimeout` plus
+    /// ``ServiceClient/failoverPatience``.
     public var refreshReuseGrace: Duration = .seconds(10)
     /// Requests a second per client address on `/api/auth/*` (`RATE_LIMIT_RPS`; 0 turns the limit off). Default 10.
     public var rateLimitRPS: Int = 10

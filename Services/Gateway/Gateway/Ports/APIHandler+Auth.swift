@@ -1,5 +1,6 @@
 import Contracts
 import HTTPServer
+import Messaging
 
 extension APIHandler {
     static let authRoutes: [Route] = [
@@ -80,8 +81,10 @@ extension APIHandler {
         try Field.optional(body.deviceId, "deviceId", maxBytes: Limits.deviceId)
         // A retried refresh whose first attempt did rotate presents a rotated token: inside the
         // reuse grace window that yields the same successor, after it the session would end.
-        // So retry only when the window outlasts the wait for the first attempt.
-        let retries = configuration.refreshReuseGrace > configuration.serviceTimeout ? 1 : 0
+        // So retry only when the window outlasts the latest a resend goes out: the first attempt's
+        // timeout, then the wait for a lost connection to come back.
+        let latestResend = configuration.serviceTimeout + ServiceClient.failoverPatience
+        let retries = configuration.refreshReuseGrace > latestResend ? 1 : 0
         let tokens = try await services().call(
             Endpoints.refreshTokens, RefreshTokensRequest(refreshToken: body.refreshToken, deviceId: body.deviceId),
             timeout: configuration.serviceTimeout, retries: retries)
