@@ -28,7 +28,7 @@ struct ServiceClientRetryTests {
         await nats.drainAndClose()
     }
 
-    @Test("the wait for a responder counts toward the call's timeout: a call found nobody, then a responder too slow, gives up at its timeout")
+    @Test("the wait for a responder counts toward the call's timeout: a call found nobody for 1.5 s of its 3, then a responder that takes 2 s, gives up at its timeout")
     func waitingCountsTowardTheTimeout() async throws {
         let nats = try await NATSConnection.connect(TestIdentities.configuration(name: "service-client-retry"), logger: logger)
         let endpoint = Endpoint<Ask, Answer>("test.retry.\(RunningStack.uniqueSubject())")
@@ -37,14 +37,15 @@ struct ServiceClientRetryTests {
         let call = Task { () throws(ServiceFailure) -> Int in try await client.call(endpoint, Ask(n: 1), timeout: .seconds(3)).n }
         try await Task.sleep(for: .milliseconds(1_500))
         let responder = Responder(connection: nats, endpoint: endpoint, queue: "retry-tests", logger: logger) { ask in
-            try await Task.sleep(for: .seconds(10))
+            try await Task.sleep(for: .seconds(2))
             return Answer(n: ask.n)
         }
         let serving = Task { try await responder.run() }
+        // Without the shared deadline the last attempt got the whole 3 s after the 1.5 s of waiting, and the
+        // answer at about 3.5 s came in time. The outcome shows it, however late this task is woken.
         await #expect { try await call.value } throws: { ($0 as? ServiceFailure)?.code == .timeout }
         let elapsed = ContinuousClock.now - started
-        // Without the shared deadline the last attempt got the whole 3 s after the 1.5 s of waiting: 4.5 s.
-        #expect(elapsed >= .milliseconds(2_900) && elapsed < .milliseconds(4_000), "\(elapsed)")
+        #expect(elapsed >= .milliseconds(2_900), "\(elapsed)")
         serving.cancel()
         await nats.drainAndClose()
     }
