@@ -57,7 +57,11 @@ public struct ServiceClient: Sendable {
         let headers = RequestID.current.map { [RequestID.header: $0.value] } ?? [:]
         let firstStarted = ContinuousClock.now
         let deadline = firstStarted + timeout * (retries + 1)
-        var patienceEnds = firstStarted + min(timeout, Self.failoverPatience)
+        // How long an attempt made at `start` may keep asking while nobody can take it.
+        func patience(from start: ContinuousClock.Instant) -> ContinuousClock.Instant {
+            min(deadline, start + min(timeout, Self.failoverPatience))
+        }
+        var patienceEnds = patience(from: firstStarted)
         var pause = Duration.milliseconds(25)
         var attempt = 0
         while true {
@@ -91,12 +95,12 @@ public struct ServiceClient: Sendable {
                     if resendLost {
                         attempt += 1
                         // The resend waits for the connection as a first call would.
-                        patienceEnds = min(deadline, now + min(timeout, Self.failoverPatience))
+                        patienceEnds = patience(from: now)
                         pause = .milliseconds(25)
                     }
                     logger.debug("waiting to call again", ["nats.subject": endpoint.subject, "nats.error": error.code.description])
                     try? await Task.sleep(for: wait)
-                    if Task.isCancelled { throw ServiceFailure(.timeout, "The request was cancelled.") }
+                    if Task.isCancelled { throw Self.cancelled }
                     pause = min(pause * 2, .milliseconds(400))
                     // A pause that overslept may leave too little for an answer: fail as the last attempt did.
                     if deadline - ContinuousClock.now >= Self.shortestAttempt / 2 {
@@ -106,7 +110,7 @@ public struct ServiceClient: Sendable {
                 } else if !Task.isCancelled, error.code == .timeout, attempt < retries, now + Self.shortestAttempt <= deadline {
                     attempt += 1
                     // Sent again at once; should the connection be down by now, it waits for it as a first call would.
-                    patienceEnds = min(deadline, now + min(timeout, Self.failoverPatience))
+                    patienceEnds = patience(from: now)
                     pause = .milliseconds(25)
                     metrics?.increment("nats_request_retries_total", labels)
                     logger.warning("retrying call", ["nats.subject": endpoint.subject, "nats.error": error.code.description])
@@ -116,10 +120,13 @@ public struct ServiceClient: Sendable {
                 logger.warning("call failed", ["nats.subject": endpoint.subject, "nats.error": error.code.description])
                 throw Self.failure(for: error)
             } catch {
-                throw Task.isCancelled ? ServiceFailure(.timeout, "The request was cancelled.") : .internal
+                throw Task.isCancelled ? Self.cancelled : .internal
             }
         }
     }
+
+    /// What a call cancelled by its caller throws.
+    static let cancelled = ServiceFailure(.timeout, "The request was cancelled.")
 
     static func failure(for error: NATSError) -> ServiceFailure {
         switch error {

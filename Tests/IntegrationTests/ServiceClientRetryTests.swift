@@ -14,15 +14,25 @@ private struct Answer: Codable, Sendable { var n: Int }
 struct ServiceClientRetryTests {
     let logger = Logger(label: "service-client-retry", level: .error)
 
+    /// A connection of this suite, an endpoint nobody serves yet, and a client on the connection.
+    private func connect() async throws -> (NATSConnection, Endpoint<Ask, Answer>, ServiceClient) {
+        let nats = try await NATSConnection.connect(TestIdentities.configuration(name: "service-client-retry"), logger: logger)
+        return (nats, Endpoint<Ask, Answer>("test.retry.\(RunningStack.uniqueSubject())"), ServiceClient(connection: nats, logger: logger))
+    }
+
+    /// Starts answering `endpoint` with `handler` on `nats`; cancel the task to stop.
+    private func serve(_ nats: NATSConnection, _ endpoint: Endpoint<Ask, Answer>,
+                       _ handler: @escaping Responder<Ask, Answer>.Handler) -> Task<Void, any Error> {
+        let responder = Responder(connection: nats, endpoint: endpoint, queue: "retry-tests", logger: logger, handler: handler)
+        return Task { try await responder.run() }
+    }
+
     @Test("a call, even one not to be repeated, made before any replica subscribes is answered once one does")
     func waitsForAResponder() async throws {
-        let nats = try await NATSConnection.connect(TestIdentities.configuration(name: "service-client-retry"), logger: logger)
-        let endpoint = Endpoint<Ask, Answer>("test.retry.\(RunningStack.uniqueSubject())")
-        let client = ServiceClient(connection: nats, logger: logger)
+        let (nats, endpoint, client) = try await connect()
         let call = Task { () throws(ServiceFailure) -> Int in try await client.call(endpoint, Ask(n: 21), timeout: .seconds(5)).n }
         try await Task.sleep(for: .milliseconds(600))
-        let responder = Responder(connection: nats, endpoint: endpoint, queue: "retry-tests", logger: logger) { Answer(n: $0.n * 2) }
-        let serving = Task { try await responder.run() }
+        let serving = serve(nats, endpoint) { Answer(n: $0.n * 2) }
         #expect(try await call.value == 42)
         serving.cancel()
         await nats.drainAndClose()
@@ -30,17 +40,14 @@ struct ServiceClientRetryTests {
 
     @Test("the wait for a responder counts toward the call's timeout: a call found nobody for 1.5 s of its 3, then a responder that takes 2 s, gives up at its timeout")
     func waitingCountsTowardTheTimeout() async throws {
-        let nats = try await NATSConnection.connect(TestIdentities.configuration(name: "service-client-retry"), logger: logger)
-        let endpoint = Endpoint<Ask, Answer>("test.retry.\(RunningStack.uniqueSubject())")
-        let client = ServiceClient(connection: nats, logger: logger)
+        let (nats, endpoint, client) = try await connect()
         let started = ContinuousClock.now
         let call = Task { () throws(ServiceFailure) -> Int in try await client.call(endpoint, Ask(n: 1), timeout: .seconds(3)).n }
         try await Task.sleep(for: .milliseconds(1_500))
-        let responder = Responder(connection: nats, endpoint: endpoint, queue: "retry-tests", logger: logger) { ask in
+        let serving = serve(nats, endpoint) { ask in
             try await Task.sleep(for: .seconds(2))
             return Answer(n: ask.n)
         }
-        let serving = Task { try await responder.run() }
         // Without the shared deadline the last attempt got the whole 3 s after the 1.5 s of waiting, and the
         // answer at about 3.5 s came in time. The outcome shows it, however late this task is woken.
         await #expect { try await call.value } throws: { ($0 as? ServiceFailure)?.code == .timeout }
@@ -52,9 +59,7 @@ struct ServiceClientRetryTests {
 
     @Test("with nobody ever answering, the call fails as unavailable after the patience, not the whole timeout")
     func givesUpAfterThePatience() async throws {
-        let nats = try await NATSConnection.connect(TestIdentities.configuration(name: "service-client-retry"), logger: logger)
-        let endpoint = Endpoint<Ask, Answer>("test.retry.\(RunningStack.uniqueSubject())")
-        let client = ServiceClient(connection: nats, logger: logger)
+        let (nats, endpoint, client) = try await connect()
         let started = ContinuousClock.now
         await #expect(throws: ServiceFailure.unavailable) {
             try await client.call(endpoint, Ask(n: 1), timeout: .seconds(20), retries: 1)
