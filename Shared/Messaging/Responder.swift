@@ -9,7 +9,8 @@ import Synchronization
 
 /// Serves one endpoint: subscribes to its subject in the service's queue group, decodes each
 /// request, runs the handler concurrently (up to a bound) and replies with the envelope.
-/// It counts requests, failures and time spent for service discovery (`$SRV.STATS`).
+/// It counts requests, failures and time spent for service discovery (`$SRV.STATS`), and the requests it
+/// dropped unread because their reply subject is no inbox.
 ///
 /// The handler runs with the request's ID (the caller's `X-Request-Id` header when sane, else a new one)
 /// as ``RequestID/current``: its log lines carry it as `request.id`, and the calls it makes pass it on. At
@@ -76,8 +77,11 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
     }
 
     private func handle(_ message: NATSMessage) async {
-        guard message.replyTo != nil else {
-            logger.debug("request without reply subject dropped")
+        // Before anything is decoded or done: an answer goes to an inbox only, so a request (or a stream's
+        // delivery) aimed at another subject changes nothing, whoever sent it.
+        guard message.repliesToInbox else {
+            counters.recordDropped()
+            logger.debug("request without an inbox to answer dropped")
             return
         }
         let started = ContinuousClock.now

@@ -22,6 +22,7 @@ extension ServiceDiscovery {
             var errors = 0
             var lastError = ""
             var processingTime: Duration = .zero
+            var dropped = 0
         }
 
         /// Creates counters for the endpoint on `subject`, served in `queueGroup`.
@@ -48,6 +49,16 @@ extension ServiceDiscovery {
             }
         }
 
+        /// Counts one request dropped unread: its reply subject was no inbox.
+        public func recordDropped() {
+            state.withLock { $0.dropped += 1 }
+        }
+
+        /// The requests dropped unread so far.
+        public var droppedCount: Int {
+            state.withLock { $0.dropped }
+        }
+
         /// The counts as `$SRV.STATS` reports them.
         public func snapshot() -> EndpointStats {
             let state = state.withLock { $0 }
@@ -55,7 +66,8 @@ extension ServiceDiscovery {
             return EndpointStats(name: info.name, subject: info.subject, queueGroup: info.queueGroup,
                                  numRequests: state.requests, numErrors: state.errors, lastError: state.lastError,
                                  processingTime: total,
-                                 averageProcessingTime: state.requests > 0 ? total / Int64(state.requests) : 0)
+                                 averageProcessingTime: state.requests > 0 ? total / Int64(state.requests) : 0,
+                                 data: EndpointData(droppedRequests: state.dropped))
         }
     }
 }

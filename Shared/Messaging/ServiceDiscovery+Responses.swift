@@ -84,6 +84,8 @@ extension ServiceDiscovery {
         public var processingTime: Int64
         /// `processingTime / numRequests`, in nanoseconds.
         public var averageProcessingTime: Int64
+        /// This service's own counts (the micro protocol's `data`).
+        public var data: EndpointData?
 
         enum CodingKeys: String, CodingKey {
             case name, subject
@@ -93,6 +95,22 @@ extension ServiceDiscovery {
             case lastError = "last_error"
             case processingTime = "processing_time"
             case averageProcessingTime = "average_processing_time"
+            case data
+        }
+    }
+
+    /// An endpoint's counts beyond the micro protocol's own.
+    public struct EndpointData: Codable, Sendable, Equatable {
+        /// Requests dropped unread since start: their reply subject was no inbox.
+        public var droppedRequests: Int
+
+        /// Creates the counts.
+        public init(droppedRequests: Int) {
+            self.droppedRequests = droppedRequests
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case droppedRequests = "dropped_requests"
         }
     }
 }

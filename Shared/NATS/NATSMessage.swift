@@ -17,3 +17,17 @@ public struct NATSMessage: Sendable {
         self.headers = headers
     }
 }
+
+extension NATSMessage {
+    /// Whether the reply subject is a requester's inbox (`_INBOX.…`, or an identity's `_INBOX_<name>.…`):
+    /// the only place a service answers. A request whose reply subject names anything else (a service's
+    /// subject, a JetStream acknowledgement) is someone aiming the answer, or a stream's delivery, at a
+    /// subject the sender may not publish to itself.
+    public var repliesToInbox: Bool {
+        guard let replyTo else { return false }
+        let bytes = replyTo.utf8
+        guard bytes.starts(with: "_INBOX".utf8), bytes.count > 7 else { return false }
+        let next = bytes[bytes.index(bytes.startIndex, offsetBy: 6)]
+        return next == UInt8(ascii: ".") || next == UInt8(ascii: "_")
+    }
+}
