@@ -171,9 +171,18 @@ struct IssuerKeyFileRotationTests {
                     #expect(try rows.map { try $0.string("kid") } == [databaseKid, fileKid])
                     #expect(try rows.map { try $0.bool("current") } == [false, true])
 
-                    // Once every replica reads the files, the file key signs.
+                    // Once every replica reads the files, the file key signs; the database key it retired is still
+                    // published by the file replica, on the file key's vouch.
                     await databaseMode.stop()
                     for _ in 0..<5 { #expect(try await bench.issue().kid == fileKid) }
+                    #expect(try await bench.published() == [databaseKid, fileKid])
+                    let vouch = try #require(try await database.query(
+                        "SELECT vouch FROM issuer.signing_keys WHERE kid = \(databaseKid)").first?.optionalString("vouch"))
+                    #expect(try CompactJWS.parse(vouch).header.kid == fileKid)
+                    // A retirement moved by another writer of the table breaks the vouch: the key is no longer published.
+                    _ = try await database.query(
+                        "UPDATE issuer.signing_keys SET retired_at = retired_at + interval '1 hour' WHERE kid = \(databaseKid)")
+                    #expect(try await eventually { try await bench.published() == [fileKid] }, "a key with a moved retirement stayed published")
 
                     // A stray issuer without the key files, started later on the same database, makes no key of its own.
                     let (stray, _) = try await bench.issuer(files: false, databaseURL: databaseURL)
@@ -181,6 +190,67 @@ struct IssuerKeyFileRotationTests {
                         let after = try await database.query("SELECT kid FROM issuer.signing_keys ORDER BY created_at")
                         #expect(try after.map { try $0.string("kid") } == [databaseKid, fileKid])
                     }
+                }
+            }
+        }
+    }
+
+    @Test("with key files, a key another writer inserts into issuer.signing_keys is never published, and its tokens get 401")
+    func injectedKeyIsNotPublished() async throws {
+        let bench = try await Bench.start()
+        defer { bench.stop() }
+        let kidA = try bench.writeKey("2026-11.pem")
+        let (issuer, databaseURL) = try await bench.issuer(files: true)
+        try await withResource(issuer, close: { await $0.stop() }) { issuer in
+            let gateway = try await StandaloneGateway.start(natsURL: bench.server.url) {
+                $0.rateLimitRPS = 0
+                $0.clockSkew = .zero
+            }
+            try await withResource(gateway, close: { await $0.stop() }) { gateway in
+                try await gateway.waitUntilConnected()
+                let database = PostgresClient(configuration: try PostgresConfiguration(url: databaseURL), logger: bench.logger)
+                try await withResource(database, close: { await $0.close() }) { database in
+                    // The control: the file key's token works.
+                    let (token, kid) = try await bench.issue()
+                    #expect(kid == kidA)
+                    #expect(try await RunningStack.send("GET", gateway.url + "/api/auth/sessions",
+                                                        headers: [("Authorization", "Bearer \(token)")]).status == 200)
+
+                    // The database administrator adds two keys of their own: one current, one as if retired just now.
+                    var forged: [(kid: String, signer: JWTSigner)] = []
+                    for retired in [false, true] {
+                        let key = try PrivateKey.generateP256()
+                        let kid = try JWK(publicKey: key.publicKey, kid: "", alg: .ES256).thumbprint()
+                        let retiredAt: Date? = retired ? Date() : nil
+                        _ = try await database.query(
+                            """
+                            INSERT INTO issuer.signing_keys (kid, algorithm, public_key_pem, activates_at, retired_at)
+                                 VALUES (\(kid), 'ES256', \(key.publicKey.pemRepresentation), now() - interval '1 minute', \(retiredAt))
+                            """)
+                        forged.append((kid, JWTSigner(key: key, kid: kid, algorithm: .ES256)))
+                    }
+                    // Across several reloads (every 200 ms here), and a notice that makes every issuer reload, neither is published.
+                    try bench.connection.publish(SigningKeyNotices.changed, [])
+                    for _ in 0..<3 {
+                        try await Task.sleep(for: .milliseconds(400))
+                        #expect(try await bench.published() == [kidA])
+                        let jwks = try await RunningStack.send("GET", gateway.url + "/.well-known/jwks.json")
+                        #expect(jwks.status == 200)
+                        for (kid, _) in forged { #expect(!jwks.text.contains(kid), "the gateway serves the injected key") }
+                    }
+                    #expect(try await database.query("SELECT count(*) AS n FROM issuer.signing_keys").first?.int("n") == 3)
+                    // Tokens signed with the injected keys are refused, as tokens of this issuer, for a real-looking member.
+                    let now = Int64(Date().timeIntervalSince1970)
+                    for (kid, signer) in forged {
+                        let claims = AccessTokenClaims(iss: TestStack.tokenIssuer, aud: TestStack.tokenAudience, sub: "7",
+                                                       sid: UUID().uuidString.lowercased(), iat: now, exp: now + 600, jti: UUID().uuidString)
+                        let forgedToken = try signer.sign(claims)
+                        let me = try await RunningStack.send("GET", gateway.url + "/api/members/me",
+                                                             headers: [("Authorization", "Bearer \(forgedToken)")])
+                        #expect(me.status == 401, "a token of injected key \(kid) got \(me.status)")
+                    }
+                    // The issuer still signs with its file key.
+                    #expect(try await bench.issue().kid == kidA)
                 }
             }
         }

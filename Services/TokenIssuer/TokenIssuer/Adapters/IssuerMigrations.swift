@@ -85,5 +85,6 @@ enum IssuerMigrations {
             """),
         deletedMembers,
         outboxLease,
+        keyVouches,
     ]
 }

@@ -22,6 +22,8 @@ actor SigningKeys {
     private var keys: [SigningKey] = []
     private var fallbackWarned: String?
     private var noKeyWarned = false
+    /// The rows already warned of as no key of this replica's (with key files).
+    private var ignoredWarned: Set<String> = []
     /// Counts loads begun, so that a load that began earlier but finished later does not put back older keys.
     private var loadsBegun = 0
 
@@ -112,7 +114,7 @@ actor SigningKeys {
         loadsBegun += 1
         let load = loadsBegun
         let fileKeys = try keyFiles.map { try Self.readKeyFiles($0) } ?? []
-        let select: PostgresQuery = "SELECT kid, private_key_pem, public_key_pem, activates_at, retired_at FROM issuer.signing_keys"
+        let select: PostgresQuery = "SELECT kid, private_key_pem, public_key_pem, activates_at, retired_at, vouch FROM issuer.signing_keys"
         var rows = try await database.query(select)
         var recorded: [SigningKey] = []
         let generate = keyFiles == nil
@@ -139,7 +141,17 @@ actor SigningKeys {
         let held = Dictionary(fileKeys.map { ($0.kid, $0) }, uniquingKeysWith: { first, _ in first })
         var loaded: [SigningKey] = []
         for row in rows {
-            loaded.append(try Self.key(row: row, held: held))
+            guard keyFiles != nil else {
+                loaded.append(try Self.key(row: row, held: held))
+                continue
+            }
+            // With key files, a row is a key only when the files hold its private half, or when one of them
+            // vouched for it as the key it retired: nothing another writer of the table adds is published.
+            if let key = Self.fileModeKey(row: row, held: held, fileKeys: fileKeys) {
+                loaded.append(key)
+            } else {
+                warnIgnored(row)
+            }
         }
         for key in recorded {
             let schedule = loaded.first { $0.kid == key.kid }.map { String(describing: $0.activatesAt) } ?? "?"
@@ -199,11 +211,21 @@ actor SigningKeys {
             RETURNING activates_at
             """)
         guard let activatesAt = try inserted.first?.date("activates_at") else { throw IssuerError.noSigningKey }
-        _ = try await connection.query(
+        let retired = try await connection.query(
             """
-            UPDATE issuer.signing_keys SET retired_at = \(activatesAt)
+            UPDATE issuer.signing_keys SET retired_at = \(activatesAt), vouch = NULL
              WHERE kid <> \(key.kid) AND (retired_at IS NULL OR retired_at > \(activatesAt))
+            RETURNING kid
             """)
+        // A key file vouches for each key it retires, so that replicas reading the files publish that key
+        // until its last token expired (and no key some other writer put in the table).
+        if privatePEM == nil, let signer = key.signer {
+            for row in retired {
+                let kid = try row.string("kid")
+                let vouch = try SigningKeyVouch.make(for: kid, retiredAt: activatesAt, by: signer)
+                _ = try await connection.query("UPDATE issuer.signing_keys SET vouch = \(vouch) WHERE kid = \(kid)")
+            }
+        }
         return activatesAt
     }
 
@@ -212,6 +234,27 @@ actor SigningKeys {
     private static func lock(_ connection: PostgresConnection) async throws {
         _ = try await connection.query("SET LOCAL lock_timeout = '5s'")
         _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtext('issuer.signing_keys'))")
+    }
+
+    /// With key files: the key of `row` when its private half is in the files, or when it retired and a key
+    /// of the files vouched for that retirement (``SigningKeyVouch``); nil for any other row.
+    private static func fileModeKey(row: PostgresRow, held: [String: SigningKey], fileKeys: [SigningKey]) -> SigningKey? {
+        guard let kid = try? row.string("kid"), let key = try? Self.key(row: row, held: held) else { return nil }
+        if held[kid] != nil, key.kid == kid { return key }
+        // A row's kid is its public key's thumbprint; one whose key was swapped under a vouched kid is no key.
+        guard key.kid == kid, (try? key.publicJWK.thumbprint()) == kid, let retiredAt = key.retiredAt,
+              let vouch = try? row.optionalString("vouch"),
+              SigningKeyVouch.verify(vouch, kid: kid, retiredAt: retiredAt, held: fileKeys) else { return nil }
+        return key
+    }
+
+    /// Logs once for each row that is no key of this replica's (``fileModeKey(row:held:fileKeys:)``).
+    private func warnIgnored(_ row: PostgresRow) {
+        let kid = (try? row.string("kid")) ?? "?"
+        guard !ignoredWarned.contains(kid) else { return }
+        ignoredWarned.insert(kid)
+        logger.warning("a signing key in issuer.signing_keys is neither in this replica's key files nor vouched for by one of them; it is not published and signs nothing (a key file not yet here, or a row some other writer added)",
+                       ["key.kid": String(kid.prefix(64))])
     }
 
     /// A key from a table row: its private key from the row (database keys) or from `held` (key files).
