@@ -64,18 +64,19 @@ let package = Package(
         shared("Messaging", ["Collections", "Contracts", "JSON", "NATS", "Crypto", "Logging", "Runtime", "Metrics"]),
         shared("Persistence", ["Contracts", "JSON", "Postgres", "NATS", "Logging", "Runtime"]),
         shared("Management", ["HTTPServer", "Metrics", "Logging", "Runtime"]),
+        shared("Authentication", ["Collections", "Contracts", "JOSE", "JSON", "Logging", "Messaging", "NATS"]),
     ]
         + service("Gateway",
-                  ["Logging", "Collections", "Runtime", "Contracts", "JSON", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "JOSE"],
+                  ["Logging", "Collections", "Runtime", "Contracts", "JSON", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "JOSE", "Authentication"],
                   resources: [.copy("Resources/openapi.yaml")])
         + service("TokenVerifier",
                   ["Logging", "Runtime", "Contracts", "JSON", "Messaging", "Metrics", "Management", "NATS", "JOSE", "Crypto", "HTTPClient"])
         // Each database service's functions, compiled into its binary (no resource bundle to ship).
         + service("MemberService",
-                  ["Logging", "Runtime", "Contracts", "JSON", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence"],
+                  ["Logging", "Runtime", "Contracts", "JSON", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence", "Authentication"],
                   resources: [.embedInCode("Adapters/SQL/functions.sql")])
         + service("TokenIssuer",
-                  ["Logging", "Runtime", "Contracts", "JSON", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence", "JOSE", "Crypto"],
+                  ["Logging", "Runtime", "Contracts", "JSON", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence", "JOSE", "Crypto", "Authentication"],
                   resources: [.embedInCode("Adapters/SQL/functions.sql")])
         + [.executableTarget(name: "NATSAuth", dependencies: ["Messaging", "Crypto"], path: "Services/NATSAuth",
                              swiftSettings: swiftSettings)]
@@ -98,7 +99,7 @@ let package = Package(
             tests("HTTPServerTests", ["HTTPServer", "HTTPTesting", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "Logging"]),
             tests("IntegrationTests", ["TestSupport", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "HTTPServer", "Logging", "DevIDP", "TokenVerifier", "Runtime"]),
-            tests("GatewayTests", ["Gateway", "Contracts", "JSON", "JOSE", "Crypto", "HTTPServer", "Logging", "Messaging", "Metrics"]),
+            tests("GatewayTests", ["Gateway", "Contracts", "JSON", "JOSE", "Crypto", "HTTPServer", "Logging", "Messaging", "Metrics", "Authentication", "Collections"]),
             tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Contracts", "Crypto", "Logging", "Runtime"]),
             tests("MemberServiceTests", ["MemberService", "TestSupport", "Postgres", "Contracts", "JSON", "Runtime"]),
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging", "TestVectors"]),

@@ -10,12 +10,16 @@ public struct AppleNotificationOutcome: Codable, Sendable, Equatable {
     public var identityEnded: Bool
     /// True when the member was deleted because Apple ended its last identity.
     public var memberDeleted: Bool
+    /// The sessions the token-issuer ended for what the notification ended (the member, or its Apple identity).
+    public var sessionsEnded: SessionsEnded?
 
     /// Creates an outcome. A notification handled before (the same `jti`) answers the first outcome again.
-    public init(handled: Bool = true, memberId: Int64?, identityEnded: Bool = false, memberDeleted: Bool) {
+    public init(handled: Bool = true, memberId: Int64?, identityEnded: Bool = false, memberDeleted: Bool,
+                sessionsEnded: SessionsEnded? = nil) {
         self.handled = handled
         self.memberId = memberId
         self.identityEnded = identityEnded
         self.memberDeleted = memberDeleted
+        self.sessionsEnded = sessionsEnded
     }
 }

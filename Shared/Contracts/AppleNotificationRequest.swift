@@ -1,9 +1,10 @@
 import Foundation
 
 extension Endpoints {
-    /// token-verifier: verify an Apple server-to-server notification (a JWS signed like an
-    /// identity token) and return the event inside it.
-    public static let verifyAppleNotification = Endpoint<AppleNotificationRequest, AppleNotification>("auth.verifier.apple-notification")
+    /// token-verifier: verify an Apple server-to-server notification (a JWS signed like an identity token),
+    /// then hand the event inside it to the member-service (`auth.member.apple-notification`), which answers
+    /// the caller with what it did.
+    public static let verifyAppleNotification = Endpoint<AppleNotificationRequest, AppleNotificationOutcome>("auth.verifier.apple-notification")
 }
 
 /// The body Apple posts to `/api/auth/apple/notifications`, passed on as it came.

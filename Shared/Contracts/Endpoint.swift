@@ -11,15 +11,26 @@ public struct Endpoint<Request: Codable & Sendable, Reply: Codable & Sendable>: 
 
 /// Every request/reply subject of the system. The README lists them.
 public enum Endpoints {
-    /// token-verifier: prove a provider token and return the identity it names.
+    /// token-verifier: prove a provider token and return the identity it names (a diagnostic: no service
+    /// acts on this answer; logins and links go through ``login`` and ``link``).
     public static let verify = Endpoint<VerifyRequest, VerifiedIdentity>("auth.verifier.verify")
-    /// member-service: find the member of an identity, or create one.
-    public static let memberLogin = Endpoint<MemberLoginRequest, MemberLoginReply>("auth.member.login")
+    /// token-verifier: a login. The verifier proves the provider token and hands what it proved to the
+    /// member-service (``memberLogin``), which hands the member to the token-issuer (``issueTokens``), which
+    /// answers the caller: each hop a subject only the one before may publish to, each failure answered
+    /// straight to the caller by the service that failed.
+    public static let login = Endpoint<LoginRequest, TokenPair>("auth.verifier.login")
+    /// token-verifier: link another provider's identity to the Bearer's member: the verifier proves the
+    /// provider token and hands it to the member-service (``memberLinkIdentity``), which checks the access token.
+    public static let link = Endpoint<LinkRequest, MemberProfile>("auth.verifier.link")
+    /// member-service: find the member of an identity the verifier proved, or create one, then hand it to
+    /// the token-issuer. Sent by the token-verifier only.
+    public static let memberLogin = Endpoint<MemberLoginRequest, TokenPair>("auth.member.login")
     /// member-service: a member's profile and identities.
     public static let memberGet = Endpoint<MemberGetRequest, MemberProfile>("auth.member.get")
     /// member-service: change a member's name, time zone or locale.
     public static let memberUpdate = Endpoint<MemberUpdateRequest, MemberProfile>("auth.member.update")
-    /// token-issuer: start (or replace) the session of a member on a device and issue its tokens.
+    /// token-issuer: start (or replace) the session of a member on a device and issue its tokens. Sent by
+    /// the member-service only, for the member a login found or created.
     public static let issueTokens = Endpoint<IssueTokensRequest, TokenPair>("auth.issuer.issue")
     /// token-issuer: rotate a refresh token.
     public static let refreshTokens = Endpoint<RefreshTokensRequest, TokenPair>("auth.issuer.refresh")

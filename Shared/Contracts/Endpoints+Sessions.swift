@@ -10,10 +10,10 @@ extension Endpoints {
     /// token-issuer: end one of a member's sessions by ID; `NOT_FOUND` when it is not theirs or not live.
     public static let endSession = Endpoint<EndSessionRequest, SessionsEnded>("auth.issuer.end-session")
     /// token-issuer: the member-service deleted a member: end its sessions and start none for it
-    /// from now on (idempotent). The gateway calls it before it answers the deletion.
+    /// from now on (idempotent). Only the member-service calls it, before it answers the deletion.
     public static let endDeletedMember = Endpoint<DeletedMemberRequest, SessionsEnded>("auth.issuer.member-deleted")
     /// token-issuer: a member's identity of one provider was unlinked or ended by the provider: end
-    /// the sessions opened through it (idempotent).
+    /// the sessions opened through it (idempotent). Only the member-service calls it.
     public static let endIdentitySessions = Endpoint<EndIdentitySessionsRequest, SessionsEnded>("auth.issuer.identity-ended")
 }
 
@@ -54,11 +54,14 @@ public struct LogoutRequest: Codable, Sendable, Equatable {
     public var memberId: Int64
     /// The session (`sid` of the access token).
     public var sessionId: String
+    /// The member's own access token: the proof the token-issuer checks (`sub` must be `memberId`, `sid` `sessionId`).
+    public var accessToken: String
 
     /// Creates a request.
-    public init(memberId: Int64, sessionId: String) {
+    public init(memberId: Int64, sessionId: String, accessToken: String) {
         self.memberId = memberId
         self.sessionId = sessionId
+        self.accessToken = accessToken
     }
 }
 
@@ -68,10 +71,13 @@ public struct LogoutAllRequest: Codable, Sendable, Equatable {
     public var v: Int = 1
     /// The member.
     public var memberId: Int64
+    /// The member's own access token: the proof the token-issuer checks (`sub` must be `memberId`).
+    public var accessToken: String
 
     /// Creates a request.
-    public init(memberId: Int64) {
+    public init(memberId: Int64, accessToken: String) {
         self.memberId = memberId
+        self.accessToken = accessToken
     }
 }
 
@@ -83,11 +89,14 @@ public struct EndSessionRequest: Codable, Sendable, Equatable {
     public var memberId: Int64
     /// The session to end.
     public var sessionId: String
+    /// The member's own access token: the proof the token-issuer checks (`sub` must be `memberId`).
+    public var accessToken: String
 
     /// Creates a request.
-    public init(memberId: Int64, sessionId: String) {
+    public init(memberId: Int64, sessionId: String, accessToken: String) {
         self.memberId = memberId
         self.sessionId = sessionId
+        self.accessToken = accessToken
     }
 }
 
@@ -114,10 +123,13 @@ public struct ListSessionsRequest: Codable, Sendable, Equatable {
     public var v: Int = 1
     /// The member.
     public var memberId: Int64
+    /// The member's own access token: the proof the token-issuer checks (`sub` must be `memberId`).
+    public var accessToken: String
 
     /// Creates a request.
-    public init(memberId: Int64) {
+    public init(memberId: Int64, accessToken: String) {
         self.memberId = memberId
+        self.accessToken = accessToken
     }
 }
 

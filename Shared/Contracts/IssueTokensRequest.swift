@@ -10,12 +10,15 @@ public struct IssueTokensRequest: Codable, Sendable, Equatable {
     public var deviceId: String
     /// The provider the member signed in with; ending that identity ends the session.
     public var provider: Provider
+    /// Whether the member existed before this login (the member-service found it): handed back in the tokens.
+    public var isExistingMember: Bool?
 
     /// Creates a request.
-    public init(memberId: Int64, deviceId: String, provider: Provider) {
+    public init(memberId: Int64, deviceId: String, provider: Provider, isExistingMember: Bool? = nil) {
         self.memberId = memberId
         self.deviceId = deviceId
         self.provider = provider
+        self.isExistingMember = isExistingMember
     }
 }
 
@@ -54,10 +57,12 @@ public struct TokenPair: Codable, Sendable, Equatable {
     public var claims: AccessTokenClaims?
     /// The `kid` of the access token's header.
     public var keyId: String?
+    /// At a login, whether the member existed before it; nil for a refresh.
+    public var isExistingMember: Bool?
 
     /// Creates a pair.
     public init(accessToken: String, refreshToken: String, expiresIn: Int, memberId: Int64, sessionId: String,
-                claims: AccessTokenClaims? = nil, keyId: String? = nil) {
+                claims: AccessTokenClaims? = nil, keyId: String? = nil, isExistingMember: Bool? = nil) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.expiresIn = expiresIn
@@ -65,6 +70,7 @@ public struct TokenPair: Codable, Sendable, Equatable {
         self.sessionId = sessionId
         self.claims = claims
         self.keyId = keyId
+        self.isExistingMember = isExistingMember
     }
 }
 

@@ -6,6 +6,8 @@ public struct MemberLoginRequest: Codable, Sendable, Equatable {
     public var v: Int = 1
     /// The identity the verifier proved.
     public var identity: VerifiedIdentity
+    /// The app's device ID: the member-service hands it on to the token-issuer, which starts that device's session.
+    public var deviceId: String
     /// A name the app sent (Apple's first login); stored only where none is stored yet.
     public var name: String?
     /// An email the app sent (Apple's first login); used only where the token has none.
@@ -16,9 +18,10 @@ public struct MemberLoginRequest: Codable, Sendable, Equatable {
     public var locale: String?
 
     /// Creates a request.
-    public init(identity: VerifiedIdentity, name: String? = nil, email: String? = nil,
+    public init(identity: VerifiedIdentity, deviceId: String, name: String? = nil, email: String? = nil,
                 timezone: String? = nil, locale: String? = nil) {
         self.identity = identity
+        self.deviceId = deviceId
         self.name = name
         self.email = email
         self.timezone = timezone
@@ -48,10 +51,13 @@ public struct MemberGetRequest: Codable, Sendable, Equatable {
     public var v: Int = 1
     /// The member's ID.
     public var memberId: Int64
+    /// The member's own access token: the proof the service that owns the data checks (`sub` must be `memberId`).
+    public var accessToken: String
 
     /// Creates a request.
-    public init(memberId: Int64) {
+    public init(memberId: Int64, accessToken: String) {
         self.memberId = memberId
+        self.accessToken = accessToken
     }
 }
 
@@ -119,6 +125,8 @@ public struct MemberUpdateRequest: Codable, Sendable, Equatable {
     public var v: Int = 1
     /// The member's ID.
     public var memberId: Int64
+    /// The member's own access token: the proof the service that owns the data checks (`sub` must be `memberId`).
+    public var accessToken: String
     /// The new name.
     public var name: String?
     /// The new IANA time zone.
@@ -127,8 +135,9 @@ public struct MemberUpdateRequest: Codable, Sendable, Equatable {
     public var locale: String?
 
     /// Creates a request.
-    public init(memberId: Int64, name: String? = nil, timezone: String? = nil, locale: String? = nil) {
+    public init(memberId: Int64, accessToken: String, name: String? = nil, timezone: String? = nil, locale: String? = nil) {
         self.memberId = memberId
+        self.accessToken = accessToken
         self.name = name
         self.timezone = timezone
         self.locale = locale

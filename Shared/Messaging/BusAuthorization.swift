@@ -42,7 +42,8 @@ public enum BusAuthorization {
         return lines.joined(separator: "\n")
     }
 
-    /// The README's table: one row per identity.
+    /// The README's tables: one row per identity, then one per request subject with who may send it and
+    /// the proof it must carry.
     public static func markdownTable() -> String {
         var rows = ["| identity | publishes (requests, events, JetStream API) | subscribes (besides its inbox `_INBOX_<identity>.>`) | answers requests |",
                     "|---|---|---|---|"]
@@ -54,6 +55,10 @@ public enum BusAuthorization {
             }
             let subscribe = grant.subscribe.isEmpty ? "none" : grant.subscribe.map { "`\($0)`" }.joined(separator: " ")
             rows.append("| \(identity.rawValue) | \(publish) | \(subscribe) | \(grant.allowResponses ? "yes, once each" : "no") |")
+        }
+        rows += ["", "| request subject | answered by | sent by (no one else may publish it) | what it must carry to act |", "|---|---|---|---|"]
+        for request in BusSubjects.requests {
+            rows.append("| `\(request.subject)` | \(request.answeredBy.rawValue) | \(request.sentBy.map(\.rawValue).joined(separator: ", ")) | \(request.proof) |")
         }
         return rows.joined(separator: "\n") + "\n"
     }

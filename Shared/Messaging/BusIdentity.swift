@@ -31,20 +31,20 @@ public enum BusIdentity: String, CaseIterable, Sendable {
         switch self {
         case .gateway:
             BusGrant(
-                publish: BusSubjects.servedByTokenVerifier + BusSubjects.servedByMemberService + BusSubjects.servedByTokenIssuer
-                    + BusSubjects.pings + JetStreamSubjects.follower,
+                publish: BusSubjects.requests(sentBy: self) + BusSubjects.pings + JetStreamSubjects.follower,
                 denyPublish: JetStreamSubjects.everyDurable,
                 subscribe: [SigningKeyNotices.changed],
                 allowResponses: false)
         case .tokenVerifier:
             BusGrant(
-                publish: JetStreamSubjects.streamSetUp + JetStreamSubjects.durable(Events.Durables.revocations),
-                subscribe: BusSubjects.servedByTokenVerifier + BusSubjects.answering(QueueGroups.tokenVerifier),
+                publish: BusSubjects.requests(sentBy: self) + JetStreamSubjects.streamSetUp + JetStreamSubjects.durable(Events.Durables.revocations),
+                subscribe: BusSubjects.requests(answeredBy: self) + BusSubjects.answering(QueueGroups.tokenVerifier),
                 allowResponses: true)
         case .memberService:
             BusGrant(
-                publish: BusSubjects.events(publishedBy: .memberService) + JetStreamSubjects.streamSetUp,
-                subscribe: BusSubjects.servedByMemberService + BusSubjects.answering(QueueGroups.memberService),
+                publish: BusSubjects.requests(sentBy: self) + BusSubjects.events(publishedBy: .memberService) + JetStreamSubjects.streamSetUp,
+                subscribe: BusSubjects.requests(answeredBy: self) + BusSubjects.answering(QueueGroups.memberService)
+                    + [SigningKeyNotices.changed],
                 allowResponses: true)
         case .tokenIssuer:
             BusGrant(
@@ -52,12 +52,12 @@ public enum BusIdentity: String, CaseIterable, Sendable {
                     + JetStreamSubjects.durable(Events.Durables.sessionsOfDeletedMembers)
                     + JetStreamSubjects.durable(Events.Durables.sessionsOfUnlinkedIdentities)
                     + [SigningKeyNotices.changed],
-                subscribe: BusSubjects.servedByTokenIssuer + BusSubjects.answering(QueueGroups.tokenIssuer)
-                    + [Endpoints.rotateSigningKeys.subject, SigningKeyNotices.changed],
+                subscribe: BusSubjects.requests(answeredBy: self) + BusSubjects.answering(QueueGroups.tokenIssuer)
+                    + [SigningKeyNotices.changed],
                 allowResponses: true)
         case .operator:
             BusGrant(
-                publish: [Endpoints.rotateSigningKeys.subject, "$SRV.>"] + BusSubjects.pings + JetStreamSubjects.inspection,
+                publish: BusSubjects.requests(sentBy: self) + ["$SRV.>"] + BusSubjects.pings + JetStreamSubjects.inspection,
                 denyPublish: JetStreamSubjects.everyDurable,
                 subscribe: ["events.>"],
                 allowResponses: false)
@@ -89,21 +89,72 @@ public struct BusGrant: Sendable, Equatable {
     }
 }
 
-/// The subjects of the contracts, grouped by the service that answers or publishes them.
+/// The subjects of the contracts: who answers each request subject and who may send it, and who publishes
+/// each event. A request subject takes requests only from the identities whose job is to send them: a
+/// chain's later hops only from the service before them, so no one can skip a hop's proof.
 public enum BusSubjects {
-    /// What the token-verifier answers.
-    public static let servedByTokenVerifier = [Endpoints.verify.subject, Endpoints.verifyAppleNotification.subject]
-    /// What the member-service answers.
-    public static let servedByMemberService = [
-        Endpoints.memberLogin.subject, Endpoints.memberGet.subject, Endpoints.memberUpdate.subject, Endpoints.memberDelete.subject,
-        Endpoints.memberAppleNotification.subject, Endpoints.memberLinkIdentity.subject, Endpoints.memberUnlinkIdentity.subject,
+    /// One request subject: the service that answers it, and the identities that may send it.
+    public struct Request: Sendable {
+        /// The subject.
+        public let subject: String
+        /// The identity whose service answers it.
+        public let answeredBy: BusIdentity
+        /// The identities that may send it.
+        public let sentBy: [BusIdentity]
+        /// What a request must carry to act, besides coming from one of ``sentBy``.
+        public let proof: String
+
+        init<Body, Reply>(_ endpoint: Endpoint<Body, Reply>, answeredBy: BusIdentity, sentBy: [BusIdentity], proof: String) {
+            self.subject = endpoint.subject
+            self.answeredBy = answeredBy
+            self.sentBy = sentBy
+            self.proof = proof
+        }
+    }
+
+    /// Every request subject.
+    public static let requests: [Request] = [
+        // Logins, links and Apple notifications start at the verifier, which proves the provider's token.
+        Request(Endpoints.login, answeredBy: .tokenVerifier, sentBy: [.gateway], proof: "the provider's token"),
+        Request(Endpoints.link, answeredBy: .tokenVerifier, sentBy: [.gateway], proof: "the provider's token and the member's access token"),
+        Request(Endpoints.verifyAppleNotification, answeredBy: .tokenVerifier, sentBy: [.gateway], proof: "Apple's signature"),
+        // A diagnostic for operators: what a provider token proves; no service acts on the answer.
+        Request(Endpoints.verify, answeredBy: .tokenVerifier, sentBy: [.operator], proof: "the provider's token"),
+        // The member-service takes identities only from the verifier, which proved them.
+        Request(Endpoints.memberLogin, answeredBy: .memberService, sentBy: [.tokenVerifier], proof: "the sender: the verifier proved it"),
+        Request(Endpoints.memberLinkIdentity, answeredBy: .memberService, sentBy: [.tokenVerifier],
+                proof: "the sender (the verifier proved the identity) and the member's access token"),
+        Request(Endpoints.memberAppleNotification, answeredBy: .memberService, sentBy: [.tokenVerifier], proof: "the sender: the verifier proved it"),
+        // Member-scoped: each carries the member's access token, which the member-service checks.
+        Request(Endpoints.memberGet, answeredBy: .memberService, sentBy: [.gateway], proof: "the member's access token"),
+        Request(Endpoints.memberUpdate, answeredBy: .memberService, sentBy: [.gateway], proof: "the member's access token"),
+        Request(Endpoints.memberDelete, answeredBy: .memberService, sentBy: [.gateway], proof: "the member's access token"),
+        Request(Endpoints.memberUnlinkIdentity, answeredBy: .memberService, sentBy: [.gateway], proof: "the member's access token"),
+        // The issuer starts a session only for the member a login found or created.
+        Request(Endpoints.issueTokens, answeredBy: .tokenIssuer, sentBy: [.memberService], proof: "the sender: the member-service found the member for a proven login"),
+        Request(Endpoints.endDeletedMember, answeredBy: .tokenIssuer, sentBy: [.memberService], proof: "the sender: the member-service deleted the member"),
+        Request(Endpoints.endIdentitySessions, answeredBy: .tokenIssuer, sentBy: [.memberService], proof: "the sender: the member-service ended the identity"),
+        // A refresh carries its refresh token; the session commands the member's access token.
+        Request(Endpoints.refreshTokens, answeredBy: .tokenIssuer, sentBy: [.gateway], proof: "the refresh token"),
+        Request(Endpoints.logout, answeredBy: .tokenIssuer, sentBy: [.gateway], proof: "the member's access token of that session"),
+        Request(Endpoints.logoutAll, answeredBy: .tokenIssuer, sentBy: [.gateway], proof: "the member's access token"),
+        Request(Endpoints.listSessions, answeredBy: .tokenIssuer, sentBy: [.gateway], proof: "the member's access token"),
+        Request(Endpoints.endSession, answeredBy: .tokenIssuer, sentBy: [.gateway], proof: "the member's access token"),
+        // Public keys: anyone who checks access tokens.
+        Request(Endpoints.accessTokenKeys, answeredBy: .tokenIssuer, sentBy: [.gateway, .memberService], proof: "none: public keys"),
+        Request(Endpoints.rotateSigningKeys, answeredBy: .tokenIssuer, sentBy: [.operator], proof: "the sender"),
     ]
-    /// What the token-issuer answers for the gateway (`rotate-keys` is the operator's).
-    public static let servedByTokenIssuer = [
-        Endpoints.issueTokens.subject, Endpoints.refreshTokens.subject, Endpoints.accessTokenKeys.subject,
-        Endpoints.logout.subject, Endpoints.logoutAll.subject, Endpoints.listSessions.subject, Endpoints.endSession.subject,
-        Endpoints.endDeletedMember.subject, Endpoints.endIdentitySessions.subject,
-    ]
+
+    /// The request subjects `identity` may send.
+    public static func requests(sentBy identity: BusIdentity) -> [String] {
+        requests.filter { $0.sentBy.contains(identity) }.map(\.subject)
+    }
+
+    /// The request subjects `identity`'s service answers (subscribes to, in its queue group).
+    public static func requests(answeredBy identity: BusIdentity) -> [String] {
+        requests.filter { $0.answeredBy == identity }.map(\.subject)
+    }
+
     /// Every service's readiness ping.
     public static let pings = [QueueGroups.tokenVerifier, QueueGroups.memberService, QueueGroups.tokenIssuer]
         .map { Endpoints.ping($0).subject }

@@ -20,6 +20,8 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
     /// The handler of one request. A thrown `ServiceFailure` (or `ServiceFailureConvertible`)
     /// is the answer; any other error is logged and answered as `INTERNAL`.
     public typealias Handler = @Sendable (Request) async throws -> Reply
+    /// The handler of one hop of a chain: it answers, or hands the request on (``Hop``).
+    public typealias Relay = @Sendable (Request) async throws -> Hop<Reply>
 
     private let connection: NATSConnection
     private let endpoint: Endpoint<Request, Reply>
@@ -27,7 +29,7 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
     private let maxConcurrent: Int
     private let startsOnDeliveryThread: Bool
     private let logger: Logger
-    private let handler: Handler
+    private let handler: Relay
     /// This endpoint's request and error counts, for ``ServiceDiscovery``.
     public let counters: ServiceDiscovery.EndpointCounters
 
@@ -39,6 +41,15 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
     /// `startsOnDeliveryThread: false`, and it starts on Swift's pool, on every core.
     public init(connection: NATSConnection, endpoint: Endpoint<Request, Reply>, queue: String,
                 maxConcurrent: Int = 256, startsOnDeliveryThread: Bool = true, logger: Logger, handler: @escaping Handler) {
+        self.init(connection: connection, endpoint: endpoint, queue: queue, maxConcurrent: maxConcurrent,
+                  startsOnDeliveryThread: startsOnDeliveryThread, logger: logger, relaying: { .answer(try await handler($0)) })
+    }
+
+    /// Creates a responder for one hop of a chain: `handler` answers the request, or hands it on to the next
+    /// service with the same reply subject and request ID, and that service answers the caller. A failure
+    /// thrown is answered to the caller at once, by this hop.
+    public init(connection: NATSConnection, endpoint: Endpoint<Request, Reply>, queue: String,
+                maxConcurrent: Int = 256, startsOnDeliveryThread: Bool = true, logger: Logger, relaying handler: @escaping Relay) {
         self.connection = connection
         self.endpoint = endpoint
         self.queue = queue
@@ -88,29 +99,56 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
         // Anyone on the bus can set the header: an ID that is not sane is replaced, never logged.
         let sent = message.headers[RequestID.header]
         let id = RequestID.from(sent)
-        let reply = await RequestID.$current.withValue(id) { await answer(message) }
+        var reply = await RequestID.$current.withValue(id) { await answer(message) }
+        if case .forward(let subject, let payload) = reply, let replyTo = message.replyTo {
+            do {
+                try connection.publish(subject, replyTo: replyTo, payload, headers: [RequestID.header: id.value])
+            } catch {
+                logger.warning("hand-on failed", [RequestID.metadataKey: id.value, "error": String(describing: error)])
+                reply = .answer(.failure(.unavailable))
+            }
+        }
         let elapsed = ContinuousClock.now - started
-        counters.record(duration: elapsed, failure: reply.error)
-        do {
-            try connection.respond(to: message, try MessageCoding.encode(reply))
-        } catch {
-            logger.warning("reply failed", [RequestID.metadataKey: id.value, "error": String(describing: error)])
+        counters.record(duration: elapsed, failure: reply.failure)
+        if case .answer(let answer) = reply {
+            do {
+                try connection.respond(to: message, try MessageCoding.encode(answer))
+            } catch {
+                logger.warning("reply failed", [RequestID.metadataKey: id.value, "error": String(describing: error)])
+            }
         }
         // Built only when it is written: this runs for every request a service answers.
         guard logger.level <= .debug else { return }
-        var fields = [RequestID.metadataKey: id.value, "request.outcome": reply.error?.code.rawValue ?? "ok",
+        var fields = [RequestID.metadataKey: id.value, "request.outcome": reply.failure?.code.rawValue ?? (reply.isForward ? "handed-on" : "ok"),
                       "request.duration_ms": elapsed.millisecondsText]
         if sent != nil, sent != id.value { fields["request.id_refused"] = "true" }
         logger.debug("request handled", fields)
     }
 
+    /// What the handler made of a request: an answer for the caller, or a request for the next hop.
+    private enum Outcome {
+        case answer(ServiceReply<Reply>)
+        case forward(subject: String, payload: [UInt8])
+
+        var failure: ServiceFailure? {
+            if case .answer(let reply) = self { reply.error } else { nil }
+        }
+
+        var isForward: Bool {
+            if case .forward = self { true } else { false }
+        }
+    }
+
     /// Decodes the request, runs the handler and turns what it threw into the failure to answer.
-    private func answer(_ message: NATSMessage) async -> ServiceReply<Reply> {
+    private func answer(_ message: NATSMessage) async -> Outcome {
         let reply: ServiceReply<Reply>
         do {
             let request = try MessageCoding.decode(Request.self, from: message.payload)
             do {
-                reply = .success(try await handler(request))
+                switch try await handler(request).step {
+                case .answer(let answer): reply = .success(answer)
+                case .forward(let subject, let payload): return .forward(subject: subject, payload: payload)
+                }
             } catch let failure as ServiceFailure {
                 reply = .failure(failure)
             } catch let convertible as any ServiceFailureConvertible {
@@ -126,7 +164,7 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
         } catch {
             reply = .failure(.invalidRequest("The message does not match the contract of \(endpoint.subject)."))
         }
-        return reply
+        return .answer(reply)
     }
 }
 

@@ -48,8 +48,9 @@ struct AccessTokenAnswerTests {
         let gateway = try InProcessGateway()
         let services = try #require(gateway.services)
         services.answer(Endpoints.listSessions, with: SessionList(sessions: []))
-        #expect(await gateway.send("GET", "/api/auth/sessions", bearer: try gateway.token(sub: "31")).status == 200)
-        #expect(services.requests(to: Endpoints.listSessions) == [ListSessionsRequest(memberId: 31)])
+        let token = try gateway.token(sub: "31")
+        #expect(await gateway.send("GET", "/api/auth/sessions", bearer: token).status == 200)
+        #expect(services.requests(to: Endpoints.listSessions) == [ListSessionsRequest(memberId: 31, accessToken: token)])
         // The key set was fetched from the issuer through the same services, for every caller waiting, so
         // with no one's request ID.
         #expect(services.calls(to: Endpoints.accessTokenKeys).map(\.requestID) == [nil])

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import JOSE
 import Testing
+import Authentication
 @testable import Gateway
 
 /// The pure parts of the gateway's access-token check: the signature and claims check, the cache of
@@ -30,7 +31,7 @@ struct AccessTokenPartsTests {
         let signer = JWTSigner(key: try PrivateKey.generateP256(), kid: "k1", algorithm: .ES256)
         let keys = VerificationKeySet(JWKSet(keys: [signer.jwk]))
         let token = try signer.sign(Self.claims())
-        let claims = try Self.check.claims(of: Self.check.parse(token), keys: keys, now: 1_500)
+        let claims = try Self.check.claims(of: AccessTokenCheck.parse(token), keys: keys, now: 1_500)
         #expect(claims.sub == "7" && claims.sid == "s-1")
     }
 
@@ -47,15 +48,15 @@ struct AccessTokenPartsTests {
             (try signer.sign(Self.claims(iat: 1_531)), 1_500, "The access token is not valid yet."),
         ]
         for (token, now, message) in cases {
-            let failure = Self.failure { () throws(ServiceFailure) in _ = try Self.check.claims(of: Self.check.parse(token), keys: keys, now: now) }
+            let failure = Self.failure { () throws(ServiceFailure) in _ = try Self.check.claims(of: AccessTokenCheck.parse(token), keys: keys, now: now) }
             #expect(failure?.code == .unauthorized)
             #expect(failure?.message == message)
         }
         // Within the leeway, a token issued a little in the future is taken.
-        #expect(throws: Never.self) { try Self.check.claims(of: Self.check.parse(signer.sign(Self.claims(iat: 1_530))), keys: keys, now: 1_500) }
-        let malformed = Self.failure { () throws(ServiceFailure) in _ = try Self.check.parse("not.a-token") }
+        #expect(throws: Never.self) { try Self.check.claims(of: AccessTokenCheck.parse(signer.sign(Self.claims(iat: 1_530))), keys: keys, now: 1_500) }
+        let malformed = Self.failure { () throws(ServiceFailure) in _ = try AccessTokenCheck.parse("not.a-token") }
         #expect(malformed?.message == "The access token is malformed.")
-        let huge = Self.failure { () throws(ServiceFailure) in _ = try Self.check.parse(String(repeating: "a", count: 5_000)) }
+        let huge = Self.failure { () throws(ServiceFailure) in _ = try AccessTokenCheck.parse(String(repeating: "a", count: 5_000)) }
         #expect(huge?.code == .unauthorized)
     }
 
@@ -105,7 +106,7 @@ struct AccessTokenPartsTests {
     ])
     func authenticatedMember(_ sub: String, _ expected: Int64?) {
         var member: AuthenticatedMember?
-        let failure = Self.failure { () throws(ServiceFailure) in member = try AuthenticatedMember(Self.claims(sub: sub)) }
+        let failure = Self.failure { () throws(ServiceFailure) in member = try AuthenticatedMember(Self.claims(sub: sub), token: "t") }
         #expect(member?.id == expected)
         #expect((failure?.code == .unauthorized) == (expected == nil))
     }

@@ -1,3 +1,4 @@
+import Collections
 import Testing
 @testable import Gateway
 

@@ -12,45 +12,45 @@ struct MemberAnswerTests {
                                                identities: [LinkedIdentity(provider: .google, email: "a@example.com", emailVerified: true,
                                                                            linkedAt: Date(timeIntervalSince1970: 1_700_000_000))],
                                                createdAt: Date(timeIntervalSince1970: 1_700_000_000))
-    private static let kakao = VerifiedIdentity(provider: .kakao, subject: "k-1")
 
-    @Test("/me asks for the token's member; a member deleted since is 401 UNAUTHORIZED")
+    @Test("/me asks for the token's member, with the token as its proof; a member deleted since is 401 UNAUTHORIZED")
     func me() async throws {
         let gateway = try InProcessGateway()
         let services = try #require(gateway.services)
         services.answer(Endpoints.memberGet, with: Self.profile)
-        let answer = await gateway.send("GET", "/api/members/me", bearer: try gateway.token(sub: "7"))
+        let token = try gateway.token(sub: "7")
+        let answer = await gateway.send("GET", "/api/members/me", bearer: token)
         #expect(answer.status == 200)
         #expect(try answer.data(MemberResponse.self).memberId == 7)
-        #expect(services.requests(to: Endpoints.memberGet) == [MemberGetRequest(memberId: 7)])
+        #expect(services.requests(to: Endpoints.memberGet) == [MemberGetRequest(memberId: 7, accessToken: token)])
         services.refuse(Endpoints.memberGet, with: ServiceFailure(.notFound, "No such member."))
         let gone = await gateway.send("GET", "/api/members/me", bearer: try gateway.token(sub: "7"))
         gone.expectRefusal(401, "UNAUTHORIZED")
         #expect(gone.message == "The access token's member no longer exists.")
     }
 
-    @Test("linking sends the verified identity for the token's member; one owned by another member is 409 IDENTITY_IN_USE")
+    @Test("linking sends the provider token and the Bearer's token down the chain for the token's member; one owned by another member is 409 IDENTITY_IN_USE")
     func linkInUse() async throws {
         let gateway = try InProcessGateway()
         let services = try #require(gateway.services)
-        services.answer(Endpoints.verify, with: Self.kakao)
-        services.refuse(Endpoints.memberLinkIdentity, with: ServiceFailure(.identityInUse, "That identity belongs to another member."))
+        services.refuse(Endpoints.link, with: ServiceFailure(.identityInUse, "That identity belongs to another member."))
+        let token = try gateway.token(sub: "7")
         let answer = await gateway.send("POST", "/api/members/me/identities", json: #"{"provider": "kakao", "idToken": "kt"}"#,
-                                        bearer: try gateway.token(sub: "7"))
+                                        bearer: token)
         answer.expectRefusal(409, "IDENTITY_IN_USE")
-        #expect(services.requests(to: Endpoints.verify) == [VerifyRequest(provider: .kakao, token: "kt")])
-        #expect(services.requests(to: Endpoints.memberLinkIdentity) == [LinkIdentityRequest(memberId: 7, identity: Self.kakao)])
+        #expect(services.requests(to: Endpoints.link)
+                == [LinkRequest(verify: VerifyRequest(provider: .kakao, token: "kt"), memberId: 7, accessToken: token)])
+        #expect(services.calls(to: Endpoints.verify).isEmpty && services.calls(to: Endpoints.memberLinkIdentity).isEmpty)
     }
 
-    @Test("linking with a provider token the verifier refuses is its refusal, and the member-service is not asked")
+    @Test("linking with a provider token the verifier refuses is its refusal")
     func linkRefusedToken() async throws {
         let gateway = try InProcessGateway()
         let services = try #require(gateway.services)
-        services.refuse(Endpoints.verify, with: ServiceFailure(.providerTokenExpired, "The provider token has expired."))
+        services.refuse(Endpoints.link, with: ServiceFailure(.providerTokenExpired, "The provider token has expired."))
         let answer = await gateway.send("POST", "/api/members/me/identities", json: #"{"provider": "google", "idToken": "gt"}"#,
                                         bearer: try gateway.token())
         answer.expectRefusal(401, "PROVIDER_TOKEN_EXPIRED")
-        #expect(services.calls(to: Endpoints.memberLinkIdentity).isEmpty)
     }
 
     @Test("unlinking: the member's only identity is 409 LAST_IDENTITY, none of that provider 404 NOT_FOUND; no session is ended",
@@ -59,21 +59,20 @@ struct MemberAnswerTests {
         let gateway = try InProcessGateway()
         let services = try #require(gateway.services)
         services.refuse(Endpoints.memberUnlinkIdentity, with: ServiceFailure(ErrorCode(rawValue: code), "No."))
-        services.answer(Endpoints.endIdentitySessions, with: SessionsEnded(sessionIds: []))
-        await gateway.send("DELETE", "/api/members/me/identities/Apple", bearer: try gateway.token(sub: "12")).expectRefusal(status, code)
-        #expect(services.requests(to: Endpoints.memberUnlinkIdentity) == [UnlinkIdentityRequest(memberId: 12, provider: .apple)])
+        let token = try gateway.token(sub: "12")
+        await gateway.send("DELETE", "/api/members/me/identities/Apple", bearer: token).expectRefusal(status, code)
+        #expect(services.requests(to: Endpoints.memberUnlinkIdentity) == [UnlinkIdentityRequest(memberId: 12, accessToken: token, provider: .apple)])
         #expect(services.calls(to: Endpoints.endIdentitySessions).isEmpty)
     }
 
-    @Test("an unlink ends the identity's sessions at the issuer, whose tokens this gateway then refuses")
+    @Test("an unlink's answer names the sessions the member-service had the issuer end, whose tokens this gateway then refuses")
     func unlinkEndsSessions() async throws {
         let gateway = try InProcessGateway()
         let services = try #require(gateway.services)
         let sid = UUID().uuidString.lowercased()
-        services.answer(Endpoints.memberUnlinkIdentity, with: Self.profile)
-        services.answer(Endpoints.endIdentitySessions, with: SessionsEnded(sessionIds: [sid]))
+        services.answer(Endpoints.memberUnlinkIdentity, with: SessionsEnded(sessionIds: [sid]))
         #expect(await gateway.send("DELETE", "/api/members/me/identities/kakao", bearer: try gateway.token(sub: "12")).status == 204)
-        #expect(services.requests(to: Endpoints.endIdentitySessions) == [EndIdentitySessionsRequest(memberId: 12, provider: .kakao)])
+        #expect(services.calls(to: Endpoints.endIdentitySessions).isEmpty, "the gateway ends no session itself")
         // Not idempotent: sent once, never again after a lost answer.
         #expect(services.calls(to: Endpoints.memberUnlinkIdentity).map(\.retries) == [0])
         await gateway.send("GET", "/api/members/me", bearer: try gateway.token(sub: "12", sid: sid)).expectRefusal(401, "UNAUTHORIZED")
@@ -87,8 +86,9 @@ struct MemberAnswerTests {
         await gateway.send("DELETE", "/api/auth/sessions/not-a-uuid", bearer: try gateway.token()).expectRefusal(404, "NOT_FOUND")
         #expect(services.calls(to: Endpoints.endSession).isEmpty)
         let other = "0D3C8B8E-5A51-4C3E-9B7A-1F2B3C4D5E60"
-        await gateway.send("DELETE", "/api/auth/sessions/\(other)", bearer: try gateway.token(sub: "5")).expectRefusal(404, "NOT_FOUND")
-        #expect(services.requests(to: Endpoints.endSession) == [EndSessionRequest(memberId: 5, sessionId: other.lowercased())])
+        let token = try gateway.token(sub: "5")
+        await gateway.send("DELETE", "/api/auth/sessions/\(other)", bearer: token).expectRefusal(404, "NOT_FOUND")
+        #expect(services.requests(to: Endpoints.endSession) == [EndSessionRequest(memberId: 5, sessionId: other.lowercased(), accessToken: token)])
     }
 
     @Test("logout ends the token's session for the token's member, and the token is refused after it")
@@ -99,7 +99,7 @@ struct MemberAnswerTests {
         services.answer(Endpoints.logout, with: SessionsEnded(sessionIds: [sid]))
         let token = try gateway.token(sub: "8", sid: sid)
         #expect(await gateway.send("POST", "/api/auth/logout", bearer: token).status == 204)
-        #expect(services.requests(to: Endpoints.logout) == [LogoutRequest(memberId: 8, sessionId: sid)])
+        #expect(services.requests(to: Endpoints.logout) == [LogoutRequest(memberId: 8, sessionId: sid, accessToken: token)])
         await gateway.send("POST", "/api/auth/logout", bearer: token).expectRefusal(401, "UNAUTHORIZED")
         #expect(services.calls(to: Endpoints.logout).map(\.retries) == [0])
     }

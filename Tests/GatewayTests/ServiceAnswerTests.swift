@@ -8,19 +8,15 @@ import Testing
 @Suite("The gateway's answers to what the services answer")
 struct ServiceAnswerTests {
     private static let googleLogin = #"{"idToken": "google-id-token", "nonce": "n-1", "deviceId": "device-1", "timezone": "Asia/Seoul"}"#
-    private static let identity = VerifiedIdentity(provider: .google, subject: "g-1", email: "a@example.com", emailVerified: true)
-
-    /// Services that let a Google login of member 42 through.
+    /// Services that let a Google login of member 42 through: the chain's last hop answers the tokens.
     private static func loggingIn(_ gateway: InProcessGateway) throws -> StubServices {
         let services = try #require(gateway.services)
-        services.answer(Endpoints.verify, with: identity)
-        services.answer(Endpoints.memberLogin, with: MemberLoginReply(memberId: 42, isExistingMember: true))
-        services.answer(Endpoints.issueTokens, with: TokenPair(accessToken: try gateway.token(sub: "42"), refreshToken: "refresh-1",
-                                                               expiresIn: 600, memberId: 42, sessionId: "s-1"))
+        services.answer(Endpoints.login, with: TokenPair(accessToken: try gateway.token(sub: "42"), refreshToken: "refresh-1",
+                                                         expiresIn: 600, memberId: 42, sessionId: "s-1", isExistingMember: true))
         return services
     }
 
-    @Test("a login sends the provider's token to the verifier, its identity to the member-service, the member and the body's device to the issuer, each with the request's ID")
+    @Test("a login is one request down the chain: the provider's token and the body's fields, with the request's ID; no member or identity of the gateway's")
     func loginPassesOn() async throws {
         let gateway = try InProcessGateway()
         let services = try Self.loggingIn(gateway)
@@ -28,12 +24,12 @@ struct ServiceAnswerTests {
         #expect(answer.status == 200)
         let login = try answer.data(LoginResponse.self)
         #expect(login.memberId == 42 && login.isExistingMember && login.refreshToken == "refresh-1")
-        #expect(services.requests(to: Endpoints.verify) == [VerifyRequest(provider: .google, token: "google-id-token", nonce: "n-1")])
-        let memberLogin = services.requests(to: Endpoints.memberLogin)
-        #expect(memberLogin.map(\.identity) == [Self.identity] && memberLogin.first?.timezone == "Asia/Seoul")
-        #expect(services.requests(to: Endpoints.issueTokens) == [IssueTokensRequest(memberId: 42, deviceId: "device-1", provider: .google)])
-        let ids = services.calls(to: Endpoints.verify) + services.calls(to: Endpoints.memberLogin) + services.calls(to: Endpoints.issueTokens)
-        #expect(ids.map(\.requestID) == Array(repeating: answer.sentRequestID, count: 3))
+        #expect(services.requests(to: Endpoints.login)
+                == [LoginRequest(verify: VerifyRequest(provider: .google, token: "google-id-token", nonce: "n-1"), deviceId: "device-1",
+                                 timezone: "Asia/Seoul")])
+        #expect(services.calls(to: Endpoints.login).map(\.requestID) == [answer.sentRequestID])
+        #expect(services.calls(to: Endpoints.verify).isEmpty && services.calls(to: Endpoints.memberLogin).isEmpty
+                && services.calls(to: Endpoints.issueTokens).isEmpty)
     }
 
     @Test("each provider's login asks the verifier for that provider", arguments: [
@@ -46,22 +42,20 @@ struct ServiceAnswerTests {
         let gateway = try InProcessGateway()
         let services = try Self.loggingIn(gateway)
         #expect(await gateway.send("POST", "/api/auth/\(provider)-login", json: json).status == 200)
-        #expect(services.requests(to: Endpoints.verify) == [expected])
-        #expect(services.requests(to: Endpoints.issueTokens).map(\.provider) == [expected.provider])
+        #expect(services.requests(to: Endpoints.login).map(\.verify) == [expected])
     }
 
-    @Test("the verifier's refusal of a provider token is the login's answer, with its message, and nobody else is asked", arguments: [
+    @Test("the verifier's refusal of a provider token is the login's answer, with its message", arguments: [
         ("INVALID_PROVIDER_TOKEN", 401), ("PROVIDER_TOKEN_EXPIRED", 401), ("NONCE_MISMATCH", 401), ("PROVIDER_DISABLED", 404),
         ("INVALID_REQUEST", 400), ("PROVIDER_UNAVAILABLE", 502),
     ])
     func verifierRefusals(_ code: String, _ status: Int) async throws {
         let gateway = try InProcessGateway()
         let services = try Self.loggingIn(gateway)
-        services.refuse(Endpoints.verify, with: ServiceFailure(ErrorCode(rawValue: code), "The verifier says no."))
+        services.refuse(Endpoints.login, with: ServiceFailure(ErrorCode(rawValue: code), "The verifier says no."))
         let answer = await gateway.send("POST", "/api/auth/google-login", json: Self.googleLogin)
         answer.expectRefusal(status, code)
         #expect(answer.message == "The verifier says no.")
-        #expect(services.requests(to: Endpoints.memberLogin).isEmpty && services.requests(to: Endpoints.issueTokens).isEmpty)
     }
 
     @Test("a refused refresh token is 401 with the issuer's code; the token and the device go to the issuer as sent",
@@ -101,24 +95,31 @@ struct ServiceAnswerTests {
     func transport() async throws {
         let gateway = try InProcessGateway()
         let services = try Self.loggingIn(gateway)
-        services.refuse(Endpoints.memberLogin, with: ServiceFailure(.timeout, "A service did not answer in time; try again."))
+        services.refuse(Endpoints.login, with: ServiceFailure(.timeout, "A service did not answer in time; try again."))
         await gateway.send("POST", "/api/auth/google-login", json: Self.googleLogin).expectRefusal(504, "TIMEOUT")
-        #expect(services.requests(to: Endpoints.issueTokens).isEmpty)
-        services.refuse(Endpoints.memberLogin, with: .unavailable)
+        services.refuse(Endpoints.login, with: .unavailable)
         let unavailable = await gateway.send("POST", "/api/auth/google-login", json: Self.googleLogin)
         unavailable.expectRefusal(503, "SERVICE_UNAVAILABLE")
         #expect(unavailable.headers["retry-after"] == "1")
     }
 
-    @Test("an Apple notification the verifier refuses is 401 INVALID_PROVIDER_TOKEN, and the member-service is not asked")
+    @Test("an Apple notification the verifier refuses is 401 INVALID_PROVIDER_TOKEN; the sessions one ended are refused at once")
     func appleNotification() async throws {
         let gateway = try InProcessGateway()
         let services = try #require(gateway.services)
         services.refuse(Endpoints.verifyAppleNotification, with: ServiceFailure(.invalidProviderToken, "The notification does not verify."))
         await gateway.send("POST", "/api/auth/apple/notifications", json: #"{"payload": "jws"}"#).expectRefusal(401, "INVALID_PROVIDER_TOKEN")
         #expect(services.requests(to: Endpoints.verifyAppleNotification) == [AppleNotificationRequest(payload: "jws")])
-        #expect(services.calls(to: Endpoints.memberAppleNotification).isEmpty)
         services.refuse(Endpoints.verifyAppleNotification, with: ServiceFailure(.providerDisabled, "Apple is not configured."))
         await gateway.send("POST", "/api/auth/apple/notifications", json: #"{"payload": "jws"}"#).expectRefusal(404, "PROVIDER_DISABLED")
+        // The chain's answer names the sessions the member-service had the issuer end: their tokens are refused here at once.
+        let sid = "0d3c8b8e-5a51-4c3e-9b7a-1f2b3c4d5e61"
+        services.answer(Endpoints.listSessions, with: SessionList(sessions: []))
+        #expect(await gateway.send("GET", "/api/auth/sessions", bearer: try gateway.token(sub: "3", sid: sid)).status == 200)
+        services.answer(Endpoints.verifyAppleNotification,
+                        with: AppleNotificationOutcome(memberId: 3, identityEnded: true, memberDeleted: false,
+                                                       sessionsEnded: SessionsEnded(sessionIds: [sid])))
+        #expect(await gateway.send("POST", "/api/auth/apple/notifications", json: #"{"payload": "jws"}"#).status == 200)
+        await gateway.send("GET", "/api/auth/sessions", bearer: try gateway.token(sub: "3", sid: sid)).expectRefusal(401, "UNAUTHORIZED")
     }
 }

@@ -102,12 +102,12 @@ struct DiscoveryTests {
         let nats = try await Self.connect()
         try await withResource(nats, close: { await $0.drainAndClose() }) { nats in
 
-            let before = try await Self.stats(nats, QueueGroups.tokenVerifier, endpoint: "verify")
+            let before = try await Self.stats(nats, QueueGroups.tokenVerifier, endpoint: "login")
             let token = try await stack.googleToken(sub: RunningStack.uniqueSubject(),
                                                     claims: ["aud": .string("someone-elses-app"), "azp": .string("someone-elses-app")])
             let response = try await stack.post("/api/auth/google-login", json: GoogleLoginBody(idToken: token, deviceId: "device-1"))
             #expect(response.status == 401)
-            let after = try await Self.stats(nats, QueueGroups.tokenVerifier, endpoint: "verify")
+            let after = try await Self.stats(nats, QueueGroups.tokenVerifier, endpoint: "login")
             #expect(after.endpoint.numErrors >= before.endpoint.numErrors + 1)
             #expect(after.endpoint.numRequests >= before.endpoint.numRequests + 1)
             #expect(!after.endpoint.lastError.isEmpty)

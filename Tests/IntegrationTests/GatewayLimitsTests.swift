@@ -136,7 +136,7 @@ struct GatewayLimitsTests {
         // A "verifier" that takes requests and never answers.
         let silent = try await NATSConnection.connect(TestIdentities.configuration(url: nats.url, name: "silent-verifier"),
                                                       logger: Logger(label: "silent", level: .critical))
-        let subscription = try silent.subscribe(Endpoints.verify.subject, queue: QueueGroups.tokenVerifier)
+        let subscription = try silent.subscribe(Endpoints.login.subject, queue: QueueGroups.tokenVerifier)
         defer { subscription.unsubscribe() }
         let gateway = try await StandaloneGateway.start(natsURL: nats.url) {
             $0.rateLimitRPS = 0
@@ -154,8 +154,8 @@ struct GatewayLimitsTests {
             // Verification is idempotent, so the gateway tried twice (one retry) before giving up.
             #expect(elapsed >= .seconds(2) && elapsed < .seconds(8), "\(elapsed)")
             let metrics = try await RunningStack.send("GET", gateway.managementURL + "/metrics").text
-            #expect(metrics.contains(#"nats_request_retries_total{error="timeout",subject="auth.verifier.verify"} 1"#), "\(metrics)")
-            #expect(metrics.contains(#"nats_request_errors_total{error="timeout",subject="auth.verifier.verify"} 1"#), "\(metrics)")
+            #expect(metrics.contains(#"nats_request_retries_total{error="timeout",subject="auth.verifier.login"} 1"#), "\(metrics)")
+            #expect(metrics.contains(#"nats_request_errors_total{error="timeout",subject="auth.verifier.login"} 1"#), "\(metrics)")
             #expect(metrics.contains(#"http_requests_total{method="POST",route="/api/auth/google-login",status="504"} 1"#), "\(metrics)")
         }
     }

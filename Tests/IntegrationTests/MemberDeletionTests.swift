@@ -39,11 +39,11 @@ struct MemberDeletionTests {
         // The verifier seals Apple's refresh token after a code exchange; here the member-service
         // gets such an identity directly, as it would from the gateway.
         let member = try await stack.call(Endpoints.memberLogin, MemberLoginRequest(identity: VerifiedIdentity(
-            provider: .apple, subject: appleSub, sealedCredential: "sealed-1-\(appleSub)")))
+            provider: .apple, subject: appleSub, sealedCredential: "sealed-1-\(appleSub)"), deviceId: "test-device"))
         // A later login with a new credential replaces it; one without keeps it.
         _ = try await stack.call(Endpoints.memberLogin, MemberLoginRequest(identity: VerifiedIdentity(
-            provider: .apple, subject: appleSub, sealedCredential: "sealed-2-\(appleSub)")))
-        _ = try await stack.call(Endpoints.memberLogin, MemberLoginRequest(identity: VerifiedIdentity(provider: .apple, subject: appleSub)))
+            provider: .apple, subject: appleSub, sealedCredential: "sealed-2-\(appleSub)"), deviceId: "test-device"))
+        _ = try await stack.call(Endpoints.memberLogin, MemberLoginRequest(identity: VerifiedIdentity(provider: .apple, subject: appleSub), deviceId: "test-device"))
         #expect(try await stack.identityRows(memberId: member.memberId)["APPLE"]?["sealed_credential"] == "sealed-2-\(appleSub)")
         let tokens = try await stack.call(Endpoints.issueTokens, IssueTokensRequest(memberId: member.memberId, deviceId: "d", provider: .apple))
         let googleSub = RunningStack.uniqueSubject()

@@ -138,8 +138,8 @@ struct MemberProfileTests {
     func serviceChecksAgain() async throws {
         let stack = try await TestStack.shared.running()
         let login = try await login(stack, sub: RunningStack.uniqueSubject("profile"), timezone: "Asia/Seoul")
-        for request in [MemberUpdateRequest(memberId: login.memberId, timezone: "GMT+9"), MemberUpdateRequest(memberId: login.memberId, locale: "en_US"),
-                        MemberUpdateRequest(memberId: login.memberId, name: "a\u{0}b")] {
+        for request in [MemberUpdateRequest(memberId: login.memberId, accessToken: login.accessToken, timezone: "GMT+9"), MemberUpdateRequest(memberId: login.memberId, accessToken: login.accessToken, locale: "en_US"),
+                        MemberUpdateRequest(memberId: login.memberId, accessToken: login.accessToken, name: "a\u{0}b")] {
             let result = try await stack.callResult(Endpoints.memberUpdate, request)
             #expect(throws: ServiceFailure.self) { try result.get() }
             if case .failure(let failure) = result { #expect(failure.code == .invalidRequest) }

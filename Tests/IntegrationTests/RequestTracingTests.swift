@@ -25,21 +25,22 @@ struct RequestTracingTests {
         #expect(response.headers["x-request-id"] == id)
         let tokens = try response.data(LoginResponse.self)
 
-        let expected = [("token-verifier", Endpoints.verify.subject), ("member-service", Endpoints.memberLogin.subject),
-                        ("token-issuer", Endpoints.issueTokens.subject)]
+        // One request down the chain: the verifier and the member-service hand it on, the issuer answers.
+        let expected = [("token-verifier", Endpoints.login.subject, "handed-on"), ("member-service", Endpoints.memberLogin.subject, "handed-on"),
+                        ("token-issuer", Endpoints.issueTokens.subject, "ok")]
         // A service writes its line once it has replied, so the gateway's answer can come a moment before it.
         let complete = await eventually(timeout: .seconds(5)) {
             let lines = LogLine.all(sink, requestID: id)
-            return expected.allSatisfy { service, _ in lines.contains { $0.logger == service } }
+            return expected.allSatisfy { service, _, _ in lines.contains { $0.logger == service } }
                 && lines.contains { $0.logger == "gateway" }
         }
         #expect(complete)
         let lines = LogLine.all(sink, requestID: id)
-        for (service, subject) in expected {
+        for (service, subject, outcome) in expected {
             let handled = lines.filter { $0.logger == service && $0.message == "request handled" }
             #expect(handled.count == 1, "\(service) logged \(handled.count) handled requests with the ID")
             #expect(handled.first?.fields["nats.subject"] == subject)
-            #expect(handled.first?.fields["request.outcome"] == "ok")
+            #expect(handled.first?.fields["request.outcome"] == outcome)
             #expect(handled.first?.fields["request.duration_ms"].flatMap(Double.init) != nil)
         }
         let answered = lines.first { $0.logger == "gateway" && $0.message == "request answered" }

@@ -15,7 +15,7 @@ struct SessionEndReplyTests {
         let stack = try await TestStack.shared.running()
         let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
         let before = Date()
-        let ended = try await stack.call(Endpoints.logoutAll, LogoutAllRequest(memberId: login.memberId))
+        let ended = try await stack.call(Endpoints.logoutAll, LogoutAllRequest(memberId: login.memberId, accessToken: login.accessToken))
         #expect(ended.sessionIds.count == 1)
         let expireAt = try #require(ended.tokensExpireAt)
         // The access token lifetime (expiresIn, the issuer's ACCESS_TOKEN_TTL) from now, to the second.

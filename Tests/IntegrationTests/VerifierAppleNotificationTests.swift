@@ -5,11 +5,19 @@ import JOSE
 import Testing
 import TestSupport
 
-/// Apple's server-to-server notifications at the verifier (`auth.verifier.apple-notification`).
+/// Apple's server-to-server notifications at the verifier (`auth.verifier.apple-notification`): what it
+/// proved, as it hands the event on to the member-service.
 @Suite("Verifier Apple notifications")
 struct VerifierAppleNotificationTests {
-    private func verify(_ stack: RunningStack, _ payload: String) async throws -> Result<AppleNotification, ServiceFailure> {
-        try await stack.callResult(Endpoints.verifyAppleNotification, AppleNotificationRequest(payload: payload))
+    private func verify(_ stack: RunningStack, _ payload: String, sub: String = "") async throws -> Result<AppleNotification, ServiceFailure> {
+        let (answer, handedOn) = try await stack.handedOn(Endpoints.verifyAppleNotification, AppleNotificationRequest(payload: payload),
+                                                          to: Endpoints.memberAppleNotification) { $0.subject == sub }
+        switch answer {
+        case .failure(let failure): return .failure(failure)
+        case .success:
+            guard let handedOn else { throw ServiceFailure(.internal, "the verifier answered but handed nothing on") }
+            return .success(handedOn)
+        }
     }
 
     @Test("a genuine notification gives its event; is_private_email as string or boolean; event_time in seconds or milliseconds")
@@ -19,7 +27,7 @@ struct VerifierAppleNotificationTests {
         let first = try await stack.idp.mintAppleNotification(AppleNotificationMint(
             type: "email-disabled", sub: sub, email: "relay@privaterelay.appleid.com", is_private_email: .string("true"),
             event_time: 1_700_000_000_123))
-        let event = try await verify(stack, first).get()
+        let event = try await verify(stack, first, sub: sub).get()
         #expect(event.type == "email-disabled" && event.subject == sub)
         #expect(!event.jti.isEmpty && abs(event.issuedAt.timeIntervalSinceNow) < 120)
         #expect(event.email == "relay@privaterelay.appleid.com" && event.isPrivateEmail == true)
@@ -27,7 +35,7 @@ struct VerifierAppleNotificationTests {
         #expect(abs((event.eventTime ?? .distantPast).timeIntervalSince1970 - 1_700_000_000) < 1)
         let second = try await stack.idp.mintAppleNotification(AppleNotificationMint(
             type: "consent-revoked", sub: sub, is_private_email: .bool(false), event_time: 1_700_000_000, aud: TestStack.ClientID.appleServices))
-        let other = try await verify(stack, second).get()
+        let other = try await verify(stack, second, sub: sub).get()
         #expect(other.type == "consent-revoked" && other.isPrivateEmail == false)
         #expect(other.eventTime == Date(timeIntervalSince1970: 1_700_000_000))
     }

@@ -27,7 +27,7 @@ struct MemberStoreFixture: Sendable {
 
     /// Logs `identity` in with what the app sent.
     func login(_ identity: VerifiedIdentity, appEmail: String? = nil, appName: String? = nil) async throws -> MemberLoginReply {
-        try await store.login(MemberLoginRequest(identity: identity, name: appName, email: appEmail))
+        try await store.login(MemberLoginRequest(identity: identity, deviceId: "store-test", name: appName, email: appEmail))
     }
 
     func profile(_ memberId: Int64) async throws -> MemberProfile {

@@ -61,3 +61,33 @@ public func eventually(timeout: Duration = .seconds(15), _ condition: @Sendable 
     }
     return try await condition()
 }
+
+extension RunningStack {
+    /// Sends `request` to the first hop of a chain and returns its answer, with the first request that hop
+    /// handed on to `next` that `matches` (read beside the next service, which still answers it), or nil
+    /// when none came within 10 s of the answer.
+    public func handedOn<Request, Reply, Next>(_ endpoint: Endpoint<Request, Reply>, _ request: Request, to next: Endpoint<Next, Reply>,
+                                              where matches: @escaping @Sendable (Next) -> Bool)
+        async throws -> (answer: Result<Reply, ServiceFailure>, handedOn: Next?) {
+        let connection = try await nats()
+        let subscription = try connection.subscribe(next.subject)
+        defer { subscription.unsubscribe() }
+        try await connection.flush(timeout: .seconds(5))
+        let answer = try await callResult(endpoint, request)
+        let seen = Task<Next?, Never> {
+            for await message in subscription {
+                if let handed = try? MessageCoding.decode(Next.self, from: message.payload), matches(handed) { return handed }
+            }
+            return nil
+        }
+        let timeout = Task {
+            try? await Task.sleep(for: .seconds(10))
+            subscription.unsubscribe()
+        }
+        defer { timeout.cancel() }
+        if case .failure = answer {
+            subscription.unsubscribe()
+        }
+        return (answer, await seen.value)
+    }
+}

@@ -1,3 +1,4 @@
+import Authentication
 import Contracts
 import Logging
 import Management
@@ -42,11 +43,21 @@ public struct MemberServer: Service {
                                       functions: MemberMigrations.functions, logger: logger)
         let outbox = Outbox.memberEvents(database: database, connection: nats, pollInterval: configuration.outboxPollInterval,
                                          logger: logger.named("outbox"))
-        let members = MemberHandlers(store: MemberStore(database: database, outbox: outbox.wakeup), logger: logger)
+        let issuer = ServiceClient(connection: nats, logger: logger)
+        let timeout = configuration.issuerTimeout
+        // The issuer's keys, to check the access token each member-scoped request carries; its answer names
+        // the `iss` and `aud` too, and only the token-issuer's identity can answer on this inbox.
+        let keys = IssuerKeys(logger: logger)
+        let proof = MemberProof(leeway: configuration.clockSkew) { kid throws(ServiceFailure) in
+            let snapshot = try await keys.snapshot(for: kid, client: issuer, timeout: timeout)
+            return MemberProof.TrustedKeys(set: snapshot.set, issuer: snapshot.issuer, audience: snapshot.audience)
+        }
+        let members = MemberHandlers(store: MemberStore(database: database, outbox: outbox.wakeup), proof: proof, issuer: issuer,
+                                     issuerTimeout: timeout, logger: logger)
         let queue = QueueGroups.memberService
         let services: [any Service] = [
             Responder.ping(connection: nats, queueGroup: queue, logger: logger),
-            Responder(connection: nats, endpoint: Endpoints.memberLogin, queue: queue, logger: logger, handler: members.login),
+            Responder(connection: nats, endpoint: Endpoints.memberLogin, queue: queue, logger: logger, relaying: members.login),
             Responder(connection: nats, endpoint: Endpoints.memberGet, queue: queue, logger: logger, handler: members.profile),
             Responder(connection: nats, endpoint: Endpoints.memberUpdate, queue: queue, logger: logger, handler: members.update),
             Responder(connection: nats, endpoint: Endpoints.memberLinkIdentity, queue: queue, logger: logger, handler: members.link),
@@ -61,6 +72,7 @@ public struct MemberServer: Service {
         let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.memberService,
                                          description: "Members and their linked provider identities", services: services, logger: logger)
         let events = EventStreamServices(connection: nats, settings: configuration.events, services: [outbox], logger: logger)
-        try await ServiceGroup(services: [events] + services + [discovery], logger: logger).run()
+        let followKeys = ClosureService { await keys.follow(client: issuer, timeout: timeout) }
+        try await ServiceGroup(services: [events, followKeys] + services + [discovery], logger: logger).run()
     }
 }

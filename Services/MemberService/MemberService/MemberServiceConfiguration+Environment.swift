@@ -14,5 +14,6 @@ extension MemberServiceConfiguration {
         outboxPollInterval = try environment.seconds("OUTBOX_POLL_INTERVAL", default: 1, in: 1...60)
         management = try environment.management(defaultPort: nil)
         events = try environment.eventStream()
+        clockSkew = try environment.seconds("CLOCK_SKEW", default: 60, in: 0...600)
     }
 }

@@ -20,6 +20,11 @@ public struct MemberServiceConfiguration: Sendable {
     public var management = ManagementConfiguration()
     /// The limits the events stream is created with (`EVENTS_MAX_AGE`, `EVENTS_REPLICAS`).
     public var events = EventStreamSettings()
+    /// How far in the future an access token's `iat` may be (`CLOCK_SKEW`): the clock skew allowed when the
+    /// member-service checks the token a member-scoped request carries.
+    public var clockSkew: Duration = .seconds(60)
+    /// How long a call to the token-issuer may take (a deletion's or an unlink's ended sessions, the keys).
+    public var issuerTimeout: Duration = .seconds(2)
 
     /// The defaults.
     public init() {}

@@ -13,6 +13,7 @@ extension TokenIssuerConfiguration {
         databasePoolSize = try environment.int("DATABASE_POOL_SIZE", default: databasePoolSize, in: 1...256)
         issuer = environment.string("TOKEN_ISSUER", default: issuer)
         audience = environment.string("TOKEN_AUDIENCE", default: audience)
+        clockSkew = try environment.seconds("CLOCK_SKEW", default: 60, in: 0...600)
         accessTokenTTL = try environment.seconds("ACCESS_TOKEN_TTL", default: 900, in: 10...86_400)
         refreshTokenTTL = try environment.seconds("REFRESH_TOKEN_TTL", default: 2_592_000, in: 60...31_536_000)
         refreshReuseGrace = try environment.seconds("REFRESH_REUSE_GRACE", default: 10, in: 0...300)

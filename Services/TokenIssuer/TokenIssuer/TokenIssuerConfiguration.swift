@@ -15,6 +15,8 @@ public struct TokenIssuerConfiguration: Sendable {
     public var issuer: String = "http://localhost:8080"
     /// `aud` of access tokens (`TOKEN_AUDIENCE`). Default `api`.
     public var audience: String = "api"
+    /// How far in the future the `iat` of an access token a session command carries may be (`CLOCK_SKEW`). Default 60 s.
+    public var clockSkew: Duration = .seconds(60)
     /// Access-token lifetime (`ACCESS_TOKEN_TTL`). Default 900 s.
     public var accessTokenTTL: Duration = .seconds(900)
     /// Refresh-token (and idle session) lifetime (`REFRESH_TOKEN_TTL`). Default 30 days.

@@ -1,3 +1,4 @@
+import Authentication
 import Contracts
 import Foundation
 import Logging
@@ -59,8 +60,12 @@ public struct TokenIssuerServer: Service {
         if recordedKey { try? nats.publish(SigningKeyNotices.changed, []) }
         let outbox = Outbox.sessionEvents(database: database, connection: nats, accessTokenTTL: configuration.accessTokenTTL,
                                           pollInterval: configuration.outboxPollInterval, logger: logger.named("outbox"))
+        let proof = MemberProof(leeway: configuration.clockSkew) { [configuration] _ in
+            MemberProof.TrustedKeys(set: await keys.verificationKeys(), issuer: configuration.issuer, audience: configuration.audience)
+        }
         let handlers = IssuerHandlers(store: store, tokens: AccessTokens(keys: keys, configuration: configuration), keys: keys,
-                                      outbox: outbox.wakeup, successorSecret: secret, configuration: configuration, logger: logger)
+                                      outbox: outbox.wakeup, successorSecret: secret, configuration: configuration, proof: proof,
+                                      logger: logger)
         var events: [any Service] = [outbox]
         let services: [any Service] = Self.responders(nats, handlers, logger: logger) + [
             Self.keyMaintenance(nats, keys, configuration: configuration, logger: logger),

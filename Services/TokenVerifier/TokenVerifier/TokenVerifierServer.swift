@@ -7,8 +7,10 @@ import Messaging
 import NATS
 import Runtime
 
-/// The token-verifier process: answers `auth.verifier.verify` for every enabled provider and
-/// `auth.verifier.apple-notification`, and revokes the grants of deleted members.
+/// The token-verifier process: proves provider tokens for logins and links (`auth.verifier.login`,
+/// `auth.verifier.link`, handed on to the member-service), Apple's notifications
+/// (`auth.verifier.apple-notification`, likewise), answers `auth.verifier.verify`, and revokes the grants
+/// of deleted members.
 public struct TokenVerifierServer: Service {
     private let configuration: TokenVerifierConfiguration
     private let logger: Logger
@@ -64,32 +66,29 @@ public struct TokenVerifierServer: Service {
         logger.info("providers enabled", ["providers": verifiers.keys.map(\.rawValue).sorted().joined(separator: ","),
                                           "apple.code_exchange": appleTokens == nil ? "off" : "on"])
 
-        let registry = verifiers
-        let verify = Responder(connection: nats, endpoint: Endpoints.verify, queue: QueueGroups.tokenVerifier,
-                               startsOnDeliveryThread: false,
-                               logger: logger) { request in
-            guard let verifier = registry[request.provider] else {
-                throw ServiceFailure(.providerDisabled, "Sign-in with \(request.provider) is not enabled.")
-            }
-            return try await verifier.verify(request)
-        }
-        let notifications = Responder(connection: nats, endpoint: Endpoints.verifyAppleNotification,
-                                      queue: QueueGroups.tokenVerifier, logger: logger) { [appleNotifications] request in
-            guard let appleNotifications else {
-                throw ServiceFailure(.providerDisabled, "Sign-in with Apple is not enabled.")
-            }
-            return try await appleNotifications.verify(request)
-        }
+        let handlers = VerifierHandlers(verifiers: verifiers, appleNotifications: appleNotifications)
+        let queue = QueueGroups.tokenVerifier
+        // A signature check computes before it suspends: these start on Swift's pool, not cnats's thread.
+        let endpoints: [any Service] = [
+            Responder(connection: nats, endpoint: Endpoints.verify, queue: queue, startsOnDeliveryThread: false, logger: logger,
+                      handler: handlers.verify),
+            Responder(connection: nats, endpoint: Endpoints.login, queue: queue, startsOnDeliveryThread: false, logger: logger,
+                      relaying: handlers.login),
+            Responder(connection: nats, endpoint: Endpoints.link, queue: queue, startsOnDeliveryThread: false, logger: logger,
+                      relaying: handlers.link),
+            Responder(connection: nats, endpoint: Endpoints.verifyAppleNotification, queue: queue, logger: logger,
+                      relaying: handlers.appleNotification),
+        ]
         // Revocations wait for the stream; the verification endpoints do not.
         let revocations = EventStreamServices(connection: nats, settings: configuration.events, services: [RevocationConsumer.make(
             connection: nats, revoker: GrantRevoker(sealer: sealer, apple: appleTokens, naver: naver, logger: logger.named("revocation")),
             metrics: metrics, logger: logger.named("revocation"))], logger: logger)
         let ping = Responder.ping(connection: nats, queueGroup: QueueGroups.tokenVerifier, logger: logger)
-        readiness.require(nats: nats, endpoints: [ping, verify, notifications])
+        readiness.require(nats: nats, endpoints: [ping] + endpoints)
         readiness.started()
         logger.info("token-verifier ready")
         let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.tokenVerifier,
-                                         description: "Proves provider tokens", services: [ping, verify, notifications], logger: logger)
-        try await ServiceGroup(services: [ping, verify, notifications, revocations, discovery], logger: logger).run()
+                                         description: "Proves provider tokens", services: [ping] + endpoints, logger: logger)
+        try await ServiceGroup(services: [ping] + endpoints + [revocations, discovery], logger: logger).run()
     }
 }

@@ -1,3 +1,4 @@
+import Authentication
 import Contracts
 import Foundation
 import JOSE
@@ -49,7 +50,7 @@ final class AccessTokenVerifier: Sendable {
             try checkSessionLive(entry.claims)
             return entry.claims
         }
-        let jws = try check.parse(token)
+        let jws = try AccessTokenCheck.parse(token)
         let set = try await keys.keySet(for: jws.header.kid, client: client, timeout: timeout)
         metrics.increment("access_token_signature_checks_total")
         let claims = try check.claims(of: jws, keys: set, now: now)

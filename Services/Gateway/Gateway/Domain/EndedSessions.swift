@@ -1,3 +1,4 @@
+import Collections
 import Foundation
 import JSON
 import Logging

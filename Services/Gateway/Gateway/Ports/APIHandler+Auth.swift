@@ -50,29 +50,25 @@ extension APIHandler {
         return try await login(fields, deviceId: body.deviceId, timezone: body.timezone, locale: body.locale)
     }
 
-    /// Verify, find or create the member, start the device's session: each retried once when a
-    /// replica died mid-request. All three are safe to repeat: verifying and finding change
-    /// nothing, and starting the session again only replaces that device's session once more,
-    /// so the app ends up with exactly one live session, whose tokens it receives.
+    /// One request down the login chain: the token-verifier proves the provider token and hands the
+    /// identity to the member-service, which finds or creates the member and hands it to the token-issuer,
+    /// which starts the device's session and answers here. The gateway only hands the app's fields on: it
+    /// cannot name a member or an identity itself. Retried once when a replica died mid-chain: verifying
+    /// and finding change nothing, and starting the session again only replaces that device's session once
+    /// more, so the app ends up with exactly one live session, whose tokens it receives.
     private func login(_ fields: ProviderLogin, deviceId: String, timezone: String?,
                        locale: String?) async throws(ServiceFailure) -> HTTPResponse {
         try Field.required(deviceId, "deviceId", maxBytes: Limits.deviceId)
         try Field.optional(timezone, "timezone", maxBytes: Limits.timezone)
         try Field.optional(locale, "locale", maxBytes: Limits.locale)
-        let services = try services()
-        let timeout = configuration.serviceTimeout
-        let identity = try await services.call(Endpoints.verify, fields.verify, timeout: timeout, retries: 1)
-        let member = try await services.call(
-            Endpoints.memberLogin,
-            MemberLoginRequest(identity: identity, name: fields.name, email: fields.email, timezone: timezone, locale: locale),
-            timeout: timeout, retries: 1)
-        let tokens = try await services.call(
-            Endpoints.issueTokens, IssueTokensRequest(memberId: member.memberId, deviceId: deviceId, provider: fields.verify.provider),
-            timeout: timeout, retries: 1)
+        let tokens = try await services().call(
+            Endpoints.login,
+            LoginRequest(verify: fields.verify, deviceId: deviceId, name: fields.name, email: fields.email, timezone: timezone, locale: locale),
+            timeout: configuration.serviceTimeout, retries: 1)
         accessTokens.rememberIssued(tokens)
         return .data(LoginResponse(accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
-                                   expiresIn: tokens.expiresIn, memberId: member.memberId,
-                                   isExistingMember: member.isExistingMember))
+                                   expiresIn: tokens.expiresIn, memberId: tokens.memberId,
+                                   isExistingMember: tokens.isExistingMember ?? false))
     }
 
     func refresh(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {

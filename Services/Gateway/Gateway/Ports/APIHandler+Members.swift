@@ -19,7 +19,7 @@ extension APIHandler {
     func me(_ member: AuthenticatedMember) async throws(ServiceFailure) -> HTTPResponse {
         let profile: MemberProfile
         do {
-            profile = try await services().call(Endpoints.memberGet, MemberGetRequest(memberId: member.id),
+            profile = try await services().call(Endpoints.memberGet, MemberGetRequest(memberId: member.id, accessToken: member.token),
                                                 timeout: configuration.serviceTimeout, retries: 1)
         } catch where error.code == .notFound {
             // The member was deleted after the token was issued.
@@ -34,33 +34,35 @@ extension APIHandler {
         try ProfileRules.check(name: body.name, timezone: body.timezone, locale: body.locale)
         // Setting the same values again changes nothing, so a lost reply may be retried.
         let profile = try await services().call(
-            Endpoints.memberUpdate, MemberUpdateRequest(memberId: member.id, name: body.name, timezone: body.timezone, locale: body.locale),
+            Endpoints.memberUpdate,
+            MemberUpdateRequest(memberId: member.id, accessToken: member.token, name: body.name, timezone: body.timezone, locale: body.locale),
             timeout: configuration.serviceTimeout, retries: 1)
         return .data(MemberResponse(profile))
     }
 
     /// Account deletion; a repeated request (the member is gone already) is answered the same.
-    /// Answered once the issuer ended the member's sessions and refuses new ones, so no session of
-    /// the member works after the 204, not even one a racing login started.
+    /// The member-service answers once the issuer ended the member's sessions and refuses new ones, so no
+    /// session of the member works after the 204, not even one a racing login started; this gateway
+    /// refuses their access tokens at once (the others on `session.ended`).
     func deleteMe(_ member: AuthenticatedMember) async throws(ServiceFailure) -> HTTPResponse {
-        _ = try await services().call(Endpoints.memberDelete, MemberDeleteRequest(memberId: member.id),
-                                      timeout: configuration.serviceTimeout, retries: 1)
-        try await memberDeleted(member.id)
+        let reply = try await services().call(Endpoints.memberDelete, MemberDeleteRequest(memberId: member.id, accessToken: member.token),
+                                              timeout: configuration.serviceTimeout, retries: 1)
+        sessionsEnded(reply.sessionsEnded)
         return .noContent
     }
 
-    /// Verifies the provider's login fields like a login would, then links that identity to the Bearer's member.
+    /// Hands the provider's login fields, checked like a login's, and the Bearer's token to the token-verifier,
+    /// which proves the provider token and hands the identity on to the member-service, which checks the
+    /// token and links the identity.
     func linkIdentity(_ context: RequestContext, _ member: AuthenticatedMember) async throws(ServiceFailure) -> HTTPResponse {
         let body = try RequestBody.decode(LinkIdentityBody.self, from: context.request)
         guard body.provider.utf8.count <= 16, let provider = Provider(name: body.provider) else {
             throw ServiceFailure.invalidRequest("provider must be one of google, apple, naver, kakao.")
         }
         let fields = try ProviderLogin.linking(provider, body)
-        let services = try services()
-        let identity = try await services.call(Endpoints.verify, fields.verify, timeout: configuration.serviceTimeout, retries: 1)
         // Linking is idempotent (the same identity again is a no-op), so a lost reply may be retried.
-        let profile = try await services.call(
-            Endpoints.memberLinkIdentity, LinkIdentityRequest(memberId: member.id, identity: identity, name: fields.name, email: fields.email),
+        let profile = try await services().call(
+            Endpoints.link, LinkRequest(verify: fields.verify, memberId: member.id, accessToken: member.token, name: fields.name, email: fields.email),
             timeout: configuration.serviceTimeout, retries: 1)
         return .data(MemberResponse(profile))
     }
@@ -69,25 +71,17 @@ extension APIHandler {
         guard name.utf8.count <= 16, let provider = Provider(name: name) else {
             throw ServiceFailure.invalidRequest("The provider in the path must be one of google, apple, naver, kakao.")
         }
-        _ = try await services().call(Endpoints.memberUnlinkIdentity, UnlinkIdentityRequest(memberId: member.id, provider: provider),
-                                      timeout: configuration.serviceTimeout, retries: 0)
-        try await identityEnded(member.id, provider)
+        let ended = try await services().call(Endpoints.memberUnlinkIdentity,
+                                              UnlinkIdentityRequest(memberId: member.id, accessToken: member.token, provider: provider),
+                                              timeout: configuration.serviceTimeout, retries: 0)
+        sessionsEnded(ended)
         return .noContent
     }
 
-    /// Tells the issuer that the member was deleted: its sessions end, none starts again; this
-    /// gateway refuses their access tokens at once (the others on `session.ended`). Idempotent.
-    func memberDeleted(_ memberId: Int64) async throws(ServiceFailure) {
-        let ended = try await services().call(Endpoints.endDeletedMember, DeletedMemberRequest(memberId: memberId),
-                                              timeout: configuration.serviceTimeout, retries: 1)
-        accessTokens.sessionsEnded(ended.sessionIds, tokensExpireAt: ended.tokensExpireAt)
-    }
-
-    /// Ends the member's sessions opened through its identity of `provider`, which is gone. Idempotent.
-    func identityEnded(_ memberId: Int64, _ provider: Provider) async throws(ServiceFailure) {
-        let ended = try await services().call(Endpoints.endIdentitySessions,
-                                              EndIdentitySessionsRequest(memberId: memberId, provider: provider),
-                                              timeout: configuration.serviceTimeout, retries: 1)
+    /// Refuses the access tokens of the sessions a deletion, an unlink or an Apple notification ended, at
+    /// once on this gateway (the others learn of them from `session.ended`).
+    func sessionsEnded(_ ended: SessionsEnded?) {
+        guard let ended else { return }
         accessTokens.sessionsEnded(ended.sessionIds, tokensExpireAt: ended.tokensExpireAt)
     }
 }

@@ -15,7 +15,7 @@ extension APIHandler {
 
     /// Ends the Bearer token's session; its access tokens are refused from now on.
     func logout(_ member: AuthenticatedMember) async throws(ServiceFailure) -> HTTPResponse {
-        let ended = try await services().call(Endpoints.logout, LogoutRequest(memberId: member.id, sessionId: member.claims.sid),
+        let ended = try await services().call(Endpoints.logout, LogoutRequest(memberId: member.id, sessionId: member.claims.sid, accessToken: member.token),
                                               timeout: configuration.serviceTimeout, retries: 0)
         accessTokens.sessionsEnded(ended.sessionIds, tokensExpireAt: ended.tokensExpireAt)
         return .noContent
@@ -23,7 +23,7 @@ extension APIHandler {
 
     /// Ends every session of the Bearer token's member.
     func logoutAll(_ member: AuthenticatedMember) async throws(ServiceFailure) -> HTTPResponse {
-        let ended = try await services().call(Endpoints.logoutAll, LogoutAllRequest(memberId: member.id),
+        let ended = try await services().call(Endpoints.logoutAll, LogoutAllRequest(memberId: member.id, accessToken: member.token),
                                               timeout: configuration.serviceTimeout, retries: 0)
         accessTokens.sessionsEnded(ended.sessionIds, tokensExpireAt: ended.tokensExpireAt)
         return .noContent
@@ -31,7 +31,7 @@ extension APIHandler {
 
     /// The member's live sessions; `current` marks the Bearer token's.
     func sessions(_ member: AuthenticatedMember) async throws(ServiceFailure) -> HTTPResponse {
-        let list = try await services().call(Endpoints.listSessions, ListSessionsRequest(memberId: member.id),
+        let list = try await services().call(Endpoints.listSessions, ListSessionsRequest(memberId: member.id, accessToken: member.token),
                                              timeout: configuration.serviceTimeout, retries: 1)
         return .data(list.sessions.map { SessionResponse($0, currentSessionId: member.claims.sid) })
     }
@@ -41,7 +41,7 @@ extension APIHandler {
         // Session IDs are UUIDs; anything else names no session.
         guard let uuid = UUID(uuidString: sessionId) else { throw ServiceFailure(.notFound, "No such session.") }
         let ended = try await services().call(Endpoints.endSession,
-                                              EndSessionRequest(memberId: member.id, sessionId: uuid.uuidString.lowercased()),
+                                              EndSessionRequest(memberId: member.id, sessionId: uuid.uuidString.lowercased(), accessToken: member.token),
                                               timeout: configuration.serviceTimeout, retries: 0)
         accessTokens.sessionsEnded(ended.sessionIds, tokensExpireAt: ended.tokensExpireAt)
         return .noContent

@@ -186,8 +186,8 @@ final class APIHandler: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw ServiceFailure(.unauthorized, "Send the access token as Authorization: Bearer <token>.")
         }
-        let claims = try await accessTokens.verify(String(parts[1]).trimmingASCIISpaces(),
-                                                   client: client, timeout: configuration.serviceTimeout)
-        return try AuthenticatedMember(claims)
+        let token = String(parts[1]).trimmingASCIISpaces()
+        let claims = try await accessTokens.verify(token, client: client, timeout: configuration.serviceTimeout)
+        return try AuthenticatedMember(claims, token: token)
     }
 }

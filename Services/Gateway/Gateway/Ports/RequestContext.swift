@@ -36,11 +36,15 @@ struct AuthenticatedMember: Sendable {
     let id: Int64
     /// The verified claims.
     let claims: AccessTokenClaims
+    /// The access token itself: the member's proof, handed on with every request that acts on the member,
+    /// for the service that owns the data to check.
+    let token: String
 
     /// The member of `claims`, or 401 when its `sub` is not a member ID.
-    init(_ claims: AccessTokenClaims) throws(ServiceFailure) {
+    init(_ claims: AccessTokenClaims, token: String) throws(ServiceFailure) {
         guard let id = Int64(claims.sub), id > 0 else { throw ServiceFailure(.unauthorized, "The access token is not valid.") }
         self.id = id
         self.claims = claims
+        self.token = token
     }
 }

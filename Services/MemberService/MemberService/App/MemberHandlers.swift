@@ -1,22 +1,42 @@
+import Authentication
 import Contracts
 import Logging
+import Messaging
 
-/// What member-service's endpoints do, one method per endpoint: check what the store cannot, call
-/// the store, log the change. `MemberServer` wires them to NATS.
+/// What member-service's endpoints do, one method per endpoint: check the proof the request carries and
+/// what the store cannot, call the store, log the change. `MemberServer` wires them to NATS.
+///
+/// Nothing on the bus is trusted, the gateway least: a login's identity arrives only from the
+/// token-verifier (the one identity that may publish `auth.member.login`), and every request that acts on a
+/// member carries that member's access token, checked here (``MemberProof``).
 struct MemberHandlers: Sendable {
     let store: MemberStore
+    /// The check of the access token a member-scoped request carries.
+    let proof: MemberProof
+    /// The token-issuer: sessions to start, or to end after a deletion or unlink.
+    let issuer: any ServiceCalling
+    let issuerTimeout: Duration
     let logger: Logger
 
-    func login(_ request: MemberLoginRequest) async throws -> MemberLoginReply {
+    /// Finds or creates the member of the identity the verifier proved, then hands the login to the
+    /// token-issuer, which starts the device's session and answers the caller.
+    func login(_ request: MemberLoginRequest) async throws -> Hop<TokenPair> {
         try Self.validate(request.identity)
+        guard (1...255).contains(request.deviceId.utf8.count) else {
+            throw ServiceFailure.invalidRequest("deviceId must be 1 to 255 bytes.")
+        }
         var request = request
         request.identity = Self.cleaned(request.identity)
         request.name = ProfileRules.providerName(request.name)
         request.email = ProfileRules.providerEmail(request.email)
-        return try await store.login(request)
+        let member = try await store.login(request)
+        return try .forward(to: Endpoints.issueTokens,
+                            IssueTokensRequest(memberId: member.memberId, deviceId: request.deviceId, provider: request.identity.provider,
+                                               isExistingMember: member.isExistingMember))
     }
 
     func profile(_ request: MemberGetRequest) async throws -> MemberProfile {
+        try await proof.claims(of: request.accessToken, memberId: request.memberId)
         guard let profile = try await store.profile(memberId: request.memberId) else {
             throw ServiceFailure(.notFound, "No such member.")
         }
@@ -25,13 +45,16 @@ struct MemberHandlers: Sendable {
 
     /// Checks the fields again (nothing on the bus is trusted), then changes them.
     func update(_ request: MemberUpdateRequest) async throws -> MemberProfile {
+        try await proof.claims(of: request.accessToken, memberId: request.memberId)
         try ProfileRules.check(name: request.name, timezone: request.timezone, locale: request.locale)
         let profile = try await store.update(request)
         logger.info("member updated", ["member.id": String(request.memberId)])
         return profile
     }
 
+    /// Links the identity the verifier proved to the member whose access token came with it.
     func link(_ request: LinkIdentityRequest) async throws -> MemberProfile {
+        try await proof.claims(of: request.accessToken, memberId: request.memberId)
         try Self.validate(request.identity)
         var request = request
         request.identity = Self.cleaned(request.identity)
@@ -42,25 +65,50 @@ struct MemberHandlers: Sendable {
         return profile
     }
 
-    func unlink(_ request: UnlinkIdentityRequest) async throws -> MemberProfile {
-        let profile = try await store.unlink(request)
+    /// Unlinks the identity, then has the token-issuer end the sessions opened through it; answers those.
+    func unlink(_ request: UnlinkIdentityRequest) async throws -> SessionsEnded {
+        try await proof.claims(of: request.accessToken, memberId: request.memberId)
+        _ = try await store.unlink(request)
         logger.info("identity unlinked", ["member.id": String(request.memberId), "identity.provider": request.provider.rawValue])
-        return profile
+        return try await identityEnded(request.memberId, request.provider)
     }
 
+    /// Deletes the member, then has the token-issuer end its sessions and refuse new ones; a repeated
+    /// request (the member is gone already) does the second step again and answers the same.
     func delete(_ request: MemberDeleteRequest) async throws -> MemberDeleteReply {
+        try await proof.claims(of: request.accessToken, memberId: request.memberId)
         let deleted = try await store.delete(memberId: request.memberId, reason: "requested")
         if deleted { logger.info("member deleted", ["member.id": String(request.memberId)]) }
-        return MemberDeleteReply(memberId: request.memberId, deleted: deleted)
+        return MemberDeleteReply(memberId: request.memberId, deleted: deleted, sessionsEnded: try await memberDeleted(request.memberId))
     }
 
+    /// Acts on an Apple notification the token-verifier proved (only it may send this subject), then has
+    /// the token-issuer end the sessions of what it ended.
     func appleNotification(_ notification: AppleNotification) async throws -> AppleNotificationOutcome {
         try Self.validate(notification)
-        let outcome = try await store.handle(notification)
+        var outcome = try await store.handle(notification)
         logger.info("apple notification handled",
                     ["apple.event": notification.type, "member.id": outcome.memberId.map(String.init) ?? "none",
                      "identity.ended": String(outcome.identityEnded), "member.deleted": String(outcome.memberDeleted)])
+        if let memberId = outcome.memberId {
+            if outcome.memberDeleted {
+                outcome.sessionsEnded = try await memberDeleted(memberId)
+            } else if outcome.identityEnded {
+                outcome.sessionsEnded = try await identityEnded(memberId, .apple)
+            }
+        }
         return outcome
+    }
+
+    /// Has the token-issuer end a deleted member's sessions and refuse new ones (idempotent).
+    private func memberDeleted(_ memberId: Int64) async throws(ServiceFailure) -> SessionsEnded {
+        try await issuer.call(Endpoints.endDeletedMember, DeletedMemberRequest(memberId: memberId), timeout: issuerTimeout, retries: 1)
+    }
+
+    /// Has the token-issuer end the sessions opened through the member's identity of `provider` (idempotent).
+    private func identityEnded(_ memberId: Int64, _ provider: Provider) async throws(ServiceFailure) -> SessionsEnded {
+        try await issuer.call(Endpoints.endIdentitySessions, EndIdentitySessionsRequest(memberId: memberId, provider: provider),
+                              timeout: issuerTimeout, retries: 1)
     }
 
     static func validate(_ identity: VerifiedIdentity) throws(ServiceFailure) {

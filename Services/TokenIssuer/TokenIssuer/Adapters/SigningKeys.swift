@@ -24,6 +24,8 @@ actor SigningKeys {
     private var noKeyWarned = false
     /// The rows already warned of as no key of this replica's (with key files).
     private var ignoredWarned: Set<String> = []
+    /// The last ``verificationKeys()``, for the `kid`s it was made of.
+    private var verification: (kids: [String], set: VerificationKeySet)?
     /// Counts loads begun, so that a load that began earlier but finished later does not put back older keys.
     private var loadsBegun = 0
 
@@ -58,6 +60,16 @@ actor SigningKeys {
     /// whose tokens may still be live.
     func published() -> JWKSet {
         JWKSet(keys: SigningKeySchedule.published(keys, at: Date(), accessTokenTTL: accessTokenTTL).map(\.publicJWK))
+    }
+
+    /// The published keys, ready to check the signature of an access token a member-scoped request carries.
+    func verificationKeys() -> VerificationKeySet {
+        let jwks = published()
+        let kids = jwks.keys.compactMap(\.kid)
+        if let cached = verification, cached.kids == kids { return cached.set }
+        let set = VerificationKeySet(jwks)
+        verification = (kids, set)
+        return set
     }
 
     /// Whether the keys come from `SIGNING_KEY_FILE` (then they rotate when a key file is added).

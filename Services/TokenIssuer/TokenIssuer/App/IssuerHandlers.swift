@@ -1,3 +1,4 @@
+import Authentication
 import Contracts
 import Foundation
 import JSON
@@ -12,6 +13,8 @@ struct IssuerHandlers: Sendable {
     let outbox: Wakeup
     let successorSecret: [UInt8]
     let configuration: TokenIssuerConfiguration
+    /// The check of the access token each session command carries: the member's own proof.
+    let proof: MemberProof
     let logger: Logger
 
     func issue(_ request: IssueTokensRequest) async throws -> TokenPair {
@@ -23,7 +26,9 @@ struct IssuerHandlers: Sendable {
                                                                      provider: request.provider)
         // The device's previous session, if any, ended in the same transaction.
         outbox.signal()
-        return try await tokens.pair(memberId: request.memberId, sessionId: sessionId, refreshToken: refreshToken)
+        var pair = try await tokens.pair(memberId: request.memberId, sessionId: sessionId, refreshToken: refreshToken)
+        pair.isExistingMember = request.isExistingMember
+        return pair
     }
 
     func refresh(_ request: RefreshTokensRequest) async throws -> TokenPair {
@@ -41,19 +46,22 @@ struct IssuerHandlers: Sendable {
     }
 
     func logout(_ request: LogoutRequest) async throws -> SessionsEnded {
-        try Self.checkMember(request.memberId)
+        let claims = try await proof.claims(of: request.accessToken, memberId: request.memberId)
+        guard claims.sid == request.sessionId else {
+            throw ServiceFailure(.unauthorized, "The access token is not of this session.")
+        }
         let ended = try await store.endSession(memberId: request.memberId, sessionId: request.sessionId, reason: .logout)
         return ended.isEmpty ? SessionsEnded(sessionIds: []) : sessionsEnded(ended, memberId: request.memberId, reason: .logout)
     }
 
     func logoutAll(_ request: LogoutAllRequest) async throws -> SessionsEnded {
-        try Self.checkMember(request.memberId)
+        try await proof.claims(of: request.accessToken, memberId: request.memberId)
         let ended = try await store.endSessions(memberId: request.memberId, reason: .logoutAll)
         return sessionsEnded(ended, memberId: request.memberId, reason: .logoutAll)
     }
 
     func endSession(_ request: EndSessionRequest) async throws -> SessionsEnded {
-        try Self.checkMember(request.memberId)
+        try await proof.claims(of: request.accessToken, memberId: request.memberId)
         let ended = try await store.endSession(memberId: request.memberId, sessionId: request.sessionId, reason: .revoked)
         guard !ended.isEmpty else { throw ServiceFailure(.notFound, "No such session.") }
         return sessionsEnded(ended, memberId: request.memberId, reason: .revoked)
@@ -61,6 +69,7 @@ struct IssuerHandlers: Sendable {
 
     /// Answers with every session the deletion ended, including those the `member.deleted` consumer
     /// (``SessionEventsConsumer``) ended first: the gateway refuses their access tokens from the answer.
+    /// Only the member-service's identity may send it, once it deleted the member.
     func endDeletedMember(_ request: DeletedMemberRequest) async throws -> SessionsEnded {
         try Self.checkMember(request.memberId)
         let ended = try await store.endDeletedMember(request.memberId)
@@ -81,7 +90,7 @@ struct IssuerHandlers: Sendable {
     }
 
     func sessions(_ request: ListSessionsRequest) async throws -> SessionList {
-        try Self.checkMember(request.memberId)
+        try await proof.claims(of: request.accessToken, memberId: request.memberId)
         return SessionList(sessions: try await store.sessions(memberId: request.memberId))
     }
 

@@ -1,16 +1,14 @@
-import Collections
-
 /// A dictionary whose entries each carry an expiry, kept in expiry order as well, with a hard cap.
 ///
 /// Every change drops the entries that have expired, from the front of the order, and, when the
 /// dictionary is full of live entries, the one that expires first; no change ever copies the whole.
 /// Lookups are the dictionary's. Replaced expiries stay in the order until they come to the front
 /// (lazy deletion), and the order is rebuilt once they outnumber the live entries.
-struct ExpiringDictionary<Key: Hashable, Value, Expiry: Comparable> {
+public struct ExpiringDictionary<Key: Hashable, Value, Expiry: Comparable> {
     private var entries: [Key: (value: Value, expiry: Expiry)] = [:]
     private var order = MinHeap<Deadline>()
     /// The most entries kept.
-    let capacity: Int
+    public let capacity: Int
 
     private struct Deadline: Comparable {
         let expiry: Expiry
@@ -21,22 +19,22 @@ struct ExpiringDictionary<Key: Hashable, Value, Expiry: Comparable> {
     }
 
     /// An empty dictionary that keeps at most `capacity` entries (at least one).
-    init(capacity: Int) {
+    public init(capacity: Int) {
         self.capacity = max(capacity, 1)
     }
 
     /// The number of entries, expired ones not yet dropped included.
-    var count: Int { entries.count }
+    public var count: Int { entries.count }
 
     /// The value stored for `key` and its expiry, whether or not that has passed.
-    subscript(key: Key) -> (value: Value, expiry: Expiry)? {
+    public subscript(key: Key) -> (value: Value, expiry: Expiry)? {
         entries[key]
     }
 
     /// Stores `value` for `key` until `expiry`, replacing what was there, after dropping what expired by
     /// `now`. Returns how many entries that had not expired were dropped to stay within `capacity`.
     @discardableResult
-    mutating func update(_ value: Value, for key: Key, expiry: Expiry, now: Expiry) -> Int {
+    public mutating func update(_ value: Value, for key: Key, expiry: Expiry, now: Expiry) -> Int {
         removeExpired(now: now)
         var evicted = 0
         if entries[key] == nil {
@@ -56,7 +54,7 @@ struct ExpiringDictionary<Key: Hashable, Value, Expiry: Comparable> {
     }
 
     /// Drops every entry whose expiry is at or before `now`.
-    mutating func removeExpired(now: Expiry) {
+    public mutating func removeExpired(now: Expiry) {
         while let first = order.min, first.expiry <= now {
             _ = order.popMin()
             if entries[first.key]?.expiry == first.expiry {

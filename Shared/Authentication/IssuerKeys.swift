@@ -6,18 +6,27 @@ import Messaging
 import NATS
 import Synchronization
 
-/// The issuer's public keys as this gateway last fetched them over NATS: what access tokens are checked
-/// against, and what `/.well-known/jwks.json` serves, so that neither costs a NATS call.
+/// The issuer's public keys as this process last fetched them over NATS: what access tokens are checked
+/// against (by the gateway, and by the member-service, which checks the token each member-scoped request
+/// carries), and what the gateway's `/.well-known/jwks.json` serves, so that neither costs a NATS call.
+/// The issuer answers with the `iss` and `aud` its tokens carry too; only the token-issuer's identity can
+/// answer on this process's inbox.
 ///
 /// The copy follows the issuer: it is fetched again when a token-issuer announces a change
 /// (`auth.issuer.keys-changed`: a rotation scheduled, a key file recorded), every `maximumAge` (a retired
 /// key leaves the set unannounced, and a notice may be missed while disconnected), and when a token names a
 /// key the copy lacks, at most once a second. However many ask at once, one fetch is in flight.
-final class IssuerKeys: Sendable {
+public final class IssuerKeys: Sendable {
     /// One fetched key set.
-    struct Snapshot: Sendable {
-        let set: VerificationKeySet
-        let jwks: JWKSet
+    public struct Snapshot: Sendable {
+        /// The keys, ready to check signatures.
+        public let set: VerificationKeySet
+        /// The keys as published.
+        public let jwks: JWKSet
+        /// The `iss` the issuer's tokens carry.
+        public let issuer: String
+        /// The `aud` the issuer's tokens carry.
+        public let audience: String
         let fetchedAt: ContinuousClock.Instant
     }
 
@@ -31,42 +40,48 @@ final class IssuerKeys: Sendable {
     private let logger: Logger
 
     /// An empty copy, fetched again after `maximumAge` at the latest once `follow` runs.
-    init(maximumAge: Duration = .seconds(60), logger: Logger) {
+    public init(maximumAge: Duration = .seconds(60), logger: Logger) {
         self.maximumAge = maximumAge
         self.logger = logger
     }
 
     /// True once a key set was fetched.
-    var isLoaded: Bool {
+    public var isLoaded: Bool {
         state.withLock { $0.current != nil }
     }
 
     /// Whether the copy has the key `kid` names (with no `kid`, whether it has exactly one key): a token
     /// remembered as verified counts only while the key that signed it is still published.
-    func has(kid: String?) -> Bool {
+    public func has(kid: String?) -> Bool {
         state.withLock { $0.current?.set.key(for: kid) != nil }
     }
 
     /// The key set to publish, or 503 before the first fetch.
-    func published() throws(ServiceFailure) -> JWKSet {
+    public func published() throws(ServiceFailure) -> JWKSet {
         guard let current = state.withLock({ $0.current }) else { throw ServiceFailure.unavailable }
         return current.jwks
     }
 
     /// The keys to check a token naming `kid` against: the copy, fetched again first when it lacks `kid`
     /// and is more than a second old.
-    func keySet(for kid: String?, client: (any ServiceCalling)?, timeout: Duration) async throws(ServiceFailure) -> VerificationKeySet {
+    public func keySet(for kid: String?, client: (any ServiceCalling)?, timeout: Duration) async throws(ServiceFailure) -> VerificationKeySet {
+        try await snapshot(for: kid, client: client, timeout: timeout).set
+    }
+
+    /// The copy to check a token naming `kid` against, with the issuer and audience: fetched again first
+    /// when it lacks `kid` and is more than a second old.
+    public func snapshot(for kid: String?, client: (any ServiceCalling)?, timeout: Duration) async throws(ServiceFailure) -> Snapshot {
         if let current = state.withLock({ $0.current }) {
             let known = kid.map { current.set.key(for: $0) != nil } ?? true
-            if known || ContinuousClock.now - current.fetchedAt < .seconds(1) { return current.set }
+            if known || ContinuousClock.now - current.fetchedAt < .seconds(1) { return current }
         }
         guard let client else { throw ServiceFailure.unavailable }
-        return try await fetch(client: client, timeout: timeout).set
+        return try await fetch(client: client, timeout: timeout)
     }
 
     /// Keeps the copy current for as long as the calling task runs: fetches it (every second until the
     /// issuer answers), then again on every change notice and every `maximumAge`.
-    func follow(client: ServiceClient, timeout: Duration) async {
+    public func follow(client: ServiceClient, timeout: Duration) async {
         let notices: NATSSubscription?
         do {
             notices = try client.connection.subscribe(SigningKeyNotices.changed)
@@ -79,7 +94,7 @@ final class IssuerKeys: Sendable {
             guard let notices else { return }
             for await _ in notices {
                 do {
-                    _ = try await fetch(client: client, timeout: timeout)
+                    _ = try await load(client: client, timeout: timeout)
                 } catch {
                     logger.warning("cannot fetch the issuer's changed keys", ["error": String(describing: error)])
                 }
@@ -92,12 +107,13 @@ final class IssuerKeys: Sendable {
         var failing = false
         while !Task.isCancelled {
             do {
-                _ = try await fetch(client: client, timeout: timeout)
+                // Its own fetch, not the shared one: this one stops when the task does (a service's SIGTERM).
+                _ = try await load(client: client, timeout: timeout)
                 failing = false
                 try? await Task.sleep(for: maximumAge)
             } catch {
                 if !failing {
-                    logger.warning("cannot fetch the issuer's keys yet; retrying", ["error": error.description])
+                    logger.warning("cannot fetch the issuer's keys yet; retrying", ["error": String(describing: error)])
                     failing = true
                 }
                 try? await Task.sleep(for: .seconds(1))
@@ -111,22 +127,9 @@ final class IssuerKeys: Sendable {
             if let running = state.fetch { return running }
             // Not cancelled with a caller that stops waiting: the others still wait for it.
             let task = Task<Snapshot, any Error> {
-                do {
-                    // Shared by every caller waiting for it, so it carries none's request ID.
-                    let reply = try await RequestID.$current.withValue(nil) {
-                        try await client.call(Endpoints.accessTokenKeys, AccessTokenKeysRequest(), timeout: timeout, retries: 1)
-                    }
-                    let jwks = try reply.jwks.decode(JWKSet.self)
-                    let snapshot = Snapshot(set: VerificationKeySet(jwks), jwks: jwks, fetchedAt: .now)
-                    self.state.withLock { state in
-                        state.current = snapshot
-                        state.fetch = nil
-                    }
-                    return snapshot
-                } catch {
-                    self.state.withLock { $0.fetch = nil }
-                    throw error
-                }
+                defer { self.state.withLock { $0.fetch = nil } }
+                // Shared by every caller waiting for it, so it carries none's request ID.
+                return try await RequestID.$current.withValue(nil) { try await self.load(client: client, timeout: timeout) }
             }
             state.fetch = task
             return task
@@ -138,5 +141,14 @@ final class IssuerKeys: Sendable {
         } catch {
             throw ServiceFailure.unavailable
         }
+    }
+
+    /// Fetches the key set from the issuer and keeps it as the copy.
+    private func load(client: any ServiceCalling, timeout: Duration) async throws -> Snapshot {
+        let reply = try await client.call(Endpoints.accessTokenKeys, AccessTokenKeysRequest(), timeout: timeout, retries: 1)
+        let jwks = try reply.jwks.decode(JWKSet.self)
+        let snapshot = Snapshot(set: VerificationKeySet(jwks), jwks: jwks, issuer: reply.issuer, audience: reply.audience, fetchedAt: .now)
+        state.withLock { $0.current = snapshot }
+        return snapshot
     }
 }

@@ -4,19 +4,26 @@ import JSON
 
 /// The check of one service access token against the issuer's keys: the signature (ES256 or EdDSA), the
 /// issuer and audience, and the times. Pure: no cache, no network, no ended sessions.
-struct AccessTokenCheck: Sendable {
+public struct AccessTokenCheck: Sendable {
     /// The longest access token read, in bytes.
-    static let maxLength = 4096
+    public static let maxLength = 4096
 
     /// The `iss` the tokens must carry (`TOKEN_ISSUER`).
-    let issuer: String
+    public let issuer: String
     /// The `aud` the tokens must carry (`TOKEN_AUDIENCE`).
-    let audience: String
+    public let audience: String
     /// How far in the future `iat` may be (seconds): the clock skew allowed.
-    let leeway: Int64
+    public let leeway: Int64
+
+    /// A check for tokens of `issuer` for `audience`, allowing `leeway` seconds of clock skew.
+    public init(issuer: String, audience: String, leeway: Int64) {
+        self.issuer = issuer
+        self.audience = audience
+        self.leeway = leeway
+    }
 
     /// `token` split into its parts, or 401 when it is not a compact JWS.
-    func parse(_ token: String) throws(ServiceFailure) -> CompactJWS {
+    public static func parse(_ token: String) throws(ServiceFailure) -> CompactJWS {
         do {
             return try CompactJWS.parse(token, maxLength: Self.maxLength)
         } catch {
@@ -26,7 +33,7 @@ struct AccessTokenCheck: Sendable {
 
     /// The claims of `jws` when its signature verifies with `keys` and its claims are for this service and
     /// current at `now` (seconds since 1970); else 401 saying which.
-    func claims(of jws: CompactJWS, keys: VerificationKeySet, now: Int64) throws(ServiceFailure) -> AccessTokenClaims {
+    public func claims(of jws: CompactJWS, keys: VerificationKeySet, now: Int64) throws(ServiceFailure) -> AccessTokenClaims {
         let claims: AccessTokenClaims
         do {
             try jws.verify(with: keys, allowed: [.ES256, .EdDSA])
@@ -42,7 +49,7 @@ struct AccessTokenCheck: Sendable {
 
     /// The claims and `kid` of a token the issuer has just handed out, read without checking its signature
     /// (it came over the same channel as the issuer's keys), or nil when it is not one of this service's tokens.
-    func claims(ofIssued token: String) -> (claims: AccessTokenClaims, kid: String?)? {
+    public func claims(ofIssued token: String) -> (claims: AccessTokenClaims, kid: String?)? {
         guard let jws = try? CompactJWS.parse(token, maxLength: Self.maxLength),
               let claims = try? MessageCoding.decode(AccessTokenClaims.self, from: jws.payload),
               isOurs(claims) else { return nil }
@@ -50,16 +57,16 @@ struct AccessTokenCheck: Sendable {
     }
 
     /// 401 when `claims` expired at or before `now`.
-    func checkNotExpired(_ claims: AccessTokenClaims, now: Int64) throws(ServiceFailure) {
+    public func checkNotExpired(_ claims: AccessTokenClaims, now: Int64) throws(ServiceFailure) {
         guard claims.exp > now else { throw Self.unauthorized("The access token has expired.") }
     }
 
     /// Whether `claims` name this deployment as issuer and audience.
-    func isOurs(_ claims: AccessTokenClaims) -> Bool {
+    public func isOurs(_ claims: AccessTokenClaims) -> Bool {
         claims.iss == issuer && claims.aud == audience
     }
 
-    static func unauthorized(_ message: String) -> ServiceFailure {
+    public static func unauthorized(_ message: String) -> ServiceFailure {
         ServiceFailure(.unauthorized, message)
     }
 }

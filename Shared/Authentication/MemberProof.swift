@@ -1,0 +1,66 @@
+import Contracts
+import Foundation
+import JOSE
+
+/// The check a service that owns a member's data makes of the access token a member-scoped request
+/// carries (SPEC section 9: a member ID alone never acts on a member): the signature against the issuer's
+/// published keys, `iss`, `aud`, `exp`, `iat`, and `sub` equal to the member acted on. Whoever sends the
+/// request, the gateway included, acts only with the member's own token.
+///
+/// Tokens it verified are remembered until they expire (at most `capacity`), so an app that sends the same
+/// token on every request costs one signature check; a remembered token counts only while the key that
+/// signed it is still published.
+public final class MemberProof: Sendable {
+    /// The keys to check a token naming `kid` against, with the `iss` and `aud` the tokens must carry.
+    public typealias Keys = @Sendable (_ kid: String?) async throws(ServiceFailure) -> TrustedKeys
+
+    /// What tokens are checked against.
+    public struct TrustedKeys: Sendable {
+        /// The issuer's published keys.
+        public let set: VerificationKeySet
+        /// The `iss` its tokens carry.
+        public let issuer: String
+        /// The `aud` its tokens carry.
+        public let audience: String
+
+        /// Creates one.
+        public init(set: VerificationKeySet, issuer: String, audience: String) {
+            self.set = set
+            self.issuer = issuer
+            self.audience = audience
+        }
+    }
+
+    private let keys: Keys
+    private let leeway: Int64
+    private let verified: VerifiedTokens
+
+    /// A check against the keys `keys` gives, allowing `leeway` of clock skew on `iat`.
+    public init(leeway: Duration, capacity: Int = 100_000, keys: @escaping Keys) {
+        self.keys = keys
+        self.leeway = leeway.components.seconds
+        self.verified = VerifiedTokens(capacity: capacity)
+    }
+
+    /// The claims of `token` when it is a valid access token of member `memberId`; otherwise `UNAUTHORIZED`.
+    @discardableResult
+    public func claims(of token: String, memberId: Int64) async throws(ServiceFailure) -> AccessTokenClaims {
+        guard memberId > 0 else { throw ServiceFailure.invalidRequest("memberId must be positive.") }
+        let now = Int64(Date().timeIntervalSince1970)
+        let claims: AccessTokenClaims
+        if let entry = verified.entry(for: token), try await keys(entry.kid).set.key(for: entry.kid) != nil {
+            guard entry.claims.exp > now else { throw AccessTokenCheck.unauthorized("The access token has expired.") }
+            claims = entry.claims
+        } else {
+            let jws = try AccessTokenCheck.parse(token)
+            let trusted = try await keys(jws.header.kid)
+            let check = AccessTokenCheck(issuer: trusted.issuer, audience: trusted.audience, leeway: leeway)
+            claims = try check.claims(of: jws, keys: trusted.set, now: now)
+            verified.remember(token, claims, kid: jws.header.kid, now: now)
+        }
+        guard claims.sub == String(memberId) else {
+            throw AccessTokenCheck.unauthorized("The access token is not this member's.")
+        }
+        return claims
+    }
+}

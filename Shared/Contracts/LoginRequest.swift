@@ -1,0 +1,55 @@
+/// A login as the gateway hands it on (`auth.verifier.login`): the provider's token to prove, and what the
+/// app said beside it. Nothing here names a member: the member is the one the proven identity leads to.
+public struct LoginRequest: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The provider token to prove.
+    public var verify: VerifyRequest
+    /// The app's device ID: the session to start, or to replace.
+    public var deviceId: String
+    /// The name the provider gave the app (Apple, first sign-in only).
+    public var name: String?
+    /// The email the provider gave the app (Apple, first sign-in only).
+    public var email: String?
+    /// The device's IANA time zone, as the app reports it.
+    public var timezone: String?
+    /// The device's locale, as the app reports it.
+    public var locale: String?
+
+    /// Creates a request.
+    public init(verify: VerifyRequest, deviceId: String, name: String? = nil, email: String? = nil,
+                timezone: String? = nil, locale: String? = nil) {
+        self.verify = verify
+        self.deviceId = deviceId
+        self.name = name
+        self.email = email
+        self.timezone = timezone
+        self.locale = locale
+    }
+}
+
+/// A link as the gateway hands it on (`auth.verifier.link`): the provider's token to prove, and the
+/// Bearer's access token, which the member-service checks.
+public struct LinkRequest: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The provider token to prove.
+    public var verify: VerifyRequest
+    /// The member to link the identity to.
+    public var memberId: Int64
+    /// The member's own access token (`sub` must be `memberId`).
+    public var accessToken: String
+    /// The name the provider gave the app (Apple, first sign-in only).
+    public var name: String?
+    /// The email the provider gave the app (Apple, first sign-in only).
+    public var email: String?
+
+    /// Creates a request.
+    public init(verify: VerifyRequest, memberId: Int64, accessToken: String, name: String? = nil, email: String? = nil) {
+        self.verify = verify
+        self.memberId = memberId
+        self.accessToken = accessToken
+        self.name = name
+        self.email = email
+    }
+}
