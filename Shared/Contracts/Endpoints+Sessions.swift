@@ -165,3 +165,57 @@ public struct SessionSummary: Codable, Sendable, Equatable {
         self.lastUsedAt = lastUsedAt
     }
 }
+
+extension Endpoints {
+    /// token-issuer: the sessions that ended while their access tokens may still be live (ended within the
+    /// access-token lifetime), page by page in the order they ended. A gateway reads them at start and after
+    /// every gap in its live `session.ended` subscription, so it refuses the tokens of sessions that ended
+    /// while it was not listening. Session IDs only: no member, no token.
+    public static let endedSessions = Endpoint<EndedSessionsRequest, EndedSessionsPage>("auth.issuer.ended-sessions")
+}
+
+/// Asks for a page of ended sessions (`auth.issuer.ended-sessions`).
+public struct EndedSessionsRequest: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The previous page's ``EndedSessionsPage/next``; nil for the first page.
+    public var after: String?
+    /// The most sessions to answer (1 to 1,000).
+    public var limit: Int
+
+    /// Creates a request.
+    public init(after: String? = nil, limit: Int = 1_000) {
+        self.after = after
+        self.limit = limit
+    }
+}
+
+/// A page of ended sessions.
+public struct EndedSessionsPage: Codable, Sendable, Equatable {
+    /// The contract version (1).
+    public var v: Int = 1
+    /// The sessions, in the order they ended.
+    public var sessions: [EndedSession]
+    /// Where the next page starts; nil when this one is the last.
+    public var next: String?
+
+    /// Creates a page.
+    public init(sessions: [EndedSession], next: String?) {
+        self.sessions = sessions
+        self.next = next
+    }
+}
+
+/// One ended session whose access tokens may still be live.
+public struct EndedSession: Codable, Sendable, Equatable {
+    /// The session ID (`sid` of its access tokens).
+    public var sessionId: String
+    /// When the last access token of the session expires.
+    public var tokensExpireAt: Date
+
+    /// Creates one.
+    public init(sessionId: String, tokensExpireAt: Date) {
+        self.sessionId = sessionId
+        self.tokensExpireAt = tokensExpireAt
+    }
+}

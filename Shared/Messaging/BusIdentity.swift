@@ -5,7 +5,8 @@ import Contracts
 /// it, and every service connects with its identity's inbox prefix from it. Everything not listed
 /// is denied.
 public enum BusIdentity: String, CaseIterable, Sendable {
-    /// The HTTP API: the only one that sends requests to the services.
+    /// The HTTP API: hands the internet's requests on, each with the proof it carries; it may create no
+    /// JetStream consumer and name no member on its own.
     case gateway
     /// Proves provider tokens; revokes provider grants of deleted members.
     case tokenVerifier = "token-verifier"
@@ -13,9 +14,10 @@ public enum BusIdentity: String, CaseIterable, Sendable {
     case memberService = "member-service"
     /// Tokens and sessions; publishes session events.
     case tokenIssuer = "token-issuer"
-    /// A person or script running the system: asks for a signing-key rotation and service
-    /// discovery, reads the event stream (`nats stream view`) and follows events; it cannot call the
-    /// services, answer them, publish events, edit the stream or touch the services' durable consumers.
+    /// A person or script running the system: asks for a signing-key rotation and service discovery,
+    /// proves a provider token (a diagnostic), reads stored events one by one and follows them live; it
+    /// cannot call the services that act on members, answer them, publish events, edit the stream, create
+    /// a consumer or touch the services' durable consumers.
     case `operator`
     /// Edits the event stream's settings (`nats stream edit`: limits, replicas, subjects), which can
     /// point the stream at anyone's subjects: a credential kept offline, used by a person, never by a
@@ -31,9 +33,8 @@ public enum BusIdentity: String, CaseIterable, Sendable {
         switch self {
         case .gateway:
             BusGrant(
-                publish: BusSubjects.requests(sentBy: self) + BusSubjects.pings + JetStreamSubjects.follower,
-                denyPublish: JetStreamSubjects.everyDurable,
-                subscribe: [SigningKeyNotices.changed],
+                publish: BusSubjects.requests(sentBy: self) + BusSubjects.pings,
+                subscribe: [SigningKeyNotices.changed, Events.sessionEnded.subject],
                 allowResponses: false)
         case .tokenVerifier:
             BusGrant(
@@ -142,6 +143,7 @@ public enum BusSubjects {
         Request(Endpoints.endSession, answeredBy: .tokenIssuer, sentBy: [.gateway], proof: "the member's access token"),
         // Public keys: anyone who checks access tokens.
         Request(Endpoints.accessTokenKeys, answeredBy: .tokenIssuer, sentBy: [.gateway, .memberService], proof: "none: public keys"),
+        Request(Endpoints.endedSessions, answeredBy: .tokenIssuer, sentBy: [.gateway], proof: "none: session IDs only"),
         Request(Endpoints.rotateSigningKeys, answeredBy: .tokenIssuer, sentBy: [.operator], proof: "the sender"),
     ]
 
@@ -197,14 +199,6 @@ public enum JetStreamSubjects {
             + ["$JS.ACK.\(stream).\(name).>"]
     }
 
-    /// The gateway's follower of `session.ended`: an ephemeral ordered consumer (created, deleted,
-    /// re-created after a gap, answered for flow control) and the last message of a subject.
-    public static let follower = [
-        "\(api).STREAM.INFO.\(stream)", "\(api).CONSUMER.CREATE.\(stream)", "\(api).CONSUMER.CREATE.\(stream).>",
-        "\(api).CONSUMER.DELETE.\(stream).*", "\(api).CONSUMER.INFO.\(stream).*",
-        "\(api).STREAM.MSG.GET.\(stream)", "\(api).DIRECT.GET.\(stream).>", "$JS.FC.\(stream).>",
-    ]
-
     /// Every durable consumer's API and acknowledgement subjects: no one's wildcards may reach
     /// another service's consumer (deleting it, or acknowledging its messages unhandled).
     public static let everyDurable = [Events.Durables.revocations, Events.Durables.sessionsOfDeletedMembers,
@@ -213,13 +207,12 @@ public enum JetStreamSubjects {
                             "\(api).CONSUMER.MSG.NEXT.\(stream).\(name)", "\(api).CONSUMER.DURABLE.CREATE.\(stream).\(name)",
                             "$JS.ACK.\(stream).\(name).>"] }
 
-    /// The operator's: the stream's and consumers' state, and reading the stream through ephemeral
-    /// consumers of its own.
+    /// The operator's: the stream's and consumers' state, and reading stored events one by one (`nats stream
+    /// get`, by sequence or a subject's last). No consumer of its own: whoever creates a consumer chooses
+    /// where it delivers, and nats-server checks no permission on that (events follow live on `events.>`).
     public static let inspection = [
         "\(api).INFO", "\(api).STREAM.INFO.\(stream)", "\(api).STREAM.NAMES", "\(api).STREAM.LIST",
         "\(api).CONSUMER.NAMES.\(stream)", "\(api).CONSUMER.LIST.\(stream)",
         "\(api).CONSUMER.INFO.\(stream).*", "\(api).STREAM.MSG.GET.\(stream)", "\(api).DIRECT.GET.\(stream).>",
-        "\(api).CONSUMER.CREATE.\(stream)", "\(api).CONSUMER.CREATE.\(stream).>", "\(api).CONSUMER.MSG.NEXT.\(stream).*",
-        "\(api).CONSUMER.DELETE.\(stream).*", "$JS.ACK.\(stream).>", "$JS.FC.\(stream).>",
     ]
 }

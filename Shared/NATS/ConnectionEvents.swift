@@ -7,6 +7,8 @@ import Synchronization
 final class ConnectionEvents: Sendable {
     private struct State {
         var permissionViolations = 0
+        var gapWatchers: [Int: AsyncStream<Void>.Continuation] = [:]
+        var nextWatcher = 0
     }
 
     let logger: Logger
@@ -34,6 +36,28 @@ final class ConnectionEvents: Sendable {
 
     func reconnected(url: String?) {
         logger.info("NATS connection re-established", url.map { ["nats.url": $0] } ?? [:])
+        gapped()
+    }
+
+    /// A stream that yields each time messages of this connection's plain subscriptions may have been lost:
+    /// after a reconnect (what was published while it was down), or when the library dropped messages of a
+    /// subscription that fell behind (a slow consumer).
+    func gaps() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let key = state.withLock { state in
+            defer { state.nextWatcher += 1 }
+            state.gapWatchers[state.nextWatcher] = continuation
+            return state.nextWatcher
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.gapWatchers.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    private func gapped() {
+        let watchers = state.withLock { Array($0.gapWatchers.values) }
+        for watcher in watchers { watcher.yield() }
     }
 
     /// Permission violations the server reported on this connection (a publish or subscribe its
@@ -47,6 +71,9 @@ final class ConnectionEvents: Sendable {
         if status == NATS_NOT_PERMITTED {
             state.withLock { $0.permissionViolations += 1 }
             logger.error("NATS permission violation: this identity may not use that subject", metadata)
+        } else if status == NATS_SLOW_CONSUMER {
+            logger.warning("NATS subscription fell behind; messages were dropped", metadata)
+            gapped()
         } else {
             logger.warning("NATS asynchronous error", metadata)
         }
@@ -54,6 +81,11 @@ final class ConnectionEvents: Sendable {
 
     func closed() {
         logger.info("NATS connection closed")
+        let watchers = state.withLock { state in
+            defer { state.gapWatchers.removeAll() }
+            return Array(state.gapWatchers.values)
+        }
+        for watcher in watchers { watcher.finish() }
         multiplexer.failAll(with: .connectionClosed)
         closedLatch.open()
     }

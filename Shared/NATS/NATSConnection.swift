@@ -51,6 +51,13 @@ public final class NATSConnection: Sendable {
     /// permission (SPEC section 9); each is also logged as an error.
     public var permissionViolations: Int { events.permissionViolations }
 
+    /// Yields each time messages of this connection's plain subscriptions may have been lost (a reconnect,
+    /// or a subscription that fell behind and had messages dropped); finishes when the connection closes.
+    /// A follower of a subject reads what it missed from where that is kept when this yields.
+    public func gaps() -> AsyncStream<Void> {
+        events.gaps()
+    }
+
     /// True while the connection is up (not reconnecting, draining or closed).
     public var isConnected: Bool {
         natsConnection_Status(handle.connection) == NATS_CONN_STATUS_CONNECTED

@@ -12,6 +12,6 @@ struct SecurityModelDocumentTests {
         let start = try #require(readme.range(of: "<!-- nats-permissions: made by `nats-auth table` -->\n"))
         let end = try #require(readme.range(of: "<!-- /nats-permissions -->", range: start.upperBound..<readme.endIndex))
         #expect(String(readme[start.upperBound..<end.lowerBound]) == BusAuthorization.markdownTable(),
-                "run `swift run nats-auth table` and paste it into the README")
+                "run deploy/local/permission-table (it pastes `nats-auth table` into the README)")
     }
 }

@@ -137,6 +137,7 @@ struct BusProofMatrixTests {
                 try encode(EndSessionRequest(memberId: target.id, sessionId: target.sessionId, accessToken: target.accessToken))
             },
             Case(subject: Endpoints.accessTokenKeys.subject, without: nil) { _ in try encode(AccessTokenKeysRequest()) },
+            Case(subject: Endpoints.endedSessions.subject, without: nil) { _ in try encode(EndedSessionsRequest()) },
             Case(subject: Endpoints.rotateSigningKeys.subject, without: nil) { _ in try encode(RotateSigningKeysRequest()) },
         ]
     }

@@ -109,7 +109,18 @@ private final class StandInIssuer: Sendable {
             return AccessTokenKeys(jwks: try JSONValue(encoding: JWKSet(keys: issuer.keys.withLock { $0 })), issuer: TestStack.tokenIssuer,
                                    audience: TestStack.tokenAudience)
         }
-        issuer.serving.withLock { $0 = Task { try await responder.run() } }
+        // A gateway reads the ended sessions too before it checks tokens: none here.
+        let ended = Responder(connection: issuer.connection, endpoint: Endpoints.endedSessions, queue: QueueGroups.tokenIssuer,
+                              logger: logger) { _ in EndedSessionsPage(sessions: [], next: nil) }
+        issuer.serving.withLock {
+            $0 = Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await responder.run() }
+                    group.addTask { try await ended.run() }
+                    try await group.waitForAll()
+                }
+            }
+        }
         return issuer
     }
 

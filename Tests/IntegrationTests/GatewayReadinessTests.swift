@@ -14,7 +14,7 @@ import TestSupport
 struct GatewayReadinessTests {
     @Test("ready once it has the issuer's keys and the ended sessions, whether or not the verifier answers; ?services=all tells the rest")
     func ownReadiness() async throws {
-        // No JetStream: no session can have ended, so only the keys are awaited.
+        // No issuer at first: neither its keys nor the ended sessions can be read.
         let nats = try await TestNATSServer.start()
         defer { nats.stop() }
         let gateway = try await StandaloneGateway.start(natsURL: nats.url)
@@ -27,15 +27,19 @@ struct GatewayReadinessTests {
             #expect(before.text.contains("access-token keys"), "\(before.text)")
             #expect(try await RunningStack.send("GET", gateway.managementURL + "/healthz").status == 200)
 
-            // An issuer answers for its keys; no verifier or member-service exists.
+            // An issuer answers for its keys and its ended sessions (none); no verifier or member-service exists.
             let connection = try await NATSConnection.connect(TestIdentities.configuration(url: nats.url, name: "keys-only-issuer"), logger: Logger(label: "test", level: .error))
             let keys = Responder(connection: connection, endpoint: Endpoints.accessTokenKeys, queue: QueueGroups.tokenIssuer,
                                  logger: Logger(label: "test", level: .error)) { _ in
                 try AccessTokenKeys(jwks: JSONValue(encoding: JWKSet(keys: [])), issuer: TestStack.tokenIssuer, audience: TestStack.tokenAudience)
             }
+            let ended = Responder(connection: connection, endpoint: Endpoints.endedSessions, queue: QueueGroups.tokenIssuer,
+                                  logger: Logger(label: "test", level: .error)) { _ in EndedSessionsPage(sessions: [], next: nil) }
             let serving = Task { try await keys.run() }
+            let servingEnded = Task { try await ended.run() }
             defer {
                 serving.cancel()
+                servingEnded.cancel()
                 Task { await connection.drainAndClose() }
             }
             let ready = await eventually(timeout: .seconds(10)) {

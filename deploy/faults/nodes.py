@@ -189,24 +189,24 @@ def psql(sql):
 
 
 async def member_created_ids(size):
-    """The member IDs of every `member.created` event in the stream, read by an ephemeral consumer
-    of the operator's identity."""
+    """The member IDs of every `member.created` event in the stream, read one by one with the
+    operator's identity (`$JS.API.STREAM.MSG.GET`, the next of the subject after each): the operator
+    may create no consumer, since whoever creates one chooses where it delivers."""
     import nats
-    from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+    import nats.js.errors
     servers = [f"nats://127.0.0.1:{NATS_PORT + i}" for i in range(size)]
     connection = await nats.connect(servers=servers, name="faults-run", inbox_prefix="_INBOX_operator",
                                     nkeys_seed=os.path.join(RUN, "nats-identities", "operator.nk"))
     try:
-        subscription = await connection.jetstream().pull_subscribe(
-            "events.member.created", durable=None, stream=STREAM,
-            config=ConsumerConfig(ack_policy=AckPolicy.NONE, deliver_policy=DeliverPolicy.ALL, inactive_threshold=60))
-        ids = []
+        manager = connection.jsm()
+        ids, seq = [], 1
         while True:
             try:
-                messages = await subscription.fetch(512, timeout=3)
-            except nats.errors.TimeoutError:
+                message = await manager.get_msg(STREAM, seq=seq, subject="events.member.created", next=True)
+            except nats.js.errors.NotFoundError:
                 return ids
-            ids += [json.loads(m.data)["data"]["memberId"] for m in messages]
+            ids.append(json.loads(message.data)["data"]["memberId"])
+            seq = message.seq + 1
     finally:
         await connection.close()
 

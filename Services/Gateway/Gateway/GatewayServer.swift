@@ -61,7 +61,7 @@ public struct GatewayServer: Service {
             let client = ServiceClient(connection: nats, logger: logger, metrics: metrics)
             handler.client = client
             logger.info("gateway connected to NATS")
-            let following = Task { await handler.accessTokens.follower.follow(nats) }
+            let following = Task { await handler.accessTokens.follower.follow(client, timeout: configuration.serviceTimeout) }
             // Until cancelled: the gateway is ready for Bearer requests before the first one, not at it.
             await handler.accessTokens.keys.follow(client: client, timeout: configuration.serviceTimeout)
             following.cancel()

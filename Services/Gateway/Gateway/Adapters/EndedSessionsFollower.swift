@@ -2,63 +2,89 @@ import Contracts
 import Foundation
 import JSON
 import Logging
+import Messaging
 import NATS
 
-/// Follows `session.ended` in the `AUTH_EVENTS` stream and puts each session on the ``EndedSessions``
-/// list. Each gateway replica reads the events from the longest access-token lifetime back, so a gateway
-/// that starts (or reconnects) late still knows every session that ended while its tokens could be
-/// valid; once it has read that far it opens the ``CatchUpGate`` that requests with a token wait at.
+/// Keeps the ``EndedSessions`` list: `session.ended` events as they are published (a plain subscription),
+/// and, at start and after every gap in that subscription (a reconnect, or messages dropped), the sessions
+/// the token-issuer says ended while their access tokens may still be live (`auth.issuer.ended-sessions`,
+/// from its table). Once the first such read is done it opens the ``CatchUpGate`` that requests with a
+/// token wait at.
+///
+/// The gateway reads the stream through no JetStream consumer: a consumer's creator chooses where it
+/// delivers, and nats-server checks no permission on that (SPEC section 9 allows a push consumer aimed only
+/// at its creator's inbox), so the gateway's identity may create none.
 struct EndedSessionsFollower: Sendable {
     let sessions: EndedSessions
     let caughtUp: CatchUpGate
     let logger: Logger
 
-    /// Follows the events for as long as the calling task runs; cnats keeps the ordered consumer going
-    /// across reconnects. While the stream cannot be followed (JetStream down, or no stream yet: then no
-    /// session has ended) it retries.
-    func follow(_ connection: NATSConnection) async {
-        let lookback = TimeInterval(EndedSessions.fallbackRetention + sessions.leeway)
-        var failures = 0
-        while !Task.isCancelled {
-            let follower: StreamFollower
+    /// Follows the ended sessions for as long as the calling task runs.
+    func follow(_ client: ServiceClient, timeout: Duration) async {
+        let connection = client.connection
+        // Watched before the subscription is made, so no gap after it goes unseen.
+        let gaps = connection.gaps()
+        let live: NATSSubscription
+        while true {
             do {
-                follower = try await connection.jetStream.follow(stream: Events.stream, subject: Events.sessionEnded.subject,
-                                                                 since: Date(timeIntervalSinceNow: -lookback))
+                live = try connection.subscribe(Events.sessionEnded.subject)
+                break
             } catch {
-                // 10059: no stream yet; 10076: a server without JetStream. Either way no event is stored to read.
-                if let error = error as? NATSError, error == .jetStream(10059) || error == .jetStream(10076) {
-                    finishCatchUp()
-                }
-                if failures == 0 {
-                    logger.warning("cannot follow session.ended yet; retrying", ["error": String(describing: error)])
-                }
-                failures += 1
-                try? await Task.sleep(for: .seconds(1))
-                continue
+                logger.warning("cannot subscribe to session.ended yet; retrying", ["error": String(describing: error)])
+                do { try await Task.sleep(for: .seconds(1)) } catch { return }
             }
-            logger.info("following session.ended", ["events.caught_up_at": String(follower.caughtUpAt)])
-            if follower.caughtUpAt == 0 { finishCatchUp() }
-            await withTaskCancellationHandler {
-                for await message in follower.messages {
-                    do {
-                        let event = try MessageCoding.decode(EventEnvelope<SessionEnded>.self, from: message.payload)
-                        sessions.end([event.data.sessionId], tokensExpireAt: event.data.tokensExpireAt)
-                    } catch {
-                        logger.warning("unreadable session.ended event ignored", ["events.sequence": String(message.streamSequence)])
-                    }
-                    if message.streamSequence >= follower.caughtUpAt { finishCatchUp() }
+        }
+        let reader = Task {
+            for await message in live {
+                do {
+                    let event = try MessageCoding.decode(EventEnvelope<SessionEnded>.self, from: message.payload)
+                    sessions.end([event.data.sessionId], tokensExpireAt: event.data.tokensExpireAt)
+                } catch {
+                    logger.warning("unreadable session.ended event ignored")
                 }
-            } onCancel: {
-                follower.messages.unsubscribe()
             }
-            // The subscription ended (connection closed): follow again unless the task is done.
-            failures = 0
+        }
+        defer {
+            live.unsubscribe()
+            reader.cancel()
+        }
+        var gap = gaps.makeAsyncIterator()
+        while !Task.isCancelled {
+            await readEnded(client, timeout: timeout)
+            // Waits for the next gap; nil once the connection closed or the task is cancelled.
+            guard await gap.next() != nil else { return }
+            logger.info("session.ended may have been missed; reading the ended sessions again")
         }
     }
 
-    private func finishCatchUp() {
+    /// Reads every ended session whose tokens may be live from the issuer, page by page, retrying each page
+    /// every second until the issuer answers; opens the gate once done.
+    private func readEnded(_ client: ServiceClient, timeout: Duration) async {
+        var after: String?
+        var failing = false
+        var count = 0
+        while !Task.isCancelled {
+            do {
+                let page = try await RequestID.$current.withValue(nil) {
+                    try await client.call(Endpoints.endedSessions, EndedSessionsRequest(after: after), timeout: timeout, retries: 1)
+                }
+                for session in page.sessions {
+                    sessions.end([session.sessionId], tokensExpireAt: session.tokensExpireAt)
+                }
+                count += page.sessions.count
+                guard let next = page.next else { break }
+                after = next
+            } catch {
+                if !failing {
+                    logger.warning("cannot read the ended sessions from the issuer yet; retrying", ["error": String(describing: error)])
+                    failing = true
+                }
+                do { try await Task.sleep(for: .seconds(1)) } catch { return }
+            }
+        }
+        guard !Task.isCancelled else { return }
         if caughtUp.open() {
-            logger.info("ended sessions read; tokens are checked against them")
+            logger.info("ended sessions read; tokens are checked against them", ["sessions.count": String(count)])
         }
     }
 }

@@ -96,6 +96,25 @@ struct SessionStore: Sendable {
         return try rows.map { try $0.uuid("id").uuidString.lowercased() }
     }
 
+    /// Sessions that ended within `window` (by the database's clock), in the order they ended, after the
+    /// cursor `after` (the microseconds of an `ended_at` and a session ID, as the last page's `next`), at most
+    /// `limit`: the ID, when it ended, and the cursor after it.
+    func endedSessions(within window: Duration, after: (micros: Int64, id: UUID)?, limit: Int) async throws
+        -> [(id: String, endedAt: Date, cursor: String)] {
+        let rows = try await database.query(
+            """
+            SELECT id, ended_at, (extract(epoch FROM ended_at) * 1000000)::bigint AS micros FROM issuer.sessions
+             WHERE ended_at IS NOT NULL AND ended_at >= now() - make_interval(secs => \(window.components.seconds))
+               AND (\(after?.micros)::bigint IS NULL
+                    OR (ended_at, id) > (timestamptz 'epoch' + \(after?.micros)::bigint * interval '1 microsecond', \(after?.id)::uuid))
+             ORDER BY ended_at, id LIMIT \(Int64(limit))
+            """)
+        return try rows.map { row in
+            let id = try row.uuid("id").uuidString.lowercased()
+            return (id, try row.date("ended_at"), "\(try row.int("micros")):\(id)")
+        }
+    }
+
     /// The member's live sessions, most recently used first.
     func sessions(memberId: Int64) async throws -> [SessionSummary] {
         let rows = try await database.query(

@@ -94,6 +94,23 @@ struct IssuerHandlers: Sendable {
         return SessionList(sessions: try await store.sessions(memberId: request.memberId))
     }
 
+    /// A page of the sessions whose access tokens may still be live though they ended.
+    func endedSessions(_ request: EndedSessionsRequest) async throws -> EndedSessionsPage {
+        guard (1...1_000).contains(request.limit) else { throw ServiceFailure.invalidRequest("limit must be 1 to 1000.") }
+        var after: (micros: Int64, id: UUID)?
+        if let cursor = request.after {
+            let parts = cursor.split(separator: ":", maxSplits: 1)
+            guard cursor.utf8.count <= 64, parts.count == 2, let micros = Int64(parts[0]), let id = UUID(uuidString: String(parts[1])) else {
+                throw ServiceFailure.invalidRequest("after must be a page's next.")
+            }
+            after = (micros, id)
+        }
+        let ttl = configuration.accessTokenTTL.timeInterval
+        let rows = try await store.endedSessions(within: configuration.accessTokenTTL, after: after, limit: request.limit)
+        return EndedSessionsPage(sessions: rows.map { EndedSession(sessionId: $0.id, tokensExpireAt: $0.endedAt.addingTimeInterval(ttl)) },
+                                 next: rows.count == request.limit ? rows.last?.cursor : nil)
+    }
+
     func rotateKeys(_ request: RotateSigningKeysRequest) async throws -> SigningKeyRotation {
         guard await !keys.fromFile else {
             throw ServiceFailure.invalidRequest("The signing keys come from SIGNING_KEY_FILE; rotate them by adding a key file.")

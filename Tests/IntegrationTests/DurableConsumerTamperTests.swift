@@ -1,0 +1,112 @@
+import Contracts
+import Foundation
+import JSON
+import Logging
+import Messaging
+import NATS
+import Testing
+import TestSupport
+
+/// The services' durable consumers cannot be reconfigured, and no one may make JetStream deliver events onto
+/// a service's subject (SPEC section 9): nats-server checks no permission on a consumer's deliver subject,
+/// so only the owners of durables may create consumers at all, and each only its own.
+@Suite("Durable consumers cannot be reconfigured; no push consumer onto a service subject")
+struct DurableConsumerTamperTests {
+    static let logger = Logger(label: "durable-tamper", level: .critical)
+
+    /// Each durable and the identity that owns it.
+    static let owners: [(durable: String, owner: BusIdentity)] = [
+        (Events.Durables.revocations, .tokenVerifier),
+        (Events.Durables.sessionsOfDeletedMembers, .tokenIssuer),
+        (Events.Durables.sessionsOfUnlinkedIdentities, .tokenIssuer),
+    ]
+
+    static func connect(_ identity: BusIdentity) async throws -> NATSConnection {
+        try await NATSConnection.connect(.init(url: TestEnvironment.natsURL, name: "tamper-\(identity.rawValue)",
+                                               access: TestIdentities.access(for: identity)), logger: logger)
+    }
+
+    /// A consumer's configuration as the server holds it, read with the tests' own connection; nil when there is none.
+    static func configuration(_ tests: NATSConnection, _ name: String) async throws -> [String: JSONValue]? {
+        let reply = try await tests.request("$JS.API.CONSUMER.INFO.\(Events.stream).\(name)", [], timeout: .seconds(5))
+        let info = try MessageCoding.decode([String: JSONValue].self, from: reply.payload)
+        guard case .object(let config)? = info["config"] else { return nil }
+        return config
+    }
+
+    /// The create requests one could try for `name`: the unnamed subject (with the name in the body, with and
+    /// without `durable_name`), the named ones, the durable one.
+    static func attempts(_ name: String, config: [String: JSONValue]) throws -> [(subject: String, body: [UInt8])] {
+        let stream = Events.stream
+        func body(_ config: [String: JSONValue]) throws -> [UInt8] {
+            try MessageCoding.encode(["stream_name": JSONValue.string(stream), "config": .object(config)])
+        }
+        var named = config
+        named["name"] = .string(name)
+        var durable = named
+        durable["durable_name"] = .string(name)
+        return [
+            ("$JS.API.CONSUMER.CREATE.\(stream)", try body(named)),
+            ("$JS.API.CONSUMER.CREATE.\(stream)", try body(durable)),
+            ("$JS.API.CONSUMER.CREATE.\(stream).\(name)", try body(durable)),
+            ("$JS.API.CONSUMER.CREATE.\(stream).\(name).events.none", try body(durable)),
+            ("$JS.API.CONSUMER.DURABLE.CREATE.\(stream).\(name)", try body(durable)),
+        ]
+    }
+
+    @Test("no identity's grant reaches the unnamed consumer create subject")
+    func noUnnamedCreate() {
+        let unnamed = "$JS.API.CONSUMER.CREATE.\(Events.stream)"
+        for identity in BusIdentity.allCases {
+            #expect(!identity.grant.publish.contains { BusPermissionTests.matches($0, unnamed) }, "\(identity.rawValue) may create unnamed consumers")
+        }
+    }
+
+    @Test("a durable's name with another filter_subject, sent by every identity but its owner, leaves the durable as it was",
+          arguments: BusIdentity.allCases)
+    func reconfigure(_ identity: BusIdentity) async throws {
+        _ = try await TestStack.shared.running()
+        let tests = try await NATSConnection.connect(TestIdentities.configuration(name: "tamper-reader"), logger: Self.logger)
+        let connection = try await Self.connect(identity)
+        try await withResource((tests, connection), close: { await $0.0.drainAndClose(); await $0.1.drainAndClose() }) { tests, connection in
+            for (durable, owner) in Self.owners where owner != identity {
+                let before = try #require(try await Self.configuration(tests, durable), "\(durable) does not exist")
+                for (subject, body) in try Self.attempts(durable, config: ["filter_subject": .string("events.none"),
+                                                                            "ack_policy": .string("explicit"), "deliver_policy": .string("all")]) {
+                    if let reply = try? await connection.request(subject, body, timeout: .seconds(2)) {
+                        let answer = try MessageCoding.decode([String: JSONValue].self, from: reply.payload)
+                        #expect(answer["error"] != nil, "\(identity.rawValue) changed \(durable) through \(subject): \(reply.payload.count) bytes")
+                    }
+                }
+                let after = try #require(try await Self.configuration(tests, durable))
+                #expect(after["filter_subject"] == before["filter_subject"], "\(identity.rawValue) moved \(durable)'s filter")
+                #expect(after == before, "\(identity.rawValue) changed \(durable)")
+            }
+        }
+    }
+
+    @Test("a push consumer aimed at auth.issuer.rotate-keys is refused for every identity, its owner's durable name included",
+          arguments: BusIdentity.allCases)
+    func pushOntoServiceSubject(_ identity: BusIdentity) async throws {
+        _ = try await TestStack.shared.running()
+        let tests = try await NATSConnection.connect(TestIdentities.configuration(name: "push-reader"), logger: Self.logger)
+        let connection = try await Self.connect(identity)
+        try await withResource((tests, connection), close: { await $0.0.drainAndClose(); await $0.1.drainAndClose() }) { tests, connection in
+            let push: [String: JSONValue] = ["deliver_subject": .string(Endpoints.rotateSigningKeys.subject), "ack_policy": .string("none"),
+                                              "deliver_policy": .string("all")]
+            let own = Self.owners.filter { $0.owner == identity }.map(\.durable)
+            for name in ["push-\(identity.rawValue)-\(UUID().uuidString.prefix(8).lowercased())"] + own {
+                let before = try await Self.configuration(tests, name)
+                for (subject, body) in try Self.attempts(name, config: push) {
+                    if let reply = try? await connection.request(subject, body, timeout: .seconds(2)) {
+                        let answer = try MessageCoding.decode([String: JSONValue].self, from: reply.payload)
+                        #expect(answer["error"] != nil, "\(identity.rawValue) made \(name) push onto rotate-keys through \(subject)")
+                    }
+                }
+                let after = try await Self.configuration(tests, name)
+                #expect(after == before, "\(identity.rawValue) made or changed \(name)")
+                #expect(after?["deliver_subject"] == nil, "\(name) delivers to \(String(describing: after?["deliver_subject"]))")
+            }
+        }
+    }
+}
