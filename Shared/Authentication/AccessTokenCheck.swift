@@ -66,6 +66,7 @@ public struct AccessTokenCheck: Sendable {
         claims.iss == issuer && claims.aud == audience
     }
 
+    /// The 401 `UNAUTHORIZED` failure with `message`.
     public static func unauthorized(_ message: String) -> ServiceFailure {
         ServiceFailure(.unauthorized, message)
     }

@@ -27,6 +27,7 @@ public final class IssuerKeys: Sendable {
         public let issuer: String
         /// The `aud` the issuer's tokens carry.
         public let audience: String
+        /// When the fetch that got it began.
         let fetchedAt: ContinuousClock.Instant
     }
 
@@ -143,12 +144,17 @@ public final class IssuerKeys: Sendable {
         }
     }
 
-    /// Fetches the key set from the issuer and keeps it as the copy.
+    /// Fetches the key set from the issuer and keeps it as the copy, unless a fetch begun later already did:
+    /// an answer from before a rotation never replaces the one after it.
     private func load(client: any ServiceCalling, timeout: Duration) async throws -> Snapshot {
+        let begun = ContinuousClock.now
         let reply = try await client.call(Endpoints.accessTokenKeys, AccessTokenKeysRequest(), timeout: timeout, retries: 1)
         let jwks = try reply.jwks.decode(JWKSet.self)
-        let snapshot = Snapshot(set: VerificationKeySet(jwks), jwks: jwks, issuer: reply.issuer, audience: reply.audience, fetchedAt: .now)
-        state.withLock { $0.current = snapshot }
-        return snapshot
+        let fetched = Snapshot(set: VerificationKeySet(jwks), jwks: jwks, issuer: reply.issuer, audience: reply.audience, fetchedAt: begun)
+        return state.withLock { state in
+            if let current = state.current, current.fetchedAt > begun { return current }
+            state.current = fetched
+            return fetched
+        }
     }
 }

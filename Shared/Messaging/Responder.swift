@@ -24,6 +24,13 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
     public typealias Relay = @Sendable (Request) async throws -> Hop<Reply>
 
     private let connection: NATSConnection
+    /// Hands a chain's requests on to the next hop.
+    private let next: ServiceClient
+    /// The inbox prefixes of the identities that may send this endpoint's requests; nil for an endpoint
+    /// outside the table (pings, service discovery), which any identity's inbox may ask.
+    private let replyPrefixes: [String]?
+    /// How long a hop waits for the next at most, when its caller did not say how long it waits.
+    static var handOnTimeout: Duration { .seconds(10) }
     private let endpoint: Endpoint<Request, Reply>
     private let queue: String
     private let maxConcurrent: Int
@@ -46,11 +53,13 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
     }
 
     /// Creates a responder for one hop of a chain: `handler` answers the request, or hands it on to the next
-    /// service with the same reply subject and request ID, and that service answers the caller. A failure
-    /// thrown is answered to the caller at once, by this hop.
+    /// service (with the request ID and what is left of the caller's patience), whose answer it passes back
+    /// to the caller unread. A failure thrown is answered to the caller at once, by this hop.
     public init(connection: NATSConnection, endpoint: Endpoint<Request, Reply>, queue: String,
                 maxConcurrent: Int = 256, startsOnDeliveryThread: Bool = true, logger: Logger, relaying handler: @escaping Relay) {
         self.connection = connection
+        self.next = ServiceClient(connection: connection, logger: logger)
+        self.replyPrefixes = BusSubjects.requests.first { $0.subject == endpoint.subject }.map { $0.sentBy.map { $0.inboxPrefix + "." } }
         self.endpoint = endpoint
         self.queue = queue
         self.maxConcurrent = maxConcurrent
@@ -90,7 +99,7 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
     private func handle(_ message: NATSMessage) async {
         // Before anything is decoded or done: an answer goes to an inbox only, so a request (or a stream's
         // delivery) aimed at another subject changes nothing, whoever sent it.
-        guard message.repliesToInbox else {
+        guard message.repliesToInbox, answersTo(message.replyTo) else {
             counters.recordDropped()
             logger.debug("request without an inbox to answer dropped")
             return
@@ -99,23 +108,37 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
         // Anyone on the bus can set the header: an ID that is not sane is replaced, never logged.
         let sent = message.headers[RequestID.header]
         let id = RequestID.from(sent)
-        var reply = await RequestID.$current.withValue(id) { await answer(message) }
-        if case .forward(let subject, let payload) = reply, let replyTo = message.replyTo {
-            do {
-                try connection.publish(subject, replyTo: replyTo, payload, headers: [RequestID.header: id.value])
-            } catch {
-                logger.warning("hand-on failed", [RequestID.metadataKey: id.value, "error": String(describing: error)])
-                reply = .answer(.failure(.unavailable))
+        // A caller that has given up gets no answer, and nothing is done for it.
+        let deadline = RequestDeadline.from(message.headers[RequestDeadline.header], received: started)
+        if let deadline, deadline <= ContinuousClock.now {
+            counters.recordDropped()
+            return
+        }
+        let (reply, relayed) = await RequestID.$current.withValue(id) {
+            await RequestDeadline.$current.withValue(deadline) { () async -> (Outcome, [UInt8]?) in
+                let reply = await answer(message)
+                guard case .forward(let subject, let payload) = reply else { return (reply, nil) }
+                // The next hop answers this one, which passes the answer back unread: a hop that nobody serves
+                // yet is asked again here for a few seconds (a failover), without redoing this hop's work.
+                do {
+                    return (reply, try await next.send(subject, payload, timeout: Self.handOnTimeout).payload)
+                } catch let failure as ServiceFailure {
+                    return (.answer(.failure(failure)), nil)
+                } catch {
+                    return (.answer(.failure(.internal)), nil)
+                }
             }
         }
         let elapsed = ContinuousClock.now - started
         counters.record(duration: elapsed, failure: reply.failure)
-        if case .answer(let answer) = reply {
-            do {
-                try connection.respond(to: message, try MessageCoding.encode(answer))
-            } catch {
-                logger.warning("reply failed", [RequestID.metadataKey: id.value, "error": String(describing: error)])
+        do {
+            if let relayed {
+                try connection.respond(to: message, relayed)
+            } else if case .answer(let envelope) = reply {
+                try connection.respond(to: message, try MessageCoding.encode(envelope))
             }
+        } catch {
+            logger.warning("reply failed", [RequestID.metadataKey: id.value, "error": String(describing: error)])
         }
         // Built only when it is written: this runs for every request a service answers.
         guard logger.level <= .debug else { return }
@@ -123,6 +146,14 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
                       "request.duration_ms": elapsed.millisecondsText]
         if sent != nil, sent != id.value { fields["request.id_refused"] = "true" }
         logger.debug("request handled", fields)
+    }
+
+    /// Whether `replyTo` is the inbox of an identity that may send this endpoint's requests (the table's
+    /// ``BusSubjects/requests``), or the plain `_INBOX.` no production identity may subscribe under: a
+    /// caller cannot have a service answer into another identity's pending requests.
+    private func answersTo(_ replyTo: String?) -> Bool {
+        guard let replyTo, let prefixes = replyPrefixes else { return true }
+        return replyTo.hasPrefix("_INBOX.") || prefixes.contains { replyTo.hasPrefix($0) }
     }
 
     /// What the handler made of a request: an answer for the caller, or a request for the next hop.

@@ -45,8 +45,6 @@ public struct ServiceClient: Sendable {
     /// mid-request); never one with `retries` zero.
     public func call<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, _ request: Request,
                                      timeout: Duration, retries: Int = 0) async throws(ServiceFailure) -> Reply {
-        guard timeout > .zero else { throw Self.failure(for: .timeout) }
-        let retries = min(max(0, retries), 16)
         let payload: [UInt8]
         do {
             payload = try MessageCoding.encode(request)
@@ -54,9 +52,29 @@ public struct ServiceClient: Sendable {
             logger.error("request encoding failed", ["nats.subject": endpoint.subject])
             throw .internal
         }
-        let headers = RequestID.current.map { [RequestID.header: $0.value] } ?? [:]
+        let message = try await send(endpoint.subject, payload, timeout: timeout, retries: retries)
+        let reply: ServiceReply<Reply>
+        do {
+            reply = try MessageCoding.decode(ServiceReply<Reply>.self, from: message.payload)
+        } catch {
+            logger.error("reply decoding failed", ["nats.subject": endpoint.subject])
+            throw ServiceFailure.internal
+        }
+        return try reply.get()
+    }
+
+    /// Sends an encoded request to `subject` and returns the reply as it came, under the same policy as
+    /// ``call(_:_:timeout:retries:)``: a chain's hop uses it to hand a request on and pass the answer back
+    /// unread.
+    public func send(_ subject: String, _ payload: [UInt8], timeout: Duration, retries: Int = 0) async throws(ServiceFailure) -> NATSMessage {
+        guard timeout > .zero else { throw Self.failure(for: .timeout) }
+        let retries = min(max(0, retries), 16)
+        var headers = RequestID.current.map { [RequestID.header: $0.value] } ?? [:]
         let firstStarted = ContinuousClock.now
-        let deadline = firstStarted + timeout * (retries + 1)
+        // Called while a request is handled, no longer than its caller waits.
+        let callerGivesUp = RequestDeadline.current ?? .now + .seconds(86_400)
+        let deadline = min(firstStarted + timeout * (retries + 1), callerGivesUp)
+        guard deadline > firstStarted else { throw Self.failure(for: .timeout) }
         // How long an attempt made at `start` may keep asking while nobody can take it.
         func patience(from start: ContinuousClock.Instant) -> ContinuousClock.Instant {
             min(deadline, start + min(timeout, Self.failoverPatience))
@@ -67,24 +85,16 @@ public struct ServiceClient: Sendable {
         while true {
             let started = ContinuousClock.now
             do {
-                let message = try await connection.request(endpoint.subject, payload, headers: headers,
-                                                           timeout: min(timeout, deadline - started))
+                let wait = min(timeout, deadline - started)
+                headers[RequestDeadline.header] = RequestDeadline.value(wait)
+                let message = try await connection.request(subject, payload, headers: headers, timeout: wait)
                 if let metrics {
                     let elapsed = ContinuousClock.now - started
-                    metrics.observe("nats_request_duration_seconds", ["subject": endpoint.subject], elapsed.timeInterval)
+                    metrics.observe("nats_request_duration_seconds", ["subject": subject], elapsed.timeInterval)
                 }
-                let reply: ServiceReply<Reply>
-                do {
-                    reply = try MessageCoding.decode(ServiceReply<Reply>.self, from: message.payload)
-                } catch {
-                    logger.error("reply decoding failed", ["nats.subject": endpoint.subject])
-                    throw ServiceFailure.internal
-                }
-                return try reply.get()
-            } catch let failure as ServiceFailure {
-                throw failure
+                return message
             } catch let error as NATSError {
-                let labels = ["subject": endpoint.subject, "error": error.code.description]
+                let labels = ["subject": subject, "error": error.code.description]
                 let now = ContinuousClock.now
                 // Jitter, so the calls that failed together do not all come back together.
                 let wait = pause * Double.random(in: 0.75...1.25)
@@ -98,7 +108,7 @@ public struct ServiceClient: Sendable {
                         patienceEnds = patience(from: now)
                         pause = .milliseconds(25)
                     }
-                    logger.debug("waiting to call again", ["nats.subject": endpoint.subject, "nats.error": error.code.description])
+                    logger.debug("waiting to call again", ["nats.subject": subject, "nats.error": error.code.description])
                     try? await Task.sleep(for: wait)
                     if Task.isCancelled { throw Self.cancelled }
                     pause = min(pause * 2, .milliseconds(400))
@@ -113,11 +123,11 @@ public struct ServiceClient: Sendable {
                     patienceEnds = patience(from: now)
                     pause = .milliseconds(25)
                     metrics?.increment("nats_request_retries_total", labels)
-                    logger.warning("retrying call", ["nats.subject": endpoint.subject, "nats.error": error.code.description])
+                    logger.warning("retrying call", ["nats.subject": subject, "nats.error": error.code.description])
                     continue
                 }
                 metrics?.increment("nats_request_errors_total", labels)
-                logger.warning("call failed", ["nats.subject": endpoint.subject, "nats.error": error.code.description])
+                logger.warning("call failed", ["nats.subject": subject, "nats.error": error.code.description])
                 throw Self.failure(for: error)
             } catch {
                 throw Task.isCancelled ? Self.cancelled : .internal

@@ -9,6 +9,7 @@ final class ConnectionEvents: Sendable {
         var permissionViolations = 0
         var gapWatchers: [Int: AsyncStream<Void>.Continuation] = [:]
         var nextWatcher = 0
+        var closed = false
     }
 
     let logger: Logger
@@ -44,10 +45,15 @@ final class ConnectionEvents: Sendable {
     /// subscription that fell behind (a slow consumer).
     func gaps() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let key = state.withLock { state in
+        let key = state.withLock { state -> Int? in
+            guard !state.closed else { return nil }
             defer { state.nextWatcher += 1 }
             state.gapWatchers[state.nextWatcher] = continuation
             return state.nextWatcher
+        }
+        guard let key else {
+            continuation.finish()
+            return stream
         }
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLock { $0.gapWatchers.removeValue(forKey: key) }
@@ -83,6 +89,7 @@ final class ConnectionEvents: Sendable {
         logger.info("NATS connection closed")
         let watchers = state.withLock { state in
             defer { state.gapWatchers.removeAll() }
+            state.closed = true
             return Array(state.gapWatchers.values)
         }
         for watcher in watchers { watcher.finish() }

@@ -5,7 +5,7 @@ import Synchronization
 /// Matches replies arriving on one wildcard inbox subscription (`_INBOX.<nuid>.*`) to the requests waiting
 /// for them, and fails requests whose deadline passed.
 ///
-/// Each request gets a numeric token, the last token of its reply subject. Waiting requests are
+/// Each request gets a random numeric token, the last token of its reply subject. Waiting requests are
 /// continuations in a dictionary behind a mutex (or places in a ``ReplyBatch``, whose one continuation
 /// waits for several); one ``DeadlineTimer``, armed for the earliest deadline, fails the late ones, so
 /// no thread or task waits per request.
@@ -43,7 +43,6 @@ final class RequestMultiplexer: Sendable {
 
     /// The reply subject prefix, `<inbox prefix>.<nuid>.`, as bytes without a terminator.
     private let prefix: [UInt8]
-    private let nextToken = Atomic<UInt64>(0)
     private let state = Mutex(State())
     private let timer: DeadlineTimer
 
@@ -65,9 +64,11 @@ final class RequestMultiplexer: Sendable {
     /// The wildcard subject to subscribe to for all replies.
     var wildcardSubject: String { String(decoding: prefix, as: UTF8.self) + "*" }
 
-    /// A new token for one request.
+    /// A new token for one request: random (the system's secure generator), so that no one who sees this
+    /// connection's reply subjects can tell which are still waiting and answer one in the service's place.
     func makeToken() -> UInt64 {
-        nextToken.wrappingAdd(1, ordering: .relaxed).newValue
+        var generator = SystemRandomNumberGenerator()
+        return UInt64.random(in: 1...UInt64.max, using: &generator)
     }
 
     /// Calls `body` with the NUL-terminated reply subject for `token`, built on the stack.

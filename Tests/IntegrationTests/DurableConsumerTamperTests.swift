@@ -21,9 +21,16 @@ struct DurableConsumerTamperTests {
         (Events.Durables.sessionsOfUnlinkedIdentities, .tokenIssuer),
     ]
 
-    static func connect(_ identity: BusIdentity) async throws -> NATSConnection {
-        try await NATSConnection.connect(.init(url: TestEnvironment.natsURL, name: "tamper-\(identity.rawValue)",
-                                               access: TestIdentities.access(for: identity)), logger: logger)
+    /// Runs `body` with the tests' own connection (to read consumers back) and one as `identity`, on the shared stack.
+    static func connected(as identity: BusIdentity, _ body: (_ tests: NATSConnection, _ connection: NATSConnection) async throws -> Void)
+        async throws {
+        _ = try await TestStack.shared.running()
+        let tests = try await NATSConnection.connect(TestIdentities.configuration(name: "tamper-reader"), logger: logger)
+        let connection = try await NATSConnection.connect(.init(url: TestEnvironment.natsURL, name: "tamper-\(identity.rawValue)",
+                                                                access: TestIdentities.access(for: identity)), logger: logger)
+        try await withResource((tests, connection), close: { await $0.0.drainAndClose(); await $0.1.drainAndClose() }) {
+            try await body($0.0, $0.1)
+        }
     }
 
     /// A consumer's configuration as the server holds it, read with the tests' own connection; nil when there is none.
@@ -65,10 +72,7 @@ struct DurableConsumerTamperTests {
     @Test("a durable's name with another filter_subject, sent by every identity but its owner, leaves the durable as it was",
           arguments: BusIdentity.allCases)
     func reconfigure(_ identity: BusIdentity) async throws {
-        _ = try await TestStack.shared.running()
-        let tests = try await NATSConnection.connect(TestIdentities.configuration(name: "tamper-reader"), logger: Self.logger)
-        let connection = try await Self.connect(identity)
-        try await withResource((tests, connection), close: { await $0.0.drainAndClose(); await $0.1.drainAndClose() }) { tests, connection in
+        try await Self.connected(as: identity) { tests, connection in
             for (durable, owner) in Self.owners where owner != identity {
                 let before = try #require(try await Self.configuration(tests, durable), "\(durable) does not exist")
                 for (subject, body) in try Self.attempts(durable, config: ["filter_subject": .string("events.none"),
@@ -88,10 +92,7 @@ struct DurableConsumerTamperTests {
     @Test("a push consumer aimed at auth.issuer.rotate-keys is refused for every identity, its owner's durable name included",
           arguments: BusIdentity.allCases)
     func pushOntoServiceSubject(_ identity: BusIdentity) async throws {
-        _ = try await TestStack.shared.running()
-        let tests = try await NATSConnection.connect(TestIdentities.configuration(name: "push-reader"), logger: Self.logger)
-        let connection = try await Self.connect(identity)
-        try await withResource((tests, connection), close: { await $0.0.drainAndClose(); await $0.1.drainAndClose() }) { tests, connection in
+        try await Self.connected(as: identity) { tests, connection in
             let push: [String: JSONValue] = ["deliver_subject": .string(Endpoints.rotateSigningKeys.subject), "ack_policy": .string("none"),
                                               "deliver_policy": .string("all")]
             let own = Self.owners.filter { $0.owner == identity }.map(\.durable)

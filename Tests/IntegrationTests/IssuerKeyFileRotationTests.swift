@@ -67,6 +67,23 @@ struct IssuerKeyFileRotationTests {
             return Set(try reply.jwks.decode(JWKSet.self).keys.compactMap(\.kid))
         }
 
+        /// Runs `body` with an issuer reading the key directory, a gateway on the bench's NATS, and a client of
+        /// the issuer's database (as its administrator); stops them after.
+        func withFileIssuer(_ body: (StandaloneGateway, PostgresClient) async throws -> Void) async throws {
+            let (issuer, databaseURL) = try await issuer(files: true)
+            try await withResource(issuer, close: { await $0.stop() }) { _ in
+                let gateway = try await StandaloneGateway.start(natsURL: server.url) {
+                    $0.rateLimitRPS = 0
+                    $0.clockSkew = .zero
+                }
+                try await withResource(gateway, close: { await $0.stop() }) { gateway in
+                    try await gateway.waitUntilConnected()
+                    let database = PostgresClient(configuration: try PostgresConfiguration(url: databaseURL), logger: logger)
+                    try await withResource(database, close: { await $0.close() }) { database in try await body(gateway, database) }
+                }
+            }
+        }
+
         /// Writes a new P-256 key in PEM as `name`; returns its `kid` (the JWK thumbprint the issuer uses).
         func writeKey(_ name: String) throws -> String {
             let key = try PrivateKey.generateP256()
@@ -80,60 +97,49 @@ struct IssuerKeyFileRotationTests {
         let bench = try await Bench.start()
         defer { bench.stop() }
         let kidA = try bench.writeKey("2026-11.pem")
-        let (issuer, databaseURL) = try await bench.issuer(files: true)
-        try await withResource(issuer, close: { await $0.stop() }) { issuer in
-            let gateway = try await StandaloneGateway.start(natsURL: bench.server.url) {
-                $0.rateLimitRPS = 0
-                $0.clockSkew = .zero
+        try await bench.withFileIssuer { gateway, database in
+            func status(_ token: String) async throws -> Int {
+                try await RunningStack.send("GET", gateway.url + "/api/auth/sessions", headers: [("Authorization", "Bearer \(token)")]).status
             }
-            try await withResource(gateway, close: { await $0.stop() }) { gateway in
-                try await gateway.waitUntilConnected()
-                let database = PostgresClient(configuration: try PostgresConfiguration(url: databaseURL), logger: bench.logger)
-                try await withResource(database, close: { await $0.close() }) { database in
-                    func status(_ token: String) async throws -> Int {
-                        try await RunningStack.send("GET", gateway.url + "/api/auth/sessions", headers: [("Authorization", "Bearer \(token)")]).status
-                    }
 
-                    // The first key signs at once.
-                    let (tokenA, firstKid) = try await bench.issue()
-                    #expect(firstKid == kidA)
-                    #expect(try await status(tokenA) == 200)
+            // The first key signs at once.
+            let (tokenA, firstKid) = try await bench.issue()
+            #expect(firstKid == kidA)
+            #expect(try await status(tokenA) == 200)
 
-                    // A second key file: published within a reload; it signs only from its recorded time on.
-                    let kidB = try bench.writeKey("2026-12.pem")
-                    #expect(try await eventually { try await bench.published().contains(kidB) }, "the new key was never published")
-                    let activatesAt = try #require(try await database.query(
-                        "SELECT activates_at FROM issuer.signing_keys WHERE kid = \(kidB)").first?.date("activates_at"))
-                    #expect(activatesAt.timeIntervalSinceNow > 0, "the new key signs only after the publish lead")
-                    #expect(try await bench.published() == [kidA, kidB])
-                    let early = try await bench.issue()
-                    try #require(Date() < activatesAt, "the token came after the new key's time; the publish lead is too short here")
-                    #expect(early.kid == kidA, "a token signed before the new key's time carries the new key")
+            // A second key file: published within a reload; it signs only from its recorded time on.
+            let kidB = try bench.writeKey("2026-12.pem")
+            #expect(try await eventually { try await bench.published().contains(kidB) }, "the new key was never published")
+            let activatesAt = try #require(try await database.query(
+                "SELECT activates_at FROM issuer.signing_keys WHERE kid = \(kidB)").first?.date("activates_at"))
+            #expect(activatesAt.timeIntervalSinceNow > 0, "the new key signs only after the publish lead")
+            #expect(try await bench.published() == [kidA, kidB])
+            let early = try await bench.issue()
+            try #require(Date() < activatesAt, "the token came after the new key's time; the publish lead is too short here")
+            #expect(early.kid == kidA, "a token signed before the new key's time carries the new key")
 
-                    // A file that holds no key, seen at reloads: the keys loaded before stay, and signing goes on.
-                    try Data("not a key".utf8).write(to: bench.directory.appendingPathComponent("2026-13.pem"))
-                    try await Task.sleep(for: .milliseconds(600))
-                    #expect(try await bench.published() == [kidA, kidB])
-                    #expect(try await [kidA, kidB].contains(bench.issue().kid))
-                    try FileManager.default.removeItem(at: bench.directory.appendingPathComponent("2026-13.pem"))
+            // A file that holds no key, seen at reloads: the keys loaded before stay, and signing goes on.
+            try Data("not a key".utf8).write(to: bench.directory.appendingPathComponent("2026-13.pem"))
+            try await Task.sleep(for: .milliseconds(600))
+            #expect(try await bench.published() == [kidA, kidB])
+            #expect(try await [kidA, kidB].contains(bench.issue().kid))
+            try FileManager.default.removeItem(at: bench.directory.appendingPathComponent("2026-13.pem"))
 
-                    // After the lead the new key signs; a token of the old key still works, and both are published.
-                    try await Task.sleep(for: .seconds(max(activatesAt.timeIntervalSinceNow, 0) + 0.3))
-                    let (tokenB, kid) = try await bench.issue()
-                    #expect(kid == kidB)
-                    #expect(try await status(tokenA) == 200, "a token of the old key is refused before it expired")
-                    #expect(try await status(tokenB) == 200)
-                    #expect(try await bench.published() == [kidA, kidB])
+            // After the lead the new key signs; a token of the old key still works, and both are published.
+            try await Task.sleep(for: .seconds(max(activatesAt.timeIntervalSinceNow, 0) + 0.3))
+            let (tokenB, kid) = try await bench.issue()
+            #expect(kid == kidB)
+            #expect(try await status(tokenA) == 200, "a token of the old key is refused before it expired")
+            #expect(try await status(tokenB) == 200)
+            #expect(try await bench.published() == [kidA, kidB])
 
-                    // Once the old key's last token can have expired, it is no longer published, though its file is
-                    // still there, and it signs nothing; its token, expired, is refused.
-                    #expect(try await eventually(timeout: .seconds(30)) { try await !bench.published().contains(kidA) }, "the old key stayed published")
-                    #expect(Date() >= activatesAt.addingTimeInterval(Self.accessTokenTTL.timeInterval - 1), "the old key left before its tokens expired")
-                    #expect(FileManager.default.fileExists(atPath: bench.directory.appendingPathComponent("2026-11.pem").path))
-                    #expect(try await bench.issue().kid == kidB)
-                    #expect(try await status(tokenA) == 401)
-                }
-            }
+            // Once the old key's last token can have expired, it is no longer published, though its file is
+            // still there, and it signs nothing; its token, expired, is refused.
+            #expect(try await eventually(timeout: .seconds(30)) { try await !bench.published().contains(kidA) }, "the old key stayed published")
+            #expect(Date() >= activatesAt.addingTimeInterval(Self.accessTokenTTL.timeInterval - 1), "the old key left before its tokens expired")
+            #expect(FileManager.default.fileExists(atPath: bench.directory.appendingPathComponent("2026-11.pem").path))
+            #expect(try await bench.issue().kid == kidB)
+            #expect(try await status(tokenA) == 401)
         }
     }
 
@@ -200,59 +206,56 @@ struct IssuerKeyFileRotationTests {
         let bench = try await Bench.start()
         defer { bench.stop() }
         let kidA = try bench.writeKey("2026-11.pem")
-        let (issuer, databaseURL) = try await bench.issuer(files: true)
-        try await withResource(issuer, close: { await $0.stop() }) { issuer in
-            let gateway = try await StandaloneGateway.start(natsURL: bench.server.url) {
-                $0.rateLimitRPS = 0
-                $0.clockSkew = .zero
-            }
-            try await withResource(gateway, close: { await $0.stop() }) { gateway in
-                try await gateway.waitUntilConnected()
-                let database = PostgresClient(configuration: try PostgresConfiguration(url: databaseURL), logger: bench.logger)
-                try await withResource(database, close: { await $0.close() }) { database in
-                    // The control: the file key's token works.
-                    let (token, kid) = try await bench.issue()
-                    #expect(kid == kidA)
-                    #expect(try await RunningStack.send("GET", gateway.url + "/api/auth/sessions",
-                                                        headers: [("Authorization", "Bearer \(token)")]).status == 200)
+        try await bench.withFileIssuer { gateway, database in
+            // The control: the file key's token works.
+            let (token, kid) = try await bench.issue()
+            #expect(kid == kidA)
+            #expect(try await RunningStack.send("GET", gateway.url + "/api/auth/sessions",
+                                                headers: [("Authorization", "Bearer \(token)")]).status == 200)
 
-                    // The database administrator adds two keys of their own: one current, one as if retired just now.
-                    var forged: [(kid: String, signer: JWTSigner)] = []
-                    for retired in [false, true] {
-                        let key = try PrivateKey.generateP256()
-                        let kid = try JWK(publicKey: key.publicKey, kid: "", alg: .ES256).thumbprint()
-                        let retiredAt: Date? = retired ? Date() : nil
-                        _ = try await database.query(
-                            """
-                            INSERT INTO issuer.signing_keys (kid, algorithm, public_key_pem, activates_at, retired_at)
-                                 VALUES (\(kid), 'ES256', \(key.publicKey.pemRepresentation), now() - interval '1 minute', \(retiredAt))
-                            """)
-                        forged.append((kid, JWTSigner(key: key, kid: kid, algorithm: .ES256)))
-                    }
-                    // Across several reloads (every 200 ms here), and a notice that makes every issuer reload, neither is published.
-                    try bench.connection.publish(SigningKeyNotices.changed, [])
-                    for _ in 0..<3 {
-                        try await Task.sleep(for: .milliseconds(400))
-                        #expect(try await bench.published() == [kidA])
-                        let jwks = try await RunningStack.send("GET", gateway.url + "/.well-known/jwks.json")
-                        #expect(jwks.status == 200)
-                        for (kid, _) in forged { #expect(!jwks.text.contains(kid), "the gateway serves the injected key") }
-                    }
-                    #expect(try await database.query("SELECT count(*) AS n FROM issuer.signing_keys").first?.int("n") == 3)
-                    // Tokens signed with the injected keys are refused, as tokens of this issuer, for a real-looking member.
-                    let now = Int64(Date().timeIntervalSince1970)
-                    for (kid, signer) in forged {
-                        let claims = AccessTokenClaims(iss: TestStack.tokenIssuer, aud: TestStack.tokenAudience, sub: "7",
-                                                       sid: UUID().uuidString.lowercased(), iat: now, exp: now + 600, jti: UUID().uuidString)
-                        let forgedToken = try signer.sign(claims)
-                        let me = try await RunningStack.send("GET", gateway.url + "/api/members/me",
-                                                             headers: [("Authorization", "Bearer \(forgedToken)")])
-                        #expect(me.status == 401, "a token of injected key \(kid) got \(me.status)")
-                    }
-                    // The issuer still signs with its file key.
-                    #expect(try await bench.issue().kid == kidA)
-                }
+            // The database administrator adds two keys of their own: one current, one as if retired just now.
+            var forged: [(kid: String, signer: JWTSigner)] = []
+            for retired in [false, true] {
+                let key = try PrivateKey.generateP256()
+                let kid = try JWK(publicKey: key.publicKey, kid: "", alg: .ES256).thumbprint()
+                let retiredAt: Date? = retired ? Date() : nil
+                _ = try await database.query(
+                    """
+                    INSERT INTO issuer.signing_keys (kid, algorithm, public_key_pem, activates_at, retired_at)
+                         VALUES (\(kid), 'ES256', \(key.publicKey.pemRepresentation), now() - interval '1 minute', \(retiredAt))
+                    """)
+                forged.append((kid, JWTSigner(key: key, kid: kid, algorithm: .ES256)))
             }
+            // Across several reloads (every 200 ms here), and a notice that makes every issuer reload, neither is published.
+            try bench.connection.publish(SigningKeyNotices.changed, [])
+            for _ in 0..<3 {
+                try await Task.sleep(for: .milliseconds(400))
+                #expect(try await bench.published() == [kidA])
+                let jwks = try await RunningStack.send("GET", gateway.url + "/.well-known/jwks.json")
+                #expect(jwks.status == 200)
+                for (kid, _) in forged { #expect(!jwks.text.contains(kid), "the gateway serves the injected key") }
+            }
+            #expect(try await database.query("SELECT count(*) AS n FROM issuer.signing_keys").first?.int("n") == 3)
+            // Tokens signed with the injected keys are refused, as tokens of this issuer, for a real-looking member.
+            let now = Int64(Date().timeIntervalSince1970)
+            for (kid, signer) in forged {
+                let claims = AccessTokenClaims(iss: TestStack.tokenIssuer, aud: TestStack.tokenAudience, sub: "7",
+                                               sid: UUID().uuidString.lowercased(), iat: now, exp: now + 600, jti: UUID().uuidString)
+                let forgedToken = try signer.sign(claims)
+                let me = try await RunningStack.send("GET", gateway.url + "/api/members/me",
+                                                     headers: [("Authorization", "Bearer \(forgedToken)")])
+                #expect(me.status == 401, "a token of injected key \(kid) got \(me.status)")
+            }
+            // The issuer still signs with its file key.
+            #expect(try await bench.issue().kid == kidA)
+
+            // A new key file retires every key, the injected ones too, but vouches only for the one it trusted:
+            // after the rotation, neither injected key is published, while the old file key still is.
+            let kidB = try bench.writeKey("2026-12.pem")
+            #expect(try await eventually { try await bench.published().contains(kidB) }, "the new key was never published")
+            let vouched = try await database.query("SELECT kid FROM issuer.signing_keys WHERE vouch IS NOT NULL ORDER BY kid")
+            #expect(try vouched.map { try $0.string("kid") } == [kidA], "a key file vouched for a key it did not trust")
+            #expect(try await bench.published() == [kidA, kidB])
         }
     }
 }

@@ -102,7 +102,10 @@ public struct TokenIssuerServer: Service {
                       handler: handlers.endIdentitySessions),
             Responder(connection: nats, endpoint: Endpoints.listSessions, queue: queue, logger: logger, handler: handlers.sessions),
             Responder(connection: nats, endpoint: Endpoints.accessTokenKeys, queue: queue, logger: logger, handler: handlers.jwks),
-            Responder(connection: nats, endpoint: Endpoints.endedSessions, queue: queue, logger: logger, handler: handlers.endedSessions),
+            // Read by each gateway at start and after a reconnect: a few at a time, so a reconnecting fleet
+            // leaves the pool to logins and refreshes.
+            Responder(connection: nats, endpoint: Endpoints.endedSessions, queue: queue, maxConcurrent: 4, logger: logger,
+                      handler: handlers.endedSessions),
             Responder(connection: nats, endpoint: Endpoints.rotateSigningKeys, queue: queue, logger: logger) { request in
                 let rotation = try await handlers.rotateKeys(request)
                 // Every replica reloads at once, so all publish the next key and switch to it together.

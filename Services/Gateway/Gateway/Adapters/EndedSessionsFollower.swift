@@ -25,12 +25,16 @@ struct EndedSessionsFollower: Sendable {
         // Watched before the subscription is made, so no gap after it goes unseen.
         let gaps = connection.gaps()
         let live: NATSSubscription
+        var warned = false
         while true {
             do {
                 live = try connection.subscribe(Events.sessionEnded.subject)
                 break
             } catch {
-                logger.warning("cannot subscribe to session.ended yet; retrying", ["error": String(describing: error)])
+                if !warned {
+                    logger.warning("cannot subscribe to session.ended yet; retrying", ["error": String(describing: error)])
+                    warned = true
+                }
                 do { try await Task.sleep(for: .seconds(1)) } catch { return }
             }
         }

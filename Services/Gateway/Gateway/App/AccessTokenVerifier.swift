@@ -10,15 +10,15 @@ import Metrics
 /// Answers "whose is this access token?" for the gateway, from its parts, each with one job: the
 /// ``CatchUpGate`` (wait until the ended sessions are read), the ``VerifiedTokens`` cache, the
 /// ``AccessTokenCheck`` (signature and claims) against the ``IssuerKeys`` copy, and the ``EndedSessions``
-/// list, which the ``EndedSessionsFollower`` fills from the event stream.
+/// list, which the ``EndedSessionsFollower`` fills from `session.ended` and the issuer's list of ended sessions.
 final class AccessTokenVerifier: Sendable {
     /// The issuer's keys, followed while the gateway is connected to NATS.
     let keys: IssuerKeys
     /// The sessions whose tokens are refused.
     let endedSessions: EndedSessions
-    /// Opens once the stored `session.ended` events have been read.
+    /// Opens once the issuer's ended sessions have been read.
     let caughtUp: CatchUpGate
-    /// Reads `session.ended` into ``endedSessions`` and opens ``caughtUp``.
+    /// Hears `session.ended`, reads the issuer's ended sessions into ``endedSessions`` and opens ``caughtUp``.
     let follower: EndedSessionsFollower
     private let check: AccessTokenCheck
     private let verified: VerifiedTokens
@@ -96,8 +96,8 @@ final class AccessTokenVerifier: Sendable {
         verified.count
     }
 
-    /// Returns once the stored `session.ended` events have been read, or throws 503 when that takes longer
-    /// than `timeout` (a gateway that has just started and cannot read the stream) or NATS is not connected.
+    /// Returns once the issuer's ended sessions have been read, or throws 503 when that takes longer than
+    /// `timeout` (a gateway that has just started while no issuer answers) or NATS is not connected.
     private func waitUntilCaughtUp(client: (any ServiceCalling)?, timeout: Duration) async throws(ServiceFailure) {
         if caughtUp.isOpen { return }
         guard client != nil else { throw ServiceFailure.unavailable }  // Not connected to NATS yet.

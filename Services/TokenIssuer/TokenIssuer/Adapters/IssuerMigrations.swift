@@ -86,5 +86,6 @@ enum IssuerMigrations {
         deletedMembers,
         outboxLease,
         keyVouches,
+        endedSessionsOrder,
     ]
 }

@@ -101,14 +101,25 @@ struct SessionStore: Sendable {
     /// `limit`: the ID, when it ended, and the cursor after it.
     func endedSessions(within window: Duration, after: (micros: Int64, id: UUID)?, limit: Int) async throws
         -> [(id: String, endedAt: Date, cursor: String)] {
-        let rows = try await database.query(
-            """
-            SELECT id, ended_at, (extract(epoch FROM ended_at) * 1000000)::bigint AS micros FROM issuer.sessions
-             WHERE ended_at IS NOT NULL AND ended_at >= now() - make_interval(secs => \(window.components.seconds))
-               AND (\(after?.micros)::bigint IS NULL
-                    OR (ended_at, id) > (timestamptz 'epoch' + \(after?.micros)::bigint * interval '1 microsecond', \(after?.id)::uuid))
-             ORDER BY ended_at, id LIMIT \(Int64(limit))
-            """)
+        // Two statements, so that each page is an index range (sessions_ended_order) and not a scan from the
+        // window's start.
+        let rows: PostgresRows
+        if let after {
+            rows = try await database.query(
+                """
+                SELECT id, ended_at, (extract(epoch FROM ended_at) * 1000000)::bigint AS micros FROM issuer.sessions
+                 WHERE ended_at IS NOT NULL AND ended_at >= now() - make_interval(secs => \(window.components.seconds))
+                   AND (ended_at, id) > (timestamptz 'epoch' + \(after.micros) * interval '1 microsecond', \(after.id))
+                 ORDER BY ended_at, id LIMIT \(Int64(limit))
+                """)
+        } else {
+            rows = try await database.query(
+                """
+                SELECT id, ended_at, (extract(epoch FROM ended_at) * 1000000)::bigint AS micros FROM issuer.sessions
+                 WHERE ended_at IS NOT NULL AND ended_at >= now() - make_interval(secs => \(window.components.seconds))
+                 ORDER BY ended_at, id LIMIT \(Int64(limit))
+                """)
+        }
         return try rows.map { row in
             let id = try row.uuid("id").uuidString.lowercased()
             return (id, try row.date("ended_at"), "\(try row.int("micros")):\(id)")

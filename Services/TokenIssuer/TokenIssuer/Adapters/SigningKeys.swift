@@ -141,9 +141,17 @@ actor SigningKeys {
                 if generate {
                     new.append(try await Self.generate(publishLead: publishLead, connection).key)
                 } else {
+                    // A new file key vouches only for keys this replica trusts: a key of its files, one a file
+                    // vouched for, and, at the move from database keys (no file key nor vouch in the table
+                    // yet), the database's own keys. Never for a row another writer added since.
+                    let held = Dictionary(fileKeys.map { ($0.kid, $0) }, uniquingKeysWith: { first, _ in first })
+                    let moving = !current.contains { $0.isNull("private_key_pem") || !$0.isNull("vouch") }
+                    var trusted = Set(current.compactMap { row in Self.fileModeKey(row: row, held: held, fileKeys: fileKeys)?.kid })
+                    if moving { trusted.formUnion(current.filter { !$0.isNull("private_key_pem") }.compactMap { try? $0.string("kid") }) }
                     // In the files' order, so that of several new keys the last one named signs.
                     for key in Self.unrecorded(fileKeys, in: current) {
-                        _ = try await Self.record(key, privatePEM: nil, publishLead: publishLead, connection)
+                        _ = try await Self.record(key, privatePEM: nil, publishLead: publishLead, vouchingFor: trusted, connection)
+                        trusted.insert(key.kid)
                         new.append(key)
                     }
                 }
@@ -209,9 +217,10 @@ actor SigningKeys {
     }
 
     /// Inserts `key`: it signs at once when no key signs yet, else from `publishLead` later (a whole second,
-    /// rounded up, since messages carry seconds only); every other key retires when it starts. Returns when
-    /// it starts signing.
-    private static func record(_ key: SigningKey, privatePEM: String?, publishLead: Duration, _ connection: PostgresConnection) async throws -> Date {
+    /// rounded up, since messages carry seconds only); every other key retires when it starts, and a key file
+    /// vouches for those of `trusted` among them. Returns when it starts signing.
+    private static func record(_ key: SigningKey, privatePEM: String?, publishLead: Duration, vouchingFor trusted: Set<String> = [],
+                               _ connection: PostgresConnection) async throws -> Date {
         let inserted = try await connection.query(
             """
             INSERT INTO issuer.signing_keys (kid, algorithm, private_key_pem, public_key_pem, activates_at)
@@ -234,6 +243,7 @@ actor SigningKeys {
         if privatePEM == nil, let signer = key.signer {
             for row in retired {
                 let kid = try row.string("kid")
+                guard trusted.contains(kid) else { continue }
                 let vouch = try SigningKeyVouch.make(for: kid, retiredAt: activatesAt, by: signer)
                 _ = try await connection.query("UPDATE issuer.signing_keys SET vouch = \(vouch) WHERE kid = \(kid)")
             }

@@ -100,7 +100,10 @@ struct IssuerHandlers: Sendable {
         var after: (micros: Int64, id: UUID)?
         if let cursor = request.after {
             let parts = cursor.split(separator: ":", maxSplits: 1)
-            guard cursor.utf8.count <= 64, parts.count == 2, let micros = Int64(parts[0]), let id = UUID(uuidString: String(parts[1])) else {
+            // A time from 1970 to a day ahead: any other is no page's end (and would overflow the database's interval).
+            let latest = Int64((Date().timeIntervalSince1970 + 86_400) * 1_000_000)
+            guard cursor.utf8.count <= 64, parts.count == 2, let micros = Int64(parts[0]), (0...latest).contains(micros),
+                  let id = UUID(uuidString: String(parts[1])) else {
                 throw ServiceFailure.invalidRequest("after must be a page's next.")
             }
             after = (micros, id)
