@@ -61,7 +61,7 @@ let package = Package(
         shared("HTTPClient", ["CCurl", "Logging"]),
         shared("Contracts", ["JSON"]),
         shared("Metrics", []),
-        shared("Messaging", ["Collections", "Contracts", "JSON", "NATS", "Crypto", "Logging", "Runtime", "Metrics"]),
+        shared("Messaging", ["Collections", "Contracts", "JSON", "JOSE", "NATS", "Crypto", "Logging", "Runtime", "Metrics"]),
         shared("Persistence", ["Contracts", "JSON", "Postgres", "NATS", "Logging", "Runtime"]),
         shared("Management", ["HTTPServer", "Metrics", "Logging", "Runtime"]),
         shared("Authentication", ["Collections", "Contracts", "JOSE", "JSON", "Logging", "Messaging", "NATS"]),

@@ -54,13 +54,19 @@ public final class MemberProof: Sendable {
         } else {
             let jws = try AccessTokenCheck.parse(token)
             let trusted = try await keys(jws.header.kid)
-            let check = AccessTokenCheck(issuer: trusted.issuer, audience: trusted.audience, leeway: leeway)
-            claims = try check.claims(of: jws, keys: trusted.set, now: now)
+            claims = try await Self.check(jws, trusted: trusted, leeway: leeway, now: now)
             verified.remember(token, claims, kid: jws.header.kid, now: now)
         }
         guard claims.sub == String(memberId) else {
             throw AccessTokenCheck.unauthorized("The access token is not this member's.")
         }
         return claims
+    }
+
+    /// The signature check, on Swift's pool: a responder's handler starts on the NATS delivery thread, which
+    /// must not compute a signature for every request of its endpoint in turn.
+    @concurrent
+    private static func check(_ jws: CompactJWS, trusted: TrustedKeys, leeway: Int64, now: Int64) async throws(ServiceFailure) -> AccessTokenClaims {
+        try AccessTokenCheck(issuer: trusted.issuer, audience: trusted.audience, leeway: leeway).claims(of: jws, keys: trusted.set, now: now)
     }
 }

@@ -14,6 +14,7 @@
 #include <openssl/hmac.h>
 #include <openssl/sha.h>
 #include <openssl/crypto.h>
+#include <openssl/kdf.h>
 
 // EVP_PKEY_PUBLIC_KEY is a composite macro (an OR of selection bits), which Swift cannot import.
 static inline int copenssl_selection_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }

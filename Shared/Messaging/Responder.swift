@@ -114,14 +114,18 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
             counters.recordDropped()
             return
         }
+        // A caller that asked for a sealed reply gets one: from this hop, or from the last (which gets its key).
+        let sealedFor = message.headers[ReplySeal.requestHeader]
+        let bind = message.headers[ReplySeal.bindHeader] ?? ""
         let (reply, relayed) = await RequestID.$current.withValue(id) {
-            await RequestDeadline.$current.withValue(deadline) { () async -> (Outcome, [UInt8]?) in
+            await RequestDeadline.$current.withValue(deadline) { () async -> (Outcome, NATSMessage?) in
                 let reply = await answer(message)
                 guard case .forward(let subject, let payload) = reply else { return (reply, nil) }
                 // The next hop answers this one, which passes the answer back unread: a hop that nobody serves
                 // yet is asked again here for a few seconds (a failover), without redoing this hop's work.
                 do {
-                    return (reply, try await next.send(subject, payload, timeout: Self.handOnTimeout).payload)
+                    return (reply, try await next.send(subject, payload, timeout: Self.handOnTimeout,
+                                                       headers: sealedFor.map { [ReplySeal.requestHeader: $0, ReplySeal.bindHeader: bind] } ?? [:]))
                 } catch let failure as ServiceFailure {
                     return (.answer(.failure(failure)), nil)
                 } catch {
@@ -133,9 +137,16 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
         counters.record(duration: elapsed, failure: reply.failure)
         do {
             if let relayed {
-                try connection.respond(to: message, relayed)
+                let sealed = relayed.headers[ReplySeal.replyHeader].map { [ReplySeal.replyHeader: $0] } ?? [:]
+                try connection.respond(to: message, relayed.payload, headers: sealed)
             } else if case .answer(let envelope) = reply {
-                try connection.respond(to: message, try MessageCoding.encode(envelope))
+                let payload = try MessageCoding.encode(envelope)
+                if let sealedFor {
+                    let sealed = try ReplySeal.responder.seal(payload, for: sealedFor, bind: bind)
+                    try connection.respond(to: message, sealed.payload, headers: sealed.headers)
+                } else {
+                    try connection.respond(to: message, payload)
+                }
             }
         } catch {
             logger.warning("reply failed", [RequestID.metadataKey: id.value, "error": String(describing: error)])

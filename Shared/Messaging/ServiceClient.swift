@@ -13,12 +13,18 @@ public struct ServiceClient: Sendable {
     public let connection: NATSConnection
     private let logger: Logger
     private let metrics: MetricsRegistry?
+    /// With it, every reply is sealed to this process and opened here (``ReplySeal``).
+    private let sealing: ReplySeal?
 
     /// Creates a client on `connection`; with `metrics`, each call's latency and failures are counted by subject.
-    public init(connection: NATSConnection, logger: Logger, metrics: MetricsRegistry? = nil) {
+    ///
+    /// With `sealing`, each request asks for its reply to be sealed to this process, and a reply that is not
+    /// so sealed is refused: whoever else reads this identity's inbox learns nothing from it.
+    public init(connection: NATSConnection, logger: Logger, metrics: MetricsRegistry? = nil, sealing: ReplySeal? = nil) {
         self.connection = connection
         self.logger = logger
         self.metrics = metrics
+        self.sealing = sealing
         metrics?.describeHistogram("nats_request_duration_seconds", "Time for a service to answer over NATS, by subject.")
         metrics?.describeCounter("nats_request_errors_total", "NATS calls that failed (no responders, timeout, ...), by subject and error.")
         metrics?.describeCounter("nats_request_retries_total", "NATS calls sent again (no responder yet, connection down or lost, timeout), by subject and error.")
@@ -52,10 +58,12 @@ public struct ServiceClient: Sendable {
             logger.error("request encoding failed", ["nats.subject": endpoint.subject])
             throw .internal
         }
-        let message = try await send(endpoint.subject, payload, timeout: timeout, retries: retries)
+        let sealed = sealing?.requestHeaders() ?? [:]
+        let message = try await send(endpoint.subject, payload, timeout: timeout, retries: retries, headers: sealed)
         let reply: ServiceReply<Reply>
         do {
-            reply = try MessageCoding.decode(ServiceReply<Reply>.self, from: message.payload)
+            let plaintext = try sealing.map { try $0.open(message, headers: sealed) } ?? message.payload
+            reply = try MessageCoding.decode(ServiceReply<Reply>.self, from: plaintext)
         } catch {
             logger.error("reply decoding failed", ["nats.subject": endpoint.subject])
             throw ServiceFailure.internal
@@ -66,10 +74,12 @@ public struct ServiceClient: Sendable {
     /// Sends an encoded request to `subject` and returns the reply as it came, under the same policy as
     /// ``call(_:_:timeout:retries:)``: a chain's hop uses it to hand a request on and pass the answer back
     /// unread.
-    public func send(_ subject: String, _ payload: [UInt8], timeout: Duration, retries: Int = 0) async throws(ServiceFailure) -> NATSMessage {
+    public func send(_ subject: String, _ payload: [UInt8], timeout: Duration, retries: Int = 0,
+                     headers extra: [String: String] = [:]) async throws(ServiceFailure) -> NATSMessage {
         guard timeout > .zero else { throw Self.failure(for: .timeout) }
         let retries = min(max(0, retries), 16)
-        var headers = RequestID.current.map { [RequestID.header: $0.value] } ?? [:]
+        var headers = extra
+        if let id = RequestID.current { headers[RequestID.header] = id.value }
         let firstStarted = ContinuousClock.now
         // Called while a request is handled, no longer than its caller waits.
         let callerGivesUp = RequestDeadline.current ?? .now + .seconds(86_400)

@@ -58,7 +58,8 @@ public struct GatewayServer: Service {
         handler.readiness.started()
         let connector = ClosureService {
             let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, access: configuration.natsAccess, name: "gateway", logger: logger)
-            let client = ServiceClient(connection: nats, logger: logger, metrics: metrics)
+            // Every reply sealed to this process: the gateway's seed, stolen and used elsewhere, reads no one's tokens.
+            let client = ServiceClient(connection: nats, logger: logger, metrics: metrics, sealing: try ReplySeal())
             handler.client = client
             logger.info("gateway connected to NATS")
             let following = Task { await handler.accessTokens.follower.follow(client, timeout: configuration.serviceTimeout) }
