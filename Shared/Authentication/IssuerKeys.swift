@@ -129,8 +129,10 @@ public final class IssuerKeys: Sendable {
             // Not cancelled with a caller that stops waiting: the others still wait for it.
             let task = Task<Snapshot, any Error> {
                 defer { self.state.withLock { $0.fetch = nil } }
-                // Shared by every caller waiting for it, so it carries none's request ID.
-                return try await RequestID.$current.withValue(nil) { try await self.load(client: client, timeout: timeout) }
+                // Shared by every caller waiting for it, so it carries none's request ID, nor its deadline.
+                return try await RequestID.$current.withValue(nil) {
+                    try await RequestDeadline.$current.withValue(nil) { try await self.load(client: client, timeout: timeout) }
+                }
             }
             state.fetch = task
             return task

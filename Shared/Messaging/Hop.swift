@@ -2,8 +2,8 @@ import Contracts
 import JSON
 
 /// What the handler of one hop of a chain does with a request (``Responder/init(connection:endpoint:queue:maxConcurrent:startsOnDeliveryThread:logger:relaying:)``):
-/// answer the caller, or hand the request on to the next service, whose answer goes straight to the
-/// caller. The next endpoint answers with the same type, so the caller gets one reply either way.
+/// answer the caller, or hand the request on to the next service, whose answer this hop passes back to
+/// the caller unread. The next endpoint answers with the same type, so the caller gets one reply either way.
 ///
 /// A chain lets a service act only on what the one before it proved: the next subject takes requests from
 /// the previous service's identity alone, so the caller at the head of the chain (the gateway) cannot send

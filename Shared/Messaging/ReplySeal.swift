@@ -41,6 +41,11 @@ public final class ReplySeal: Sendable {
         do { return try ReplySeal() } catch { fatalError("cannot make the reply-sealing key: \(error)") }
     }()
 
+    /// Whether `text` is a public key as the ``requestHeader`` carries it: 32 bytes in base64url.
+    public static func isPublicKey(_ text: String) -> Bool {
+        text.utf8.count == 43 && Base64URL.decode(text)?.count == X25519KeyPair.publicKeyLength
+    }
+
     /// The headers that ask for a call's reply to be sealed, with a fresh value to bind it to.
     public func requestHeaders() -> [String: String] {
         [Self.requestHeader: publicKeyText, Self.bindHeader: Base64URL.encode(SecureRandom.bytes(16))]
@@ -73,7 +78,8 @@ public final class ReplySeal: Sendable {
         }
         let key = try pair.agreedKey(with: peerKey, salt: requesterKey + responderKey, info: Self.info)
         agreed.withLock { agreed in
-            if agreed.count >= Self.capacity { agreed.removeAll(keepingCapacity: true) }
+            // Full: one other peer is forgotten (it costs one more agreement if it comes back), not all.
+            if agreed.count >= Self.capacity { agreed.remove(at: agreed.startIndex) }
             agreed[peer] = key
         }
         return key

@@ -21,6 +21,7 @@ public enum RequestDeadline {
 
     /// The header value for waiting `timeout` more.
     static func value(_ timeout: Duration) -> String {
-        String(max(1, min(timeout, longest).components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000))
+        let clamped = min(timeout, longest)
+        return String(max(1, clamped.components.seconds * 1_000 + clamped.components.attoseconds / 1_000_000_000_000_000))
     }
 }

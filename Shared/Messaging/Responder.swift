@@ -75,9 +75,11 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
         // suspension: no task of a serving loop is woken to start it. At `maxConcurrent` handlers running,
         // the delivery thread waits for one to finish.
         let subscription = try connection.subscribe(endpoint.subject, queue: queue) { [startsOnDeliveryThread] message in
+            // Before waiting for a free slot: the caller's patience counts from here.
+            let received = ContinuousClock.now
             running.enter()
             let work: @Sendable () async -> Void = {
-                await handle(message)
+                await handle(message, received: received)
                 running.leave()
             }
             if startsOnDeliveryThread { Task.immediate(operation: work) } else { Task(operation: work) }
@@ -96,7 +98,7 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
         await running.allDone()
     }
 
-    private func handle(_ message: NATSMessage) async {
+    private func handle(_ message: NATSMessage, received: ContinuousClock.Instant) async {
         // Before anything is decoded or done: an answer goes to an inbox only, so a request (or a stream's
         // delivery) aimed at another subject changes nothing, whoever sent it.
         guard message.repliesToInbox, answersTo(message.replyTo) else {
@@ -104,18 +106,24 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
             logger.debug("request without an inbox to answer dropped")
             return
         }
+        // A reply key that is no key is found before anything is done, not when the answer is sealed.
+        let sealedFor = message.headers[ReplySeal.requestHeader]
+        if let sealedFor, !ReplySeal.isPublicKey(sealedFor) {
+            counters.recordDropped()
+            logger.debug("request with a reply key that is no key dropped")
+            return
+        }
         let started = ContinuousClock.now
         // Anyone on the bus can set the header: an ID that is not sane is replaced, never logged.
         let sent = message.headers[RequestID.header]
         let id = RequestID.from(sent)
         // A caller that has given up gets no answer, and nothing is done for it.
-        let deadline = RequestDeadline.from(message.headers[RequestDeadline.header], received: started)
+        let deadline = RequestDeadline.from(message.headers[RequestDeadline.header], received: received)
         if let deadline, deadline <= ContinuousClock.now {
             counters.recordDropped()
             return
         }
         // A caller that asked for a sealed reply gets one: from this hop, or from the last (which gets its key).
-        let sealedFor = message.headers[ReplySeal.requestHeader]
         let bind = message.headers[ReplySeal.bindHeader] ?? ""
         let (reply, relayed) = await RequestID.$current.withValue(id) {
             await RequestDeadline.$current.withValue(deadline) { () async -> (Outcome, NATSMessage?) in
@@ -136,10 +144,11 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
         let elapsed = ContinuousClock.now - started
         counters.record(duration: elapsed, failure: reply.failure)
         do {
-            if let relayed {
+            if let relayed, sealedFor == nil || relayed.headers[ReplySeal.replyHeader] != nil {
                 let sealed = relayed.headers[ReplySeal.replyHeader].map { [ReplySeal.replyHeader: $0] } ?? [:]
                 try connection.respond(to: message, relayed.payload, headers: sealed)
-            } else if case .answer(let envelope) = reply {
+            } else if case .answer(let envelope) = relayed == nil ? reply : .answer(.failure(.internal)) {
+                // (An answer the next hop did not seal, though the caller asked, is never passed on in the clear.)
                 let payload = try MessageCoding.encode(envelope)
                 if let sealedFor {
                     let sealed = try ReplySeal.responder.seal(payload, for: sealedFor, bind: bind)

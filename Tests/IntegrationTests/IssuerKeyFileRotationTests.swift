@@ -177,18 +177,13 @@ struct IssuerKeyFileRotationTests {
                     #expect(try rows.map { try $0.string("kid") } == [databaseKid, fileKid])
                     #expect(try rows.map { try $0.bool("current") } == [false, true])
 
-                    // Once every replica reads the files, the file key signs; the database key it retired is still
-                    // published by the file replica, on the file key's vouch.
+                    // Once every replica reads the files, the file key signs, and the database key is not published:
+                    // no file key vouches for a database key (a writer of the table could have added it), so the move
+                    // is a cut-over.
                     await databaseMode.stop()
                     for _ in 0..<5 { #expect(try await bench.issue().kid == fileKid) }
-                    #expect(try await bench.published() == [databaseKid, fileKid])
-                    let vouch = try #require(try await database.query(
-                        "SELECT vouch FROM issuer.signing_keys WHERE kid = \(databaseKid)").first?.optionalString("vouch"))
-                    #expect(try CompactJWS.parse(vouch).header.kid == fileKid)
-                    // A retirement moved by another writer of the table breaks the vouch: the key is no longer published.
-                    _ = try await database.query(
-                        "UPDATE issuer.signing_keys SET retired_at = retired_at + interval '1 hour' WHERE kid = \(databaseKid)")
-                    #expect(try await eventually { try await bench.published() == [fileKid] }, "a key with a moved retirement stayed published")
+                    #expect(try await bench.published() == [fileKid])
+                    #expect(try await database.query("SELECT kid FROM issuer.signing_keys WHERE vouch IS NOT NULL").isEmpty)
 
                     // A stray issuer without the key files, started later on the same database, makes no key of its own.
                     let (stray, _) = try await bench.issuer(files: false, databaseURL: databaseURL)
@@ -256,6 +251,14 @@ struct IssuerKeyFileRotationTests {
             let vouched = try await database.query("SELECT kid FROM issuer.signing_keys WHERE vouch IS NOT NULL ORDER BY kid")
             #expect(try vouched.map { try $0.string("kid") } == [kidA], "a key file vouched for a key it did not trust")
             #expect(try await bench.published() == [kidA, kidB])
+
+            // The old key's file removed: it stays published on the new key's vouch, until a writer of the table
+            // moves its retirement, which breaks the vouch.
+            try FileManager.default.removeItem(at: bench.directory.appendingPathComponent("2026-11.pem"))
+            try await Task.sleep(for: .milliseconds(600))
+            #expect(try await bench.published() == [kidA, kidB], "a retired key lost its publication with its file")
+            _ = try await database.query("UPDATE issuer.signing_keys SET retired_at = retired_at + interval '1 hour' WHERE kid = \(kidA)")
+            #expect(try await eventually { try await bench.published() == [kidB] }, "a key with a moved retirement stayed published")
         }
     }
 }

@@ -141,13 +141,12 @@ actor SigningKeys {
                 if generate {
                     new.append(try await Self.generate(publishLead: publishLead, connection).key)
                 } else {
-                    // A new file key vouches only for keys this replica trusts: a key of its files, one a file
-                    // vouched for, and, at the move from database keys (no file key nor vouch in the table
-                    // yet), the database's own keys. Never for a row another writer added since.
+                    // A new file key vouches only for keys this replica trusts: a key of its files, or one a file
+                    // vouched for. Never for a row another writer added, nor for a database key: nothing in the
+                    // table tells one the issuer made from one a writer added, so the move from database keys
+                    // is a cut-over (docs/key-rotation.md).
                     let held = Dictionary(fileKeys.map { ($0.kid, $0) }, uniquingKeysWith: { first, _ in first })
-                    let moving = !current.contains { $0.isNull("private_key_pem") || !$0.isNull("vouch") }
                     var trusted = Set(current.compactMap { row in Self.fileModeKey(row: row, held: held, fileKeys: fileKeys)?.kid })
-                    if moving { trusted.formUnion(current.filter { !$0.isNull("private_key_pem") }.compactMap { try? $0.string("kid") }) }
                     // In the files' order, so that of several new keys the last one named signs.
                     for key in Self.unrecorded(fileKeys, in: current) {
                         _ = try await Self.record(key, privatePEM: nil, publishLead: publishLead, vouchingFor: trusted, connection)
