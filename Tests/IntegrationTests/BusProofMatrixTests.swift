@@ -52,9 +52,10 @@ struct BusProofMatrixTests {
         let with: @Sendable (_ target: Member) async throws -> [UInt8]
     }
 
+    static func encode<T: Encodable>(_ value: T) throws -> [UInt8] { try MessageCoding.encode(value) }
+
     /// Every request subject, aimed at `victim` when the proof is missing.
     static func cases(_ stack: RunningStack, victim: Member, attacker: Member) async throws -> [Case] {
-        @Sendable func encode<T: Encodable>(_ value: T) throws -> [UInt8] { try MessageCoding.encode(value) }
         let google = { @Sendable () async throws -> VerifyRequest in
             VerifyRequest(provider: .google, token: try await stack.googleToken(sub: RunningStack.uniqueSubject("matrix")))
         }
@@ -67,78 +68,78 @@ struct BusProofMatrixTests {
                    "sub": .string(victim.googleSub), "exp": .integer(Int64(Date().timeIntervalSince1970) + 600)])
         let forgedLogin = VerifyRequest(provider: .google, token: forged)
         return [
-            Case(subject: Endpoints.login.subject, without: try encode(LoginRequest(verify: forgedLogin, deviceId: "attacker"))) { _ in
-                try encode(LoginRequest(verify: try await google(), deviceId: "matrix"))
+            Case(subject: Endpoints.login.subject, without: try Self.encode(LoginRequest(verify: forgedLogin, deviceId: "attacker"))) { _ in
+                try Self.encode(LoginRequest(verify: try await google(), deviceId: "matrix"))
             },
             Case(subject: Endpoints.link.subject,
-                 without: try encode(LinkRequest(verify: try await kakao(), memberId: victim.id, accessToken: attacker.accessToken))) { target in
-                try encode(LinkRequest(verify: try await kakao(), memberId: target.id, accessToken: target.accessToken))
+                 without: try Self.encode(LinkRequest(verify: try await kakao(), memberId: victim.id, accessToken: attacker.accessToken))) { target in
+                try Self.encode(LinkRequest(verify: try await kakao(), memberId: target.id, accessToken: target.accessToken))
             },
-            Case(subject: Endpoints.verifyAppleNotification.subject, without: try encode(AppleNotificationRequest(payload: "not.a.jws"))) { _ in
+            Case(subject: Endpoints.verifyAppleNotification.subject, without: try Self.encode(AppleNotificationRequest(payload: "not.a.jws"))) { _ in
                 let payload = try await stack.idp.mintAppleNotification(AppleNotificationMint(
                     type: "email-enabled", sub: RunningStack.uniqueSubject("apple"), email: "x@privaterelay.appleid.com"))
-                return try encode(AppleNotificationRequest(payload: payload))
+                return try Self.encode(AppleNotificationRequest(payload: payload))
             },
-            Case(subject: Endpoints.verify.subject, without: try encode(forgedLogin)) { _ in try encode(try await google()) },
+            Case(subject: Endpoints.verify.subject, without: try Self.encode(forgedLogin)) { _ in try Self.encode(try await google()) },
             // The sender is the proof: the identity is the target's, as a caller would forge it.
             Case(subject: Endpoints.memberLogin.subject, without: nil) { target in
-                try encode(MemberLoginRequest(identity: VerifiedIdentity(provider: .google, subject: target.googleSub), deviceId: "attacker"))
+                try Self.encode(MemberLoginRequest(identity: VerifiedIdentity(provider: .google, subject: target.googleSub), deviceId: "attacker"))
             },
             Case(subject: Endpoints.memberLinkIdentity.subject,
-                 without: try encode(LinkIdentityRequest(memberId: victim.id, accessToken: attacker.accessToken,
+                 without: try Self.encode(LinkIdentityRequest(memberId: victim.id, accessToken: attacker.accessToken,
                                                          identity: VerifiedIdentity(provider: .kakao, subject: RunningStack.uniqueSubject("k"))))) { target in
-                try encode(LinkIdentityRequest(memberId: target.id, accessToken: target.accessToken,
+                try Self.encode(LinkIdentityRequest(memberId: target.id, accessToken: target.accessToken,
                                                identity: VerifiedIdentity(provider: .kakao, subject: RunningStack.uniqueSubject("k"))))
             },
             Case(subject: Endpoints.memberAppleNotification.subject, without: nil) { _ in
-                try encode(AppleNotification(type: "email-enabled", subject: RunningStack.uniqueSubject("apple"), jti: UUID().uuidString,
+                try Self.encode(AppleNotification(type: "email-enabled", subject: RunningStack.uniqueSubject("apple"), jti: UUID().uuidString,
                                              issuedAt: Date()))
             },
             Case(subject: Endpoints.memberGet.subject,
-                 without: try encode(MemberGetRequest(memberId: victim.id, accessToken: attacker.accessToken))) { target in
-                try encode(MemberGetRequest(memberId: target.id, accessToken: target.accessToken))
+                 without: try Self.encode(MemberGetRequest(memberId: victim.id, accessToken: attacker.accessToken))) { target in
+                try Self.encode(MemberGetRequest(memberId: target.id, accessToken: target.accessToken))
             },
             Case(subject: Endpoints.memberUpdate.subject,
-                 without: try encode(MemberUpdateRequest(memberId: victim.id, accessToken: attacker.accessToken, name: "pwned"))) { target in
-                try encode(MemberUpdateRequest(memberId: target.id, accessToken: target.accessToken, name: "Matrix"))
+                 without: try Self.encode(MemberUpdateRequest(memberId: victim.id, accessToken: attacker.accessToken, name: "pwned"))) { target in
+                try Self.encode(MemberUpdateRequest(memberId: target.id, accessToken: target.accessToken, name: "Matrix"))
             },
             Case(subject: Endpoints.memberDelete.subject,
-                 without: try encode(MemberDeleteRequest(memberId: victim.id, accessToken: attacker.accessToken))) { target in
-                try encode(MemberDeleteRequest(memberId: target.id, accessToken: target.accessToken))
+                 without: try Self.encode(MemberDeleteRequest(memberId: victim.id, accessToken: attacker.accessToken))) { target in
+                try Self.encode(MemberDeleteRequest(memberId: target.id, accessToken: target.accessToken))
             },
             Case(subject: Endpoints.memberUnlinkIdentity.subject,
-                 without: try encode(UnlinkIdentityRequest(memberId: victim.id, accessToken: attacker.accessToken, provider: .google))) { target in
-                try encode(UnlinkIdentityRequest(memberId: target.id, accessToken: target.accessToken, provider: .google))
+                 without: try Self.encode(UnlinkIdentityRequest(memberId: victim.id, accessToken: attacker.accessToken, provider: .google))) { target in
+                try Self.encode(UnlinkIdentityRequest(memberId: target.id, accessToken: target.accessToken, provider: .google))
             },
             Case(subject: Endpoints.issueTokens.subject, without: nil) { target in
-                try encode(IssueTokensRequest(memberId: target.id, deviceId: "attacker", provider: .google))
+                try Self.encode(IssueTokensRequest(memberId: target.id, deviceId: "attacker", provider: .google))
             },
-            Case(subject: Endpoints.endDeletedMember.subject, without: nil) { target in try encode(DeletedMemberRequest(memberId: target.id)) },
+            Case(subject: Endpoints.endDeletedMember.subject, without: nil) { target in try Self.encode(DeletedMemberRequest(memberId: target.id)) },
             Case(subject: Endpoints.endIdentitySessions.subject, without: nil) { target in
-                try encode(EndIdentitySessionsRequest(memberId: target.id, provider: .google))
+                try Self.encode(EndIdentitySessionsRequest(memberId: target.id, provider: .google))
             },
-            Case(subject: Endpoints.refreshTokens.subject, without: try encode(RefreshTokensRequest(refreshToken: "not-a-refresh-token"))) { target in
-                try encode(RefreshTokensRequest(refreshToken: target.refreshToken))
+            Case(subject: Endpoints.refreshTokens.subject, without: try Self.encode(RefreshTokensRequest(refreshToken: "not-a-refresh-token"))) { target in
+                try Self.encode(RefreshTokensRequest(refreshToken: target.refreshToken))
             },
             Case(subject: Endpoints.logout.subject,
-                 without: try encode(LogoutRequest(memberId: victim.id, sessionId: victim.sessionId, accessToken: attacker.accessToken))) { target in
-                try encode(LogoutRequest(memberId: target.id, sessionId: target.sessionId, accessToken: target.accessToken))
+                 without: try Self.encode(LogoutRequest(memberId: victim.id, sessionId: victim.sessionId, accessToken: attacker.accessToken))) { target in
+                try Self.encode(LogoutRequest(memberId: target.id, sessionId: target.sessionId, accessToken: target.accessToken))
             },
             Case(subject: Endpoints.logoutAll.subject,
-                 without: try encode(LogoutAllRequest(memberId: victim.id, accessToken: attacker.accessToken))) { target in
-                try encode(LogoutAllRequest(memberId: target.id, accessToken: target.accessToken))
+                 without: try Self.encode(LogoutAllRequest(memberId: victim.id, accessToken: attacker.accessToken))) { target in
+                try Self.encode(LogoutAllRequest(memberId: target.id, accessToken: target.accessToken))
             },
             Case(subject: Endpoints.listSessions.subject,
-                 without: try encode(ListSessionsRequest(memberId: victim.id, accessToken: attacker.accessToken))) { target in
-                try encode(ListSessionsRequest(memberId: target.id, accessToken: target.accessToken))
+                 without: try Self.encode(ListSessionsRequest(memberId: victim.id, accessToken: attacker.accessToken))) { target in
+                try Self.encode(ListSessionsRequest(memberId: target.id, accessToken: target.accessToken))
             },
             Case(subject: Endpoints.endSession.subject,
-                 without: try encode(EndSessionRequest(memberId: victim.id, sessionId: victim.sessionId, accessToken: attacker.accessToken))) { target in
-                try encode(EndSessionRequest(memberId: target.id, sessionId: target.sessionId, accessToken: target.accessToken))
+                 without: try Self.encode(EndSessionRequest(memberId: victim.id, sessionId: victim.sessionId, accessToken: attacker.accessToken))) { target in
+                try Self.encode(EndSessionRequest(memberId: target.id, sessionId: target.sessionId, accessToken: target.accessToken))
             },
-            Case(subject: Endpoints.accessTokenKeys.subject, without: nil) { _ in try encode(AccessTokenKeysRequest()) },
-            Case(subject: Endpoints.endedSessions.subject, without: nil) { _ in try encode(EndedSessionsRequest()) },
-            Case(subject: Endpoints.rotateSigningKeys.subject, without: nil) { _ in try encode(RotateSigningKeysRequest()) },
+            Case(subject: Endpoints.accessTokenKeys.subject, without: nil) { _ in try Self.encode(AccessTokenKeysRequest()) },
+            Case(subject: Endpoints.endedSessions.subject, without: nil) { _ in try Self.encode(EndedSessionsRequest()) },
+            Case(subject: Endpoints.rotateSigningKeys.subject, without: nil) { _ in try Self.encode(RotateSigningKeysRequest()) },
         ]
     }
 
