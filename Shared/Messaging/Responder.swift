@@ -141,14 +141,20 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
                 }
             }
         }
+        // An answer the next hop did not seal, though the caller asked, is never passed on in the clear.
+        var outcome = reply
+        var passedBack = relayed
+        if let relayed, sealedFor != nil, relayed.headers[ReplySeal.replyHeader] == nil {
+            outcome = .answer(.failure(.internal))
+            passedBack = nil
+        }
         let elapsed = ContinuousClock.now - started
-        counters.record(duration: elapsed, failure: reply.failure)
+        counters.record(duration: elapsed, failure: outcome.failure)
         do {
-            if let relayed, sealedFor == nil || relayed.headers[ReplySeal.replyHeader] != nil {
-                let sealed = relayed.headers[ReplySeal.replyHeader].map { [ReplySeal.replyHeader: $0] } ?? [:]
-                try connection.respond(to: message, relayed.payload, headers: sealed)
-            } else if case .answer(let envelope) = relayed == nil ? reply : .answer(.failure(.internal)) {
-                // (An answer the next hop did not seal, though the caller asked, is never passed on in the clear.)
+            if let passedBack {
+                let sealed = passedBack.headers[ReplySeal.replyHeader].map { [ReplySeal.replyHeader: $0] } ?? [:]
+                try connection.respond(to: message, passedBack.payload, headers: sealed)
+            } else if case .answer(let envelope) = outcome {
                 let payload = try MessageCoding.encode(envelope)
                 if let sealedFor {
                     let sealed = try ReplySeal.responder.seal(payload, for: sealedFor, bind: bind)
@@ -162,7 +168,7 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
         }
         // Built only when it is written: this runs for every request a service answers.
         guard logger.level <= .debug else { return }
-        var fields = [RequestID.metadataKey: id.value, "request.outcome": reply.failure?.code.rawValue ?? (reply.isForward ? "handed-on" : "ok"),
+        var fields = [RequestID.metadataKey: id.value, "request.outcome": outcome.failure?.code.rawValue ?? (outcome.isForward ? "handed-on" : "ok"),
                       "request.duration_ms": elapsed.millisecondsText]
         if sent != nil, sent != id.value { fields["request.id_refused"] = "true" }
         logger.debug("request handled", fields)

@@ -81,9 +81,9 @@ public struct ServiceClient: Sendable {
         var headers = extra
         if let id = RequestID.current { headers[RequestID.header] = id.value }
         let firstStarted = ContinuousClock.now
+        var deadline = firstStarted + timeout * (retries + 1)
         // Called while a request is handled, no longer than its caller waits.
-        let callerGivesUp = RequestDeadline.current ?? .now + .seconds(86_400)
-        let deadline = min(firstStarted + timeout * (retries + 1), callerGivesUp)
+        if let callerGivesUp = RequestDeadline.current { deadline = min(deadline, callerGivesUp) }
         guard deadline > firstStarted else { throw Self.failure(for: .timeout) }
         // How long an attempt made at `start` may keep asking while nobody can take it.
         func patience(from start: ContinuousClock.Instant) -> ContinuousClock.Instant {
