@@ -101,25 +101,16 @@ struct SessionStore: Sendable {
     /// `limit`: the ID, when it ended, and the cursor after it.
     func endedSessions(within window: Duration, after: (micros: Int64, id: UUID)?, limit: Int) async throws
         -> [(id: String, endedAt: Date, cursor: String)] {
-        // Two statements, so that each page is an index range (sessions_ended_order) and not a scan from the
-        // window's start.
-        let rows: PostgresRows
-        if let after {
-            rows = try await database.query(
-                """
-                SELECT id, ended_at, (extract(epoch FROM ended_at) * 1000000)::bigint AS micros FROM issuer.sessions
-                 WHERE ended_at IS NOT NULL AND ended_at >= now() - make_interval(secs => \(window.components.seconds))
-                   AND (ended_at, id) > (timestamptz 'epoch' + \(after.micros) * interval '1 microsecond', \(after.id))
-                 ORDER BY ended_at, id LIMIT \(Int64(limit))
-                """)
-        } else {
-            rows = try await database.query(
-                """
-                SELECT id, ended_at, (extract(epoch FROM ended_at) * 1000000)::bigint AS micros FROM issuer.sessions
-                 WHERE ended_at IS NOT NULL AND ended_at >= now() - make_interval(secs => \(window.components.seconds))
-                 ORDER BY ended_at, id LIMIT \(Int64(limit))
-                """)
-        }
+        // The row comparison makes each page an index range of sessions_ended_order, not a scan from the
+        // window's start; the first page starts before every session.
+        let rows = try await database.query(
+            """
+            SELECT id, ended_at, (extract(epoch FROM ended_at) * 1000000)::bigint AS micros FROM issuer.sessions
+             WHERE ended_at IS NOT NULL AND ended_at >= now() - make_interval(secs => \(window.components.seconds))
+               AND (ended_at, id) > (coalesce(timestamptz 'epoch' + \(after?.micros)::bigint * interval '1 microsecond', '-infinity'),
+                                     coalesce(\(after?.id)::uuid, '00000000-0000-0000-0000-000000000000'))
+             ORDER BY ended_at, id LIMIT \(Int64(limit))
+            """)
         return try rows.map { row in
             let id = try row.uuid("id").uuidString.lowercased()
             return (id, try row.date("ended_at"), "\(try row.int("micros")):\(id)")

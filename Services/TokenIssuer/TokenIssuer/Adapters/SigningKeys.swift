@@ -126,6 +126,7 @@ actor SigningKeys {
         loadsBegun += 1
         let load = loadsBegun
         let fileKeys = try keyFiles.map { try Self.readKeyFiles($0) } ?? []
+        let held = Dictionary(fileKeys.map { ($0.kid, $0) }, uniquingKeysWith: { first, _ in first })
         let select: PostgresQuery = "SELECT kid, private_key_pem, public_key_pem, activates_at, retired_at, vouch FROM issuer.signing_keys"
         var rows = try await database.query(select)
         var recorded: [SigningKey] = []
@@ -145,7 +146,6 @@ actor SigningKeys {
                     // vouched for. Never for a row another writer added, nor for a database key: nothing in the
                     // table tells one the issuer made from one a writer added, so the move from database keys
                     // is a cut-over (docs/key-rotation.md).
-                    let held = Dictionary(fileKeys.map { ($0.kid, $0) }, uniquingKeysWith: { first, _ in first })
                     var trusted = Set(current.compactMap { row in Self.fileModeKey(row: row, held: held, fileKeys: fileKeys)?.kid })
                     // In the files' order, so that of several new keys the last one named signs.
                     for key in Self.unrecorded(fileKeys, in: current) {
@@ -157,7 +157,6 @@ actor SigningKeys {
                 return (try await connection.query(select), new)
             }
         }
-        let held = Dictionary(fileKeys.map { ($0.kid, $0) }, uniquingKeysWith: { first, _ in first })
         var loaded: [SigningKey] = []
         for row in rows {
             guard keyFiles != nil else {
