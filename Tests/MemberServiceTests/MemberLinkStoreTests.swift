@@ -52,7 +52,8 @@ struct MemberLinkStoreTests {
         #expect(last == .lastIdentity)
 
         _ = try await fixture.store.link(LinkIdentityRequest(memberId: member, accessToken: "store-test", identity: MemberStoreFixture.identity(.kakao)))
-        let profile = try await fixture.store.unlink(UnlinkIdentityRequest(memberId: member, accessToken: "store-test", provider: .google))
+        try await fixture.store.unlink(UnlinkIdentityRequest(memberId: member, accessToken: "store-test", provider: .google))
+        let profile = try #require(try await fixture.store.profile(memberId: member))
         #expect(profile.identities.map(\.provider) == [.kakao])
         #expect(try await fixture.events(member).last == "identity.unlinked")
     }

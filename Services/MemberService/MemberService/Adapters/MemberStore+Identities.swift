@@ -72,7 +72,7 @@ extension MemberStore {
 
     /// Unlinks the member's identity of `request.provider`; `NOT_FOUND` when there is none,
     /// `LAST_IDENTITY` when it is the only one.
-    func unlink(_ request: UnlinkIdentityRequest) async throws -> MemberProfile {
+    func unlink(_ request: UnlinkIdentityRequest) async throws {
         try await change { connection in
             guard try await Self.lockMember(request.memberId, on: connection) != nil else { throw ServiceFailure.memberGone }
             let providers = try await connection.query(
@@ -86,7 +86,5 @@ extension MemberStore {
                                   IdentityUnlinked(memberId: request.memberId, provider: request.provider, reason: "requested"))
                 .write(on: connection)
         }
-        guard let profile = try await profile(memberId: request.memberId) else { throw ServiceFailure.memberGone }
-        return profile
     }
 }

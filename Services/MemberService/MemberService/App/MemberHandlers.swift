@@ -68,7 +68,7 @@ struct MemberHandlers: Sendable {
     /// Unlinks the identity, then has the token-issuer end the sessions opened through it; answers those.
     func unlink(_ request: UnlinkIdentityRequest) async throws -> SessionsEnded {
         try await proof.claims(of: request.accessToken, memberId: request.memberId)
-        _ = try await store.unlink(request)
+        try await store.unlink(request)
         logger.info("identity unlinked", ["member.id": String(request.memberId), "identity.provider": request.provider.rawValue])
         return try await identityEnded(request.memberId, request.provider)
     }
