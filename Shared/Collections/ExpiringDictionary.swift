@@ -4,37 +4,45 @@
 /// dictionary is full of live entries, the one that expires first; no change ever copies the whole.
 /// Lookups are the dictionary's. Replaced expiries stay in the order until they come to the front
 /// (lazy deletion), and the order is rebuilt once they outnumber the live entries.
+///
+/// Inlinable, so that each user's keys and values are specialized in its own module: a generic call
+/// across the module boundary costs several times the lookup itself.
 public struct ExpiringDictionary<Key: Hashable, Value, Expiry: Comparable> {
-    private var entries: [Key: (value: Value, expiry: Expiry)] = [:]
-    private var order = MinHeap<Deadline>()
+    @usableFromInline var entries: [Key: (value: Value, expiry: Expiry)] = [:]
+    @usableFromInline var order = MinHeap<Deadline>()
     /// The most entries kept.
     public let capacity: Int
 
-    private struct Deadline: Comparable {
-        let expiry: Expiry
-        let key: Key
+    @usableFromInline struct Deadline: Comparable {
+        @usableFromInline let expiry: Expiry
+        @usableFromInline let key: Key
 
-        static func < (lhs: Deadline, rhs: Deadline) -> Bool { lhs.expiry < rhs.expiry }
-        static func == (lhs: Deadline, rhs: Deadline) -> Bool { lhs.expiry == rhs.expiry && lhs.key == rhs.key }
+        @inlinable init(expiry: Expiry, key: Key) {
+            self.expiry = expiry
+            self.key = key
+        }
+
+        @inlinable static func < (lhs: Deadline, rhs: Deadline) -> Bool { lhs.expiry < rhs.expiry }
+        @inlinable static func == (lhs: Deadline, rhs: Deadline) -> Bool { lhs.expiry == rhs.expiry && lhs.key == rhs.key }
     }
 
     /// An empty dictionary that keeps at most `capacity` entries (at least one).
-    public init(capacity: Int) {
+    @inlinable public init(capacity: Int) {
         self.capacity = max(capacity, 1)
     }
 
     /// The number of entries, expired ones not yet dropped included.
-    public var count: Int { entries.count }
+    @inlinable public var count: Int { entries.count }
 
     /// The value stored for `key` and its expiry, whether or not that has passed.
-    public subscript(key: Key) -> (value: Value, expiry: Expiry)? {
+    @inlinable public subscript(key: Key) -> (value: Value, expiry: Expiry)? {
         entries[key]
     }
 
     /// Stores `value` for `key` until `expiry`, replacing what was there, after dropping what expired by
     /// `now`. Returns how many entries that had not expired were dropped to stay within `capacity`.
     @discardableResult
-    public mutating func update(_ value: Value, for key: Key, expiry: Expiry, now: Expiry) -> Int {
+    @inlinable public mutating func update(_ value: Value, for key: Key, expiry: Expiry, now: Expiry) -> Int {
         removeExpired(now: now)
         var evicted = 0
         if entries[key] == nil {
@@ -54,7 +62,7 @@ public struct ExpiringDictionary<Key: Hashable, Value, Expiry: Comparable> {
     }
 
     /// Drops every entry whose expiry is at or before `now`.
-    public mutating func removeExpired(now: Expiry) {
+    @inlinable public mutating func removeExpired(now: Expiry) {
         while let first = order.min, first.expiry <= now {
             _ = order.popMin()
             if entries[first.key]?.expiry == first.expiry {

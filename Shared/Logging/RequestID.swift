@@ -33,9 +33,17 @@ public struct RequestID: Sendable, Hashable, CustomStringConvertible {
         self.value = value
     }
 
-    /// A new random ID (a lowercase UUID).
+    /// A new random ID (a lowercase version 4 UUID), from the system's secure generator: one `getrandom`
+    /// call, where Foundation's `UUID()` opens, reads and closes `/dev/urandom` for every one.
     public static func generate() -> RequestID {
-        RequestID(generated: UUID().uuidString.lowercased())
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (generator.next() as UInt64, generator.next() as UInt64)
+        let uuid = withUnsafeMutableBytes(of: &bytes) { raw -> uuid_t in
+            raw[6] = raw[6] & 0x0F | 0x40
+            raw[8] = raw[8] & 0x3F | 0x80
+            return raw.load(as: uuid_t.self)
+        }
+        return RequestID(generated: UUID(uuid: uuid).uuidString.lowercased())
     }
 
     /// The ID in `header` when it is sane, else a new one.
