@@ -64,7 +64,7 @@ let package = Package(
         shared("Messaging", ["Collections", "Contracts", "JSON", "JOSE", "NATS", "Crypto", "Logging", "Runtime", "Metrics"]),
         shared("Persistence", ["Contracts", "JSON", "Postgres", "NATS", "Logging", "Runtime"]),
         shared("Management", ["HTTPServer", "Metrics", "Logging", "Runtime"]),
-        shared("Authentication", ["Collections", "Contracts", "JOSE", "JSON", "Logging", "Messaging", "NATS"]),
+        shared("Authentication", ["Collections", "Contracts", "Crypto", "JOSE", "JSON", "Logging", "Messaging", "NATS"]),
     ]
         + service("Gateway",
                   ["Logging", "Collections", "Runtime", "Contracts", "JSON", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "JOSE", "Authentication"],
@@ -98,10 +98,10 @@ let package = Package(
             .target(name: "HTTPTesting", path: "Tests/HTTPTesting", swiftSettings: swiftSettings),
             tests("HTTPServerTests", ["HTTPServer", "HTTPTesting", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "Logging"]),
-            tests("IntegrationTests", ["TestSupport", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "HTTPServer", "Logging", "DevIDP", "TokenVerifier", "Runtime"]),
+            tests("IntegrationTests", ["Authentication", "TestSupport", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "HTTPServer", "Logging", "DevIDP", "TokenVerifier", "Runtime"]),
             tests("GatewayTests", ["Gateway", "Contracts", "JSON", "JOSE", "Crypto", "HTTPServer", "Logging", "Messaging", "Metrics", "Authentication", "Collections"]),
             tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Contracts", "Crypto", "Logging", "Runtime"]),
-            tests("MemberServiceTests", ["MemberService", "TestSupport", "Postgres", "Contracts", "JSON", "Runtime"]),
+            tests("MemberServiceTests", ["MemberService", "TestSupport", "Postgres", "Contracts", "JSON", "Runtime", "Authentication", "Crypto", "JOSE"]),
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging", "TestVectors"]),
             // The app-side client: Foundation only, so it builds for iOS, macOS and Linux.
             .target(name: "SocialLoginClient", path: "Client/SocialLoginClient", swiftSettings: swiftSettings),

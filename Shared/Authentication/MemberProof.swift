@@ -7,9 +7,10 @@ import JOSE
 /// published keys, `iss`, `aud`, `exp`, `iat`, and `sub` equal to the member acted on. Whoever sends the
 /// request, the gateway included, acts only with the member's own token.
 ///
-/// Tokens it verified are remembered until they expire (at most `capacity`), so an app that sends the same
-/// token on every request costs one signature check; a remembered token counts only while the key that
-/// signed it is still published.
+/// Tokens it verified are remembered until they expire (at most `capacity`), by the SHA-256 of their text,
+/// so an app that sends the same token on every request costs one signature check; so are the tokens the
+/// issuer noted as issued to a login this service handed on (``rememberIssued(_:now:)``). A remembered token
+/// counts only while the key that signed it is still published, and with the `iss` and `aud` expected.
 public final class MemberProof: Sendable {
     /// The keys to check a token naming `kid` against, with the `iss` and `aud` the tokens must carry.
     public typealias Keys = @Sendable (_ kid: String?) async throws(ServiceFailure) -> TrustedKeys
@@ -48,19 +49,34 @@ public final class MemberProof: Sendable {
         guard memberId > 0 else { throw ServiceFailure.invalidRequest("memberId must be positive.") }
         let now = Int64(Date().timeIntervalSince1970)
         let claims: AccessTokenClaims
-        if let entry = verified.entry(for: token), try await keys(entry.kid).set.key(for: entry.kid) != nil {
+        let key = IssuedTokenNote.key(of: token)
+        if let entry = verified.entry(for: key), try await Self.stillTrusted(entry, by: keys(entry.kid)) {
             guard entry.claims.exp > now else { throw AccessTokenCheck.unauthorized("The access token has expired.") }
             claims = entry.claims
         } else {
             let jws = try AccessTokenCheck.parse(token)
             let trusted = try await keys(jws.header.kid)
             claims = try await Self.check(jws, trusted: trusted, leeway: leeway, now: now)
-            verified.remember(token, claims, kid: jws.header.kid, now: now)
+            verified.remember(key, claims, kid: jws.header.kid, now: now)
         }
         guard claims.sub == String(memberId) else {
             throw AccessTokenCheck.unauthorized("The access token is not this member's.")
         }
         return claims
+    }
+
+    /// Remembers the access token that the issuer's answer in `headers` notes as issued (``IssuedTokenNote``),
+    /// when it has not expired by `now` (seconds since 1970). A hop of a login calls this with the answer it
+    /// passes back; headers without a note change nothing.
+    public func rememberIssued(_ headers: [String: String], now: Int64 = Int64(Date().timeIntervalSince1970)) {
+        guard let note = IssuedTokenNote.read(headers), note.claims.exp > now else { return }
+        verified.remember(note.key, note.claims, kid: note.kid, now: now)
+    }
+
+    /// Whether a remembered token still counts: the key that signed it is published, and it names the
+    /// issuer and audience the keys are for.
+    private static func stillTrusted(_ entry: VerifiedTokens.Entry, by trusted: TrustedKeys) -> Bool {
+        trusted.set.key(for: entry.kid) != nil && entry.claims.iss == trusted.issuer && entry.claims.aud == trusted.audience
     }
 
     /// The signature check, on Swift's pool: a responder's handler starts on the NATS delivery thread, which

@@ -37,6 +37,11 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
     private let startsOnDeliveryThread: Bool
     private let logger: Logger
     private let handler: Relay
+    /// Headers this endpoint's answers carry beside a reply, made from it, for the hop that called: in the
+    /// clear (a sealed reply stays sealed), and never passed further back, for a hop passes back only the reply.
+    private let noting: (@Sendable (Reply) -> [String: String])?
+    /// Shown every answer the next hop gave, its headers included, before it is passed back.
+    private let handedBack: (@Sendable (NATSMessage) -> Void)?
     /// This endpoint's request and error counts, for ``ServiceDiscovery``.
     public let counters: ServiceDiscovery.EndpointCounters
 
@@ -47,16 +52,23 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
     /// would so compute on that one thread for every request of the endpoint: give it
     /// `startsOnDeliveryThread: false`, and it starts on Swift's pool, on every core.
     public init(connection: NATSConnection, endpoint: Endpoint<Request, Reply>, queue: String,
-                maxConcurrent: Int = 256, startsOnDeliveryThread: Bool = true, logger: Logger, handler: @escaping Handler) {
+                maxConcurrent: Int = 256, startsOnDeliveryThread: Bool = true, logger: Logger,
+                noting: (@Sendable (Reply) -> [String: String])? = nil, handler: @escaping Handler) {
         self.init(connection: connection, endpoint: endpoint, queue: queue, maxConcurrent: maxConcurrent,
-                  startsOnDeliveryThread: startsOnDeliveryThread, logger: logger, relaying: { .answer(try await handler($0)) })
+                  startsOnDeliveryThread: startsOnDeliveryThread, logger: logger, noting: noting,
+                  relaying: { .answer(try await handler($0)) })
     }
 
     /// Creates a responder for one hop of a chain: `handler` answers the request, or hands it on to the next
     /// service (with the request ID and what is left of the caller's patience), whose answer it passes back
     /// to the caller unread. A failure thrown is answered to the caller at once, by this hop.
+    ///
+    /// `noting` makes headers for each reply this hop answers itself (``noting``); `handedBack` sees each
+    /// answer of the next hop before it is passed back.
     public init(connection: NATSConnection, endpoint: Endpoint<Request, Reply>, queue: String,
-                maxConcurrent: Int = 256, startsOnDeliveryThread: Bool = true, logger: Logger, relaying handler: @escaping Relay) {
+                maxConcurrent: Int = 256, startsOnDeliveryThread: Bool = true, logger: Logger,
+                noting: (@Sendable (Reply) -> [String: String])? = nil, handedBack: (@Sendable (NATSMessage) -> Void)? = nil,
+                relaying handler: @escaping Relay) {
         self.connection = connection
         self.next = ServiceClient(connection: connection, logger: logger)
         self.replyPrefixes = BusSubjects.requests.first { $0.subject == endpoint.subject }.map { $0.sentBy.map { $0.inboxPrefix + "." } }
@@ -66,6 +78,8 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
         self.startsOnDeliveryThread = startsOnDeliveryThread
         self.logger = logger.with(["nats.subject": endpoint.subject])
         self.handler = handler
+        self.noting = noting
+        self.handedBack = handedBack
         self.counters = ServiceDiscovery.EndpointCounters(subject: endpoint.subject, queueGroup: queue)
     }
 
@@ -152,15 +166,18 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
         counters.record(duration: elapsed, failure: outcome.failure)
         do {
             if let passedBack {
+                handedBack?(passedBack)
                 let sealed = passedBack.headers[ReplySeal.replyHeader].map { [ReplySeal.replyHeader: $0] } ?? [:]
                 try connection.respond(to: message, passedBack.payload, headers: sealed)
             } else if case .answer(let envelope) = outcome {
                 let payload = try MessageCoding.encode(envelope)
+                var notes = envelope.data.flatMap { noting?($0) } ?? [:]
                 if let sealedFor {
                     let sealed = try ReplySeal.responder.seal(payload, for: sealedFor, bind: bind)
-                    try connection.respond(to: message, sealed.payload, headers: sealed.headers)
+                    notes.merge(sealed.headers) { _, seal in seal }
+                    try connection.respond(to: message, sealed.payload, headers: notes)
                 } else {
-                    try connection.respond(to: message, payload)
+                    try connection.respond(to: message, payload, headers: notes)
                 }
             }
         } catch {

@@ -1,3 +1,4 @@
+import Authentication
 import Contracts
 import Foundation
 import Logging
@@ -36,6 +37,8 @@ struct SealedReplyTests {
             // Other suites probe the bus as the gateway with unsealed requests of their own (`…probe…` inboxes).
             for message in seen.withLock({ $0 }) where !message.subject.split(separator: ".").contains("probe") {
                 #expect(message.headers[ReplySeal.replyHeader] != nil, "a reply on \(message.subject) is not sealed")
+                // The issuer's note to the member-service that handed the login on goes no further.
+                #expect(message.headers[IssuedTokenNote.header] == nil, "a reply on \(message.subject) carries the issuer's note")
                 let text = String(decoding: message.payload, as: UTF8.self)
                 for secret in secrets { #expect(!text.contains(secret), "a reply carried a token or the email in the clear") }
                 #expect(!text.contains("accessToken") && !text.contains("\"data\""), "a reply is readable JSON")

@@ -57,7 +57,10 @@ public struct MemberServer: Service {
         let queue = QueueGroups.memberService
         let services: [any Service] = [
             Responder.ping(connection: nats, queueGroup: queue, logger: logger),
-            Responder(connection: nats, endpoint: Endpoints.memberLogin, queue: queue, logger: logger, relaying: members.login),
+            // The issuer's answer notes the access token it issued: the app's first call after its login
+            // (its profile, as a rule) then costs no signature check here.
+            Responder(connection: nats, endpoint: Endpoints.memberLogin, queue: queue, logger: logger,
+                      handedBack: { proof.rememberIssued($0.headers) }, relaying: members.login),
             Responder(connection: nats, endpoint: Endpoints.memberGet, queue: queue, logger: logger, handler: members.profile),
             Responder(connection: nats, endpoint: Endpoints.memberUpdate, queue: queue, logger: logger, handler: members.update),
             Responder(connection: nats, endpoint: Endpoints.memberLinkIdentity, queue: queue, logger: logger, handler: members.link),

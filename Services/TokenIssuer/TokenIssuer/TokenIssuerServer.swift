@@ -92,7 +92,9 @@ public struct TokenIssuerServer: Service {
         let queue = QueueGroups.tokenIssuer
         return [
             Responder.ping(connection: nats, queueGroup: queue, logger: logger),
-            Responder(connection: nats, endpoint: Endpoints.issueTokens, queue: queue, logger: logger, handler: handlers.issue),
+            // The member-service that handed the login on remembers the access token as verified.
+            Responder(connection: nats, endpoint: Endpoints.issueTokens, queue: queue, logger: logger,
+                      noting: IssuedTokenNote.headers(for:), handler: handlers.issue),
             Responder(connection: nats, endpoint: Endpoints.refreshTokens, queue: queue, logger: logger, handler: handlers.refresh),
             Responder(connection: nats, endpoint: Endpoints.logout, queue: queue, logger: logger, handler: handlers.logout),
             Responder(connection: nats, endpoint: Endpoints.logoutAll, queue: queue, logger: logger, handler: handlers.logoutAll),
