@@ -106,6 +106,6 @@ let package = Package(
             // The app-side client: Foundation only, so it builds for iOS, macOS and Linux.
             .target(name: "SocialLoginClient", path: "Client/SocialLoginClient", swiftSettings: swiftSettings),
             tests("SocialLoginClientTests", ["SocialLoginClient", "TestSupport", "DevIDP", "JSON", "Crypto", "HTTPServer", "HTTPClient", "Logging"]),
-            tests("DeployTests", ["TestSupport", "Messaging", "JSON"]),
+            tests("DeployTests", ["TestSupport", "Messaging", "JSON", "HTTPServer"]),
         ]
 )

@@ -91,14 +91,19 @@ public final class AuthClient: Sendable {
     }
 
     /// Sends `request`; anything that kept a response from arriving becomes a `TransportError`.
+    /// A 3xx that comes back to a request with a body (the transport did not follow it: ``RedirectGuard``
+    /// refuses one to another origin) is `ClientError.redirectRefused`.
     static func send(_ request: URLRequest, over transport: any HTTPTransport) async throws -> (Data, HTTPURLResponse) {
+        let answer: (Data, HTTPURLResponse)
         do {
-            return try await transport.send(request)
+            answer = try await transport.send(request)
         } catch let error as TransportError {
             throw error
         } catch {
             throw TransportError.network(error)
         }
+        if (300..<400).contains(answer.1.statusCode), request.httpBody != nil { throw ClientError.redirectRefused }
+        return answer
     }
 
     /// The `data` of a 2xx answer, or the `APIError` of any other.

@@ -43,13 +43,22 @@ public struct ExpiringDictionary<Key: Hashable, Value, Expiry: Comparable> {
     /// `now`. Returns how many entries that had not expired were dropped to stay within `capacity`.
     @discardableResult
     @inlinable public mutating func update(_ value: Value, for key: Key, expiry: Expiry, now: Expiry) -> Int {
+        update(value, for: key, expiry: expiry, now: now) { _ in }
+    }
+
+    /// As ``update(_:for:expiry:now:)``, handing each entry dropped before its expiry to `evicted`
+    /// (the one whose expiry comes first goes first).
+    @discardableResult
+    @inlinable public mutating func update(_ value: Value, for key: Key, expiry: Expiry, now: Expiry,
+                                           evicted onEvict: (Value) -> Void) -> Int {
         removeExpired(now: now)
         var evicted = 0
         if entries[key] == nil {
             while entries.count >= capacity, let first = order.popMin() {
-                if entries[first.key]?.expiry == first.expiry {
+                if let entry = entries[first.key], entry.expiry == first.expiry {
                     entries[first.key] = nil
                     evicted += 1
+                    onEvict(entry.value)
                 }
             }
         }

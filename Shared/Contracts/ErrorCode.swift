@@ -21,6 +21,9 @@ public struct ErrorCode: RawRepresentable, Codable, Hashable, Sendable, CustomSt
     public static let unauthorized = ErrorCode(rawValue: "UNAUTHORIZED")
     /// The refresh token is unknown, expired or its session ended.
     public static let invalidRefreshToken = ErrorCode(rawValue: "INVALID_REFRESH_TOKEN")
+    /// The access token's sign-in is older than the change asks for (`REAUTHENTICATION_WINDOW`): sign in
+    /// with the provider again, then retry.
+    public static let reauthenticationRequired = ErrorCode(rawValue: "REAUTHENTICATION_REQUIRED")
     /// A rotated refresh token was used again: its session is ended.
     public static let refreshTokenReused = ErrorCode(rawValue: "REFRESH_TOKEN_REUSED")
     /// The provider is not configured.

@@ -39,6 +39,20 @@ public struct AddressRange: Sendable, Equatable, CustomStringConvertible {
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/\(prefixLength)"
     }
 
+    /// The client `address` stands for when clients are counted: an IPv4 address itself (`198.51.100.7/32`,
+    /// however written), an IPv6 address its block of `ipv6PrefixLength` bits (`2001:db8:1:2::/64`), since
+    /// one subscriber is handed a whole block; anything that is not an address as it is.
+    public static func client(of address: String, ipv6PrefixLength: Int) -> String {
+        guard let bytes = bytes(of: address) else { return address }
+        let length = bytes.count == 4 ? 32 : ipv6PrefixLength
+        return AddressRange(network: masked(bytes, length), prefixLength: length).description
+    }
+
+    private init(network: [UInt8], prefixLength: Int) {
+        self.network = network
+        self.prefixLength = prefixLength
+    }
+
     /// Whether `text` is an IPv4 or IPv6 address.
     public static func isAddress(_ text: String) -> Bool {
         bytes(of: text) != nil

@@ -1,3 +1,4 @@
+import HTTPServer
 import JSON
 import Testing
 
@@ -192,6 +193,26 @@ struct KubernetesManifestTests {
                         "\(name) lets anyone in to pods other than the gateway's")
             }
         }
+    }
+
+    @Test("behind its ingress the per-address rate limit counts clients: proxies trusted, only the ingress reaches the API")
+    func rateLimitBehindIngress() async throws {
+        let all = try await documents()
+        let config = try #require(objects("ConfigMap", in: all)["social-login-config"]?["data"])
+        let rate = Int(config["RATE_LIMIT_RPS"]?.stringValue ?? "10") ?? -1
+        guard rate != 0 else { return }  // No per-address limit: nothing to get wrong.
+        let proxies = (config["TRUSTED_PROXIES"]?.stringValue ?? "").split(separator: ",").map(String.init)
+        #expect(!proxies.isEmpty, "a per-address limit behind an ingress with no trusted proxy is one bucket for every user")
+        for entry in proxies { #expect(AddressRange(entry) != nil, "TRUSTED_PROXIES entry \(entry) is not a CIDR block") }
+        // Whoever reaches the port may name any client in X-Forwarded-For: only the ingress may reach it.
+        let policy = try #require(objects("NetworkPolicy", in: all)["gateway-ingress"])
+        let rules = policy.at("spec.ingress")?.elements ?? []
+        #expect(!rules.isEmpty)
+        for rule in rules {
+            let from = rule["from"]?.elements ?? []
+            #expect(from.count > 0, "gateway-ingress lets anyone reach the API and forge X-Forwarded-For")
+        }
+        #expect(config["GATEWAY_CONNECTIONS_PER_ADDRESS"]?.stringValue == "0", "every connection comes from an ingress pod")
     }
 
     @Test("every Secret and ConfigMap a Deployment uses is defined")

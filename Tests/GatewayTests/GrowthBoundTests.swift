@@ -31,6 +31,27 @@ struct GrowthBoundTests {
         #expect(metrics.render().contains("access_token_ended_sessions 100000"))
     }
 
+    @Test("a full list fails closed: a token issued before a forgotten end is refused, one issued after is not")
+    func endedSessionsFailClosed() {
+        let sessions = EndedSessions(capacity: 2, leeway: 0, logger: Self.logger, metrics: MetricsRegistry())
+        let now = Date()
+        let start = Int64(now.timeIntervalSince1970)
+        func token(_ sid: String, issued: Int64) -> AccessTokenClaims {
+            AccessTokenClaims(iss: "i", aud: "a", sub: "1", sid: sid, iat: issued, exp: issued + 900, jti: "j")
+        }
+        sessions.end(["a", "b"], tokensExpireAt: now.addingTimeInterval(100), now: now)
+        #expect(sessions.refuses(token("live", issued: start - 10)) == nil, "nothing forgotten yet")
+        #expect(sessions.refuses(token("a", issued: start - 10)) != nil)
+        // "c" ends 50 s later and pushes "a" out: a's tokens, all issued before the gateway heard of its end, stay refused.
+        sessions.end(["c"], tokensExpireAt: now.addingTimeInterval(200), now: now.addingTimeInterval(50))
+        #expect(!sessions.contains("a"))
+        #expect(sessions.refuses(token("a", issued: start - 10)) != nil)
+        #expect(sessions.refuses(token("a", issued: start)) != nil)
+        #expect(sessions.refuses(token("live", issued: start - 10)) != nil, "a token as old as a forgotten end may be of it")
+        #expect(sessions.refuses(token("live", issued: start + 1)) == nil)
+        #expect(sessions.refuses(token("c", issued: start + 40)) != nil)
+    }
+
     @Test("an ended session is dropped once its tokens have expired, at the next session that ends")
     func endedSessionsExpire() {
         let sessions = EndedSessions(capacity: 100, leeway: 60, logger: Self.logger, metrics: MetricsRegistry())

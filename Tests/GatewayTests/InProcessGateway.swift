@@ -58,12 +58,13 @@ struct InProcessGateway {
         if caughtUp { handler.accessTokens.caughtUp.open() }
     }
 
-    /// An access token for member `sub` in session `sid`, signed by `signer` (the issuer's by default).
+    /// An access token for member `sub` in session `sid`, signed by `signer` (the issuer's by default), of a
+    /// session that signed in `signedInAgo` seconds ago (nil: a token without `auth_time`).
     func token(sub: String = "7", sid: String = "0d3c8b8e-5a51-4c3e-9b7a-1f2b3c4d5e6f", iss: String = issuer,
-               aud: String = audience, expiresIn: Int64 = 600, signer: JWTSigner? = nil) throws -> String {
+               aud: String = audience, expiresIn: Int64 = 600, signedInAgo: Int64? = 60, signer: JWTSigner? = nil) throws -> String {
         let now = Int64(Date().timeIntervalSince1970)
         let claims = AccessTokenClaims(iss: iss, aud: aud, sub: sub, sid: sid, iat: now - 60, exp: now + expiresIn,
-                                       jti: UUID().uuidString)
+                                       jti: UUID().uuidString, authTime: signedInAgo.map { now - $0 })
         return try (signer ?? self.signer).sign(claims)
     }
 

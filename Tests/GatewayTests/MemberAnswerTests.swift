@@ -8,7 +8,7 @@ import Testing
 /// says (docs/api.md).
 @Suite("The gateway's answers on a member's routes")
 struct MemberAnswerTests {
-    private static let profile = MemberProfile(memberId: 7, email: "a@example.com", emailVerified: true, name: "A",
+    static let profile = MemberProfile(memberId: 7, email: "a@example.com", emailVerified: true, name: "A",
                                                identities: [LinkedIdentity(provider: .google, email: "a@example.com", emailVerified: true,
                                                                            linkedAt: Date(timeIntervalSince1970: 1_700_000_000))],
                                                createdAt: Date(timeIntervalSince1970: 1_700_000_000))
@@ -99,5 +99,46 @@ struct MemberAnswerTests {
         #expect(services.requests(to: Endpoints.logout) == [LogoutRequest(memberId: 8, sessionId: sid, accessToken: token)])
         await gateway.send("POST", "/api/auth/logout", bearer: token).expectRefusal(401, "UNAUTHORIZED")
         #expect(services.calls(to: Endpoints.logout).map(\.retries) == [0])
+    }
+}
+
+/// RFC 9470 at the edge: the gateway refuses linking, unlinking and deleting with an access token whose
+/// sign-in is older than `REAUTHENTICATION_WINDOW` before it asks any service (or provider), with the
+/// challenge; a member-service's refusal of the same kind gets the same challenge.
+@Suite("The gateway's recent sign-in check")
+struct RecentSignInAnswerTests {
+    static let challenge = #"Bearer error="insufficient_user_authentication", max_age=300"#
+
+    @Test("an old sign-in, or a token without auth_time, cannot link, unlink or delete; no service is asked; it still reads",
+          arguments: [Int64?(301), nil])
+    func oldSignIn(_ signedInAgo: Int64?) async throws {
+        let gateway = try InProcessGateway()
+        let services = try #require(gateway.services)
+        services.answer(Endpoints.memberGet, with: MemberAnswerTests.profile)
+        let token = try gateway.token(sub: "7", signedInAgo: signedInAgo)
+        let answers = [
+            await gateway.send("POST", "/api/members/me/identities", json: #"{"provider": "kakao", "idToken": "kt"}"#, bearer: token),
+            await gateway.send("DELETE", "/api/members/me/identities/google", bearer: token),
+            await gateway.send("DELETE", "/api/members/me", bearer: token),
+        ]
+        for answer in answers {
+            answer.expectRefusal(401, "REAUTHENTICATION_REQUIRED")
+            #expect(answer.headers["www-authenticate"] == Self.challenge)
+        }
+        #expect(services.requests(to: Endpoints.link).isEmpty)
+        #expect(services.requests(to: Endpoints.memberUnlinkIdentity).isEmpty)
+        #expect(services.requests(to: Endpoints.memberDelete).isEmpty)
+        #expect(await gateway.send("GET", "/api/members/me", bearer: token).status == 200)
+    }
+
+    @Test("a sign-in within the window is handed on; the member-service's own refusal carries the challenge")
+    func ownerRefusal() async throws {
+        let gateway = try InProcessGateway()
+        let services = try #require(gateway.services)
+        services.refuse(Endpoints.memberDelete, with: ServiceFailure(.reauthenticationRequired, "Sign in again."))
+        let answer = await gateway.send("DELETE", "/api/members/me", bearer: try gateway.token(sub: "7", signedInAgo: 200))
+        answer.expectRefusal(401, "REAUTHENTICATION_REQUIRED")
+        #expect(answer.headers["www-authenticate"] == Self.challenge)
+        #expect(services.requests(to: Endpoints.memberDelete).count == 1, "\(String(describing: answer.message))")
     }
 }

@@ -110,6 +110,43 @@ struct GatewayLimitsTests {
         }
     }
 
+    @Test("12 requests from 12 addresses of one IPv6 /64 share one bucket; another /64 has its own; the prefix is configurable")
+    func ipv6Block() async throws {
+        let stack = try await TestStack.shared.running()
+        _ = stack
+        func start(prefix: Int) async throws -> StandaloneGateway {
+            try await StandaloneGateway.start(natsURL: TestEnvironment.natsURL) {
+                $0.rateLimitRPS = 1
+                $0.rateLimitBurst = 10
+                $0.rateLimitIPv6Prefix = prefix
+                $0.trustedProxies = [AddressRange("127.0.0.0/8")!]
+            }
+        }
+        let byBlock = try await start(prefix: 64)
+        let byAddress = try await start(prefix: 128)
+        try await withResource((byBlock, byAddress), close: { await $0.0.stop(); await $0.1.stop() }) { _ in
+            try await byBlock.waitUntilConnected()
+            try await byAddress.waitUntilConnected()
+            func refresh(_ gateway: StandaloneGateway, from client: String) async throws -> Int {
+                try await RunningStack.send("POST", gateway.url + "/api/auth/refresh",
+                                            headers: [("Content-Type", "application/json"), ("X-Forwarded-For", client)],
+                                            body: Array(#"{"refreshToken":"nope"}"#.utf8)).status
+            }
+            // Documentation addresses (RFC 3849), named only in a header: nothing is sent to them.
+            let block = (1...12).map { "2001:db8:1:2::\(String($0, radix: 16))" }
+            var statuses: [Int] = []
+            for client in block { statuses.append(try await refresh(byBlock, from: client)) }
+            #expect(statuses.prefix(10).allSatisfy { $0 == 401 }, "\(statuses)")
+            #expect(statuses.suffix(2) == [429, 429], "\(statuses)")
+            #expect(try await refresh(byBlock, from: "2001:db8:1:3::1") == 401)
+            // IPv4 clients are still counted one address each.
+            #expect(try await refresh(byBlock, from: "198.51.100.7") == 401)
+            var single: [Int] = []
+            for client in block { single.append(try await refresh(byAddress, from: client)) }
+            #expect(single.allSatisfy { $0 == 401 }, "a /128 prefix counts each address: \(single)")
+        }
+    }
+
     @Test("a service with no responders gets 503 SERVICE_UNAVAILABLE with Retry-After, and /readyz says so")
     func noResponders() async throws {
         let nats = try await TestNATSServer.start()

@@ -14,7 +14,7 @@ struct IssuerSchemaUpgradeTests {
             shipped: Array(ShippedIssuerMigrations.all.prefix(shippedVersions)))
         let expected = routines.fresh
         #expect(Set(expected.keys) == [
-            "issuer.start_session(bigint,text,text,bytea,integer)",
+            "issuer.start_session(bigint,text,text,bytea,integer,bigint)",
             "issuer.end_deleted_member(bigint)",
             "issuer.rotate_refresh_token(bytea,bytea,text,integer,integer)",
             "issuer.record_session_end()",

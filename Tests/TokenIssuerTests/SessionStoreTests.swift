@@ -40,13 +40,19 @@ struct SessionStoreTests {
     @Test("rotated, then replayed inside the grace window with the same successor, then reuse ends the session")
     func rotation() async throws {
         let store = try await Self.store.value
-        let (sessionId, token) = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google)
+        // A sign-in an hour ago: every grant hands that time back, not the refresh's.
+        let signedInAt = Int64(Date().timeIntervalSince1970) - 3_600
+        let (sessionId, token) = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, signedInAt: signedInAt)
         let rotated = try await store.rotate(token, deviceId: "d", secret: Self.secret)
         #expect(rotated.outcome == .rotated)
         #expect(rotated.grant?.sessionId == sessionId)
+        #expect(rotated.grant?.signedInAt == signedInAt)
         let replayed = try await store.rotate(token, deviceId: "d", secret: Self.secret)
         #expect(replayed.outcome == .replayed)
         #expect(replayed.grant?.token.value == rotated.grant?.token.value)
+        #expect(replayed.grant?.signedInAt == signedInAt)
+        let again = try await store.rotate(try #require(rotated.grant?.token), deviceId: "d", secret: Self.secret)
+        #expect(again.grant?.signedInAt == signedInAt)
 
         _ = try await store.database.query(
             "UPDATE issuer.refresh_tokens SET rotated_at = now() - interval '1 hour' WHERE token_hash = \(token.hash)")

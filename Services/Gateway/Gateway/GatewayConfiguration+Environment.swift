@@ -22,6 +22,9 @@ extension GatewayConfiguration {
         refreshReuseGrace = try environment.seconds("REFRESH_REUSE_GRACE", default: 10, in: 0...300)
         rateLimitRPS = try environment.int("RATE_LIMIT_RPS", default: rateLimitRPS, in: 0...1_000_000)
         rateLimitBurst = try environment.int("RATE_LIMIT_BURST", default: rateLimitBurst, in: 1...1_000_000)
+        rateLimitIPv6Prefix = try environment.int("RATE_LIMIT_IPV6_PREFIX", default: rateLimitIPv6Prefix, in: 32...128)
+        endedSessionCapacity = try environment.int("ENDED_SESSIONS_CAPACITY", default: endedSessionCapacity, in: 1...100_000_000)
+        reauthenticationWindow = try environment.seconds("REAUTHENTICATION_WINDOW", default: 300, in: 1...86_400)
         trustedProxies = try (environment.list("TRUSTED_PROXIES") ?? []).map { entry throws(ConfigurationError) in
             guard let range = AddressRange(entry) else {
                 throw ConfigurationError(variable: "TRUSTED_PROXIES",

@@ -37,17 +37,26 @@ public struct GatewayConfiguration: Sendable {
     public var rateLimitRPS: Int = 10
     /// Burst allowance per client address (`RATE_LIMIT_BURST`). Default 20.
     public var rateLimitBurst: Int = 20
+    /// How many leading bits of an IPv6 client address make one client for the rate limit
+    /// (`RATE_LIMIT_IPV6_PREFIX`): one subscriber is given a whole /64, so counting full addresses would
+    /// give it 2^64 buckets. Default 64.
+    public var rateLimitIPv6Prefix: Int = 64
     /// The most client addresses the rate limit keeps a bucket for; beyond that the bucket nearest to full
     /// again is forgotten. Default 100,000.
     public var rateLimitAddresses: Int = 100_000
     /// The most access tokens remembered as verified (each costs no signature check again); beyond that the
     /// one that expires first is forgotten. Default 100,000.
     public var verifiedTokenCacheSize: Int = 100_000
-    /// The most ended sessions whose tokens are refused; beyond that the one whose tokens expire first is
-    /// forgotten (and counted). Size it for the sessions ended within one access-token lifetime, and for memory: with
+    /// The most ended sessions whose tokens are refused (`ENDED_SESSIONS_CAPACITY`). Beyond that the one whose
+    /// tokens expire first is forgotten (and counted), and the gateway fails closed: a token issued before the
+    /// last forgotten end is refused, so its app refreshes. Size it for the sessions ended within one access-token lifetime, and for memory: with
     /// 208,000 of them and 100,000 verified tokens a gateway held 160 MiB more than idle (docs/performance.md).
     /// Default 500,000.
     public var endedSessionCapacity: Int = 500_000
+    /// How long after a provider sign-in an access token may link or unlink an identity or delete the member
+    /// (`REAUTHENTICATION_WINDOW`, RFC 9470): checked here before a provider is asked, and again by the
+    /// member-service, which owns the change. Default 300 s.
+    public var reauthenticationWindow: Duration = .seconds(300)
     /// Proxies whose `X-Forwarded-For` names the client (`TRUSTED_PROXIES`, comma-separated CIDR
     /// blocks such as `10.0.0.0/8`). Default none: the client is the connection's peer.
     public var trustedProxies: [AddressRange] = []

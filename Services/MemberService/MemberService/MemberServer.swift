@@ -53,7 +53,8 @@ public struct MemberServer: Service {
             return MemberProof.TrustedKeys(set: snapshot.set, issuer: snapshot.issuer, audience: snapshot.audience)
         }
         let members = MemberHandlers(store: MemberStore(database: database, outbox: outbox.wakeup), proof: proof, issuer: issuer,
-                                     issuerTimeout: timeout, logger: logger)
+                                     issuerTimeout: timeout, recentSignIn: RecentSignIn(window: configuration.reauthenticationWindow),
+                                     logger: logger)
         let queue = QueueGroups.memberService
         let services: [any Service] = [
             Responder.ping(connection: nats, queueGroup: queue, logger: logger),

@@ -15,5 +15,6 @@ extension MemberServiceConfiguration {
         management = try environment.management(defaultPort: nil)
         events = try environment.eventStream()
         clockSkew = try environment.seconds("CLOCK_SKEW", default: 60, in: 0...600)
+        reauthenticationWindow = try environment.seconds("REAUTHENTICATION_WINDOW", default: 300, in: 1...86_400)
     }
 }

@@ -23,6 +23,9 @@ public struct MemberServiceConfiguration: Sendable {
     /// How far in the future an access token's `iat` may be (`CLOCK_SKEW`): the clock skew allowed when the
     /// member-service checks the token a member-scoped request carries.
     public var clockSkew: Duration = .seconds(60)
+    /// How long after a provider sign-in an access token may link or unlink an identity or delete the member
+    /// (`REAUTHENTICATION_WINDOW`, RFC 9470). Default 300 s.
+    public var reauthenticationWindow: Duration = .seconds(300)
     /// How long a call to the token-issuer may take (a deletion's or an unlink's ended sessions, the keys).
     public var issuerTimeout: Duration = .seconds(2)
 

@@ -107,8 +107,8 @@ final class AccessTokenVerifier: Sendable {
     }
 
     private func checkSessionLive(_ claims: AccessTokenClaims) throws(ServiceFailure) {
-        if endedSessions.contains(claims.sid) {
-            throw AccessTokenCheck.unauthorized("The access token's session has ended; sign in again.")
+        if let reason = endedSessions.refuses(claims) {
+            throw AccessTokenCheck.unauthorized(reason)
         }
     }
 }

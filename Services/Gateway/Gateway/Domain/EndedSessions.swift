@@ -1,4 +1,5 @@
 import Collections
+import Contracts
 import Foundation
 import JSON
 import Logging
@@ -9,17 +10,23 @@ import Synchronization
 ///
 /// Every `session.ended` event puts its session on the list until the session's last token expired
 /// (plus the leeway). The list is kept in expiry order, so each insert drops the expired entries from
-/// the front and never copies the whole. It holds at most `capacity` sessions: beyond that the one
-/// whose tokens expire first is forgotten, counted in `access_token_ended_sessions_dropped_total` (its
-/// tokens would work again until they expire; size the capacity for the session ends of one token
-/// lifetime). ``EndedSessionsFollower`` fills it from the event stream; the gateway adds the sessions
-/// its own logouts ended at once.
+/// the front and never copies the whole. It holds at most `capacity` sessions (`ENDED_SESSIONS_CAPACITY`):
+/// beyond that the one whose tokens expire first is forgotten, counted in
+/// `access_token_ended_sessions_dropped_total`, and the list fails closed. A forgotten session's tokens
+/// were all issued before the gateway heard of its end, so every token issued at or before the latest
+/// such moment is refused from then on (``refuses(_:)``): a flood of session ends costs apps a refresh,
+/// never a logged-out or stolen token working again. ``EndedSessionsFollower`` fills it from the event
+/// stream; the gateway adds the sessions its own logouts ended at once.
 final class EndedSessions: Sendable {
     /// How long an ended session is remembered when its event does not say, and how far back a gateway
     /// reads the events when it starts: the largest ACCESS_TOKEN_TTL.
     static let fallbackRetention: Int64 = 86_400
 
-    private let sessions: Mutex<ExpiringDictionary<String, Void, Int64>>
+    /// Each ended session with when this gateway heard of its end (seconds since 1970), until its tokens expire.
+    private let sessions: Mutex<ExpiringDictionary<String, Int64, Int64>>
+    /// When the gateway heard of the latest end it forgot (seconds since 1970; `.min` while none): the
+    /// tokens issued at or before it may be of a forgotten session.
+    private let forgottenEndsUntil = Atomic<Int64>(.min)
     private let droppedWarned = Atomic<Bool>(false)
     /// Seconds added to each token expiry.
     let leeway: Int64
@@ -42,6 +49,15 @@ final class EndedSessions: Sendable {
         sessions.withLock { $0[sessionId] != nil }
     }
 
+    /// Why a token with `claims` is refused: its session ended, or it was issued before the end of a
+    /// session the list forgot (it may be of that session); nil when neither.
+    func refuses(_ claims: AccessTokenClaims) -> String? {
+        if claims.iat <= forgottenEndsUntil.load(ordering: .acquiring) {
+            return "The access token is older than the ended sessions this gateway still knows of; refresh it."
+        }
+        return contains(claims.sid) ? "The access token's session has ended; sign in again." : nil
+    }
+
     /// The sessions on the list (some may have expired and not yet been dropped).
     var count: Int {
         sessions.withLock { $0.count }
@@ -55,16 +71,22 @@ final class EndedSessions: Sendable {
         guard until > now else { return }
         let (count, dropped) = sessions.withLock { list in
             var dropped = 0
+            var latestForgotten = Int64.min
             for sessionId in sessionIds where (list[sessionId]?.expiry ?? .min) < until {
-                dropped += list.update((), for: sessionId, expiry: until, now: now)
+                dropped += list.update(now, for: sessionId, expiry: until, now: now) { heardAt in
+                    latestForgotten = max(latestForgotten, heardAt)
+                }
             }
+            // Raised inside the lock: no reader sees the session gone before the mark covers it.
+            if dropped > 0 { forgottenEndsUntil.max(latestForgotten, ordering: .releasing) }
             return (list.count, dropped)
         }
         metrics.set("access_token_ended_sessions", to: Double(count))
         guard dropped > 0 else { return }
         metrics.increment("access_token_ended_sessions_dropped_total", by: Double(dropped))
         if !droppedWarned.exchange(true, ordering: .relaxed) {
-            logger.warning("the ended-session list is full: the sessions whose tokens expire first are forgotten",
+            logger.warning("the ended-session list is full: the sessions whose tokens expire first are forgotten, and tokens "
+                           + "issued before their end are refused (apps refresh); raise ENDED_SESSIONS_CAPACITY",
                            ["sessions.capacity": String(count)])
         }
     }

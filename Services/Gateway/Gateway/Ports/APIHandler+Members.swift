@@ -1,4 +1,5 @@
 import Contracts
+import Foundation
 import HTTPServer
 
 extension APIHandler {
@@ -45,6 +46,7 @@ extension APIHandler {
     /// session of the member works after the 204, not even one a racing login started; this gateway
     /// refuses their access tokens at once (the others on `session.ended`).
     func deleteMe(_ member: AuthenticatedMember) async throws(ServiceFailure) -> HTTPResponse {
+        try recentSignIn.check(member.claims, now: Self.now())
         let reply = try await services().call(Endpoints.memberDelete, MemberDeleteRequest(memberId: member.id, accessToken: member.token),
                                               timeout: configuration.serviceTimeout, retries: 1)
         sessionsEnded(reply.sessionsEnded)
@@ -55,6 +57,7 @@ extension APIHandler {
     /// which proves the provider token and hands the identity on to the member-service, which checks the
     /// token and links the identity.
     func linkIdentity(_ context: RequestContext, _ member: AuthenticatedMember) async throws(ServiceFailure) -> HTTPResponse {
+        try recentSignIn.check(member.claims, now: Self.now())
         let body = try RequestBody.decode(LinkIdentityBody.self, from: context.request)
         guard body.provider.utf8.count <= 16, let provider = Provider(name: body.provider) else {
             throw ServiceFailure.invalidRequest("provider must be one of google, apple, naver, kakao.")
@@ -71,12 +74,16 @@ extension APIHandler {
         guard name.utf8.count <= 16, let provider = Provider(name: name) else {
             throw ServiceFailure.invalidRequest("The provider in the path must be one of google, apple, naver, kakao.")
         }
+        try recentSignIn.check(member.claims, now: Self.now())
         let ended = try await services().call(Endpoints.memberUnlinkIdentity,
                                               UnlinkIdentityRequest(memberId: member.id, accessToken: member.token, provider: provider),
                                               timeout: configuration.serviceTimeout, retries: 0)
         sessionsEnded(ended)
         return .noContent
     }
+
+    /// Now, in seconds since 1970.
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
 
     /// Refuses the access tokens of the sessions a deletion, an unlink or an Apple notification ended, at
     /// once on this gateway (the others learn of them from `session.ended`).

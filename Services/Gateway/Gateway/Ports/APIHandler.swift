@@ -1,3 +1,4 @@
+import Authentication
 import Contracts
 import Foundation
 import HTTPServer
@@ -13,24 +14,31 @@ final class APIHandler: Sendable {
     let configuration: GatewayConfiguration
     let logger: Logger
     let accessTokens: AccessTokenVerifier
+    /// The rule for linking, unlinking and deleting: checked here before a provider is asked, and again by
+    /// the member-service.
+    let recentSignIn: RecentSignIn
     let metrics: MetricsRegistry
     /// Whether this gateway can serve (`/readyz`): NATS connected, key set and ended sessions loaded.
     let readiness = Readiness()
     /// The last `/readyz?services=all` answer, shared by everyone who asks within a second.
     let servicesReadinessAnswer = RecentAnswer()
     private let rateLimiter: RateLimiter?
+    /// Warns once when one address sends most of the first rate-limited requests: a proxy not trusted.
+    private let proxyCheck: UntrustedProxyCheck?
     private let clientBox = Mutex<(any ServiceCalling)?>(nil)
 
     init(configuration: GatewayConfiguration, logger: Logger, metrics: MetricsRegistry) {
         self.configuration = configuration
         self.logger = logger
         self.metrics = metrics
+        self.recentSignIn = RecentSignIn(window: configuration.reauthenticationWindow)
         self.accessTokens = AccessTokenVerifier(issuer: configuration.tokenIssuer, audience: configuration.tokenAudience,
                                                 leeway: configuration.clockSkew, maxCached: configuration.verifiedTokenCacheSize,
                                                 maxEndedSessions: configuration.endedSessionCapacity, logger: logger, metrics: metrics)
         self.rateLimiter = configuration.rateLimitRPS > 0
             ? RateLimiter(rate: configuration.rateLimitRPS, burst: configuration.rateLimitBurst,
                           maxAddresses: configuration.rateLimitAddresses) : nil
+        self.proxyCheck = configuration.rateLimitRPS > 0 ? UntrustedProxyCheck(logger: logger) : nil
         metrics.describeCounter("http_requests_total", "HTTP requests answered, by route, method and status.")
         metrics.describeHistogram("http_request_duration_seconds", "Time to answer an HTTP request, by route.")
         metrics.describeCounter("http_rate_limited_total", "Requests refused with 429 by the per-address rate limit.")
@@ -102,7 +110,7 @@ final class APIHandler: Sendable {
                 do throws(ServiceFailure) {
                     return try await route.handle(self, &context)
                 } catch {
-                    return .failure(error)
+                    return .failure(error, maxAge: recentSignIn.maxAge)
                 }
             }
         } else {
@@ -137,7 +145,9 @@ final class APIHandler: Sendable {
         guard let rateLimiter, request.path.hasPrefix("/api/auth/") || request.path.hasPrefix("/api/members/me/identities") else {
             return nil
         }
-        guard let retryAfter = rateLimiter.acquire(ClientAddress.of(request, trusting: configuration.trustedProxies)) else { return nil }
+        let client = ClientAddress.client(of: request, trusting: configuration.trustedProxies, ipv6PrefixLength: configuration.rateLimitIPv6Prefix)
+        proxyCheck?.observe(client)
+        guard let retryAfter = rateLimiter.acquire(client) else { return nil }
         metrics.increment("http_rate_limited_total")
         return retryAfter
     }

@@ -19,6 +19,12 @@ enum ClientAddress {
         return nearest
     }
 
+    /// The client the request counts against in the rate limit: its address (``of(_:trusting:)``), or for
+    /// IPv6 the block of `ipv6PrefixLength` bits around it.
+    static func client(of request: HTTPRequest, trusting proxies: [AddressRange], ipv6PrefixLength: Int) -> String {
+        AddressRange.client(of: of(request, trusting: proxies), ipv6PrefixLength: ipv6PrefixLength)
+    }
+
     private static func isTrusted(_ address: String, _ proxies: [AddressRange]) -> Bool {
         proxies.contains { $0.contains(address) }
     }

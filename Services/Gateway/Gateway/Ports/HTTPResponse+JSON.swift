@@ -9,13 +9,16 @@ extension HTTPResponse {
         json(DataEnvelope(value), status: status, headers: headers)
     }
 
-    /// The error envelope with the failure's status; 503 and 429 carry `Retry-After`.
-    static func failure(_ failure: ServiceFailure, retryAfter: Int? = nil) -> HTTPResponse {
+    /// The error envelope with the failure's status; 503 and 429 carry `Retry-After`, and
+    /// `REAUTHENTICATION_REQUIRED` the RFC 9470 challenge with `maxAge` (seconds).
+    static func failure(_ failure: ServiceFailure, retryAfter: Int? = nil, maxAge: Int64 = 300) -> HTTPResponse {
         var headers: [(String, String)] = []
         if let retryAfter {
             headers.append(("Retry-After", String(retryAfter)))
         } else if failure.code == .serviceUnavailable {
             headers.append(("Retry-After", "1"))
+        } else if failure.code == .reauthenticationRequired {
+            headers.append(("WWW-Authenticate", #"Bearer error="insufficient_user_authentication", max_age=\#(maxAge)"#))
         }
         return json(ErrorEnvelope(failure), status: failure.httpStatus, headers: headers)
     }

@@ -6,7 +6,7 @@ extension ServiceFailure {
         switch code {
         case .invalidRequest: 400
         case .invalidProviderToken, .providerTokenExpired, .nonceMismatch, .unauthorized,
-             .invalidRefreshToken, .refreshTokenReused: 401
+             .invalidRefreshToken, .refreshTokenReused, .reauthenticationRequired: 401
         case .providerDisabled, .notFound: 404
         case .methodNotAllowed: 405
         case .identityInUse, .lastIdentity: 409

@@ -1,5 +1,6 @@
 import Authentication
 import Contracts
+import Foundation
 import Logging
 import Messaging
 
@@ -16,6 +17,8 @@ struct MemberHandlers: Sendable {
     /// The token-issuer: sessions to start, or to end after a deletion or unlink.
     let issuer: any ServiceCalling
     let issuerTimeout: Duration
+    /// The rule for the changes that can take or destroy the account: linking, unlinking, deleting.
+    let recentSignIn: RecentSignIn
     let logger: Logger
 
     /// Finds or creates the member of the identity the verifier proved, then hands the login to the
@@ -54,7 +57,7 @@ struct MemberHandlers: Sendable {
 
     /// Links the identity the verifier proved to the member whose access token came with it.
     func link(_ request: LinkIdentityRequest) async throws -> MemberProfile {
-        try await proof.claims(of: request.accessToken, memberId: request.memberId)
+        try await recentProof(request.accessToken, memberId: request.memberId)
         try Self.validate(request.identity)
         var request = request
         request.identity = Self.cleaned(request.identity)
@@ -67,7 +70,7 @@ struct MemberHandlers: Sendable {
 
     /// Unlinks the identity, then has the token-issuer end the sessions opened through it; answers those.
     func unlink(_ request: UnlinkIdentityRequest) async throws -> SessionsEnded {
-        try await proof.claims(of: request.accessToken, memberId: request.memberId)
+        try await recentProof(request.accessToken, memberId: request.memberId)
         try await store.unlink(request)
         logger.info("identity unlinked", ["member.id": String(request.memberId), "identity.provider": request.provider.rawValue])
         return try await identityEnded(request.memberId, request.provider)
@@ -76,7 +79,7 @@ struct MemberHandlers: Sendable {
     /// Deletes the member, then has the token-issuer end its sessions and refuse new ones; a repeated
     /// request (the member is gone already) does the second step again and answers the same.
     func delete(_ request: MemberDeleteRequest) async throws -> MemberDeleteReply {
-        try await proof.claims(of: request.accessToken, memberId: request.memberId)
+        try await recentProof(request.accessToken, memberId: request.memberId)
         let deleted = try await store.delete(memberId: request.memberId, reason: "requested")
         if deleted { logger.info("member deleted", ["member.id": String(request.memberId)]) }
         return MemberDeleteReply(memberId: request.memberId, deleted: deleted, sessionsEnded: try await memberDeleted(request.memberId))
@@ -98,6 +101,13 @@ struct MemberHandlers: Sendable {
             }
         }
         return outcome
+    }
+
+    /// The member's proof for a change that can take or destroy the account: its access token, of a session
+    /// that signed in with its provider within the window (``RecentSignIn``); else `REAUTHENTICATION_REQUIRED`.
+    private func recentProof(_ token: String, memberId: Int64) async throws(ServiceFailure) {
+        let claims = try await proof.claims(of: token, memberId: memberId)
+        try recentSignIn.check(claims, now: Int64(Date().timeIntervalSince1970))
     }
 
     /// Has the token-issuer end a deleted member's sessions and refuse new ones (idempotent).

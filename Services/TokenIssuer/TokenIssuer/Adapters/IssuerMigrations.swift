@@ -87,5 +87,6 @@ enum IssuerMigrations {
         outboxLease,
         keyVouches,
         endedSessionsOrder,
+        signInTime,
     ]
 }

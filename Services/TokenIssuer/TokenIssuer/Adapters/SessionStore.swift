@@ -8,21 +8,25 @@ struct SessionStore: Sendable {
     /// What a refresh attempt came to, with the session and successor when the outcome grants them.
     struct Rotation: Sendable {
         let outcome: RefreshOutcome
-        let grant: (sessionId: String, memberId: Int64, token: RefreshToken)?
+        /// The session, its member, when it signed in with its provider (seconds since 1970) and the successor token.
+        let grant: (sessionId: String, memberId: Int64, signedInAt: Int64, token: RefreshToken)?
     }
 
     let database: PostgresClient
     let refreshTokenTTL: Duration
     let reuseGrace: Duration
 
-    /// Ends the member's session on `deviceId`, if any, and starts a new one; returns its ID and refresh token.
+    /// Ends the member's session on `deviceId`, if any, and starts a new one that signed in with its provider at
+    /// `signedInAt` (seconds since 1970); returns its ID and refresh token.
     /// `UNAUTHORIZED` when the member was deleted: a login that found it just before does not outlive it.
-    func startSession(memberId: Int64, deviceId: String, provider: Provider) async throws -> (sessionId: String, token: RefreshToken) {
+    func startSession(memberId: Int64, deviceId: String, provider: Provider,
+                      signedInAt: Int64 = Int64(Date().timeIntervalSince1970)) async throws -> (sessionId: String, token: RefreshToken) {
         let token = RefreshToken.random()
         let rows = try await database.query(
             """
             SELECT issuer.start_session(p_member => \(memberId), p_device => \(deviceId), p_provider => \(provider.rawValue),
-                                        p_token_hash => \(token.hash), p_ttl_seconds => \(refreshTokenTTL.components.seconds)) AS id
+                                        p_token_hash => \(token.hash), p_ttl_seconds => \(refreshTokenTTL.components.seconds),
+                                        p_signed_in_at => \(signedInAt)) AS id
             """)
         guard let row = rows.first else { throw ServiceFailure.internal }
         guard !row.isNull("id") else { throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.") }
@@ -42,7 +46,7 @@ struct SessionStore: Sendable {
         let successor = token.successor(secret: secret)
         let rows = try await database.query(
             """
-            SELECT outcome, session_id, member_id FROM issuer.rotate_refresh_token(
+            SELECT outcome, session_id, member_id, signed_in_at FROM issuer.rotate_refresh_token(
                 p_token_hash => \(token.hash), p_successor_hash => \(successor.hash), p_device => \(deviceId),
                 p_grace_seconds => \(reuseGrace.components.seconds), p_ttl_seconds => \(refreshTokenTTL.components.seconds))
             """)
@@ -51,7 +55,7 @@ struct SessionStore: Sendable {
         guard let outcome = RefreshOutcome(rawValue: text) else { throw IssuerError.unexpectedStatus(text) }
         guard outcome.failure == nil else { return Rotation(outcome: outcome, grant: nil) }
         let sessionId = try row.uuid("session_id").uuidString.lowercased()
-        return Rotation(outcome: outcome, grant: (sessionId, try row.int("member_id"), successor))
+        return Rotation(outcome: outcome, grant: (sessionId, try row.int("member_id"), try row.int("signed_in_at"), successor))
     }
 
     /// Ends the member's session `sessionId` if it is live; returns the IDs it ended (none or one).

@@ -8,14 +8,15 @@ struct AccessTokens: Sendable {
     let keys: SigningKeys
     let configuration: TokenIssuerConfiguration
 
-    func pair(memberId: Int64, sessionId: String, refreshToken: RefreshToken) async throws -> TokenPair {
+    /// A new access token for the session, with `authTime` (seconds since 1970) as its sign-in, and `refreshToken`.
+    func pair(memberId: Int64, sessionId: String, authTime: Int64, refreshToken: RefreshToken) async throws -> TokenPair {
         let (signer, expiresBy) = try await keys.signer()
         let now = Int64(Date().timeIntervalSince1970)
         // A token of a retired key (a fallback) must expire before the key leaves the JWKS.
         let ttl = min(configuration.accessTokenTTL.components.seconds, expiresBy.map { Int64($0.timeIntervalSince1970) - now } ?? .max)
         let claims = AccessTokenClaims(iss: configuration.issuer, aud: configuration.audience, sub: String(memberId),
                                        sid: sessionId, iat: now, exp: now + ttl,
-                                       jti: Base64URL.encode(SecureRandom.bytes(16)))
+                                       jti: Base64URL.encode(SecureRandom.bytes(16)), authTime: authTime)
         return TokenPair(accessToken: try signer.sign(claims), refreshToken: refreshToken.value,
                          expiresIn: Int(ttl), memberId: memberId, sessionId: sessionId, claims: claims, keyId: signer.kid)
     }

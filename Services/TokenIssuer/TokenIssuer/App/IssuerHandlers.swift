@@ -22,11 +22,13 @@ struct IssuerHandlers: Sendable {
         guard (1...255).contains(request.deviceId.utf8.count) else {
             throw ServiceFailure.invalidRequest("deviceId must be 1 to 255 bytes.")
         }
+        // The provider sign-in is now: the session keeps this time as every token's auth_time.
+        let signedInAt = Int64(Date().timeIntervalSince1970)
         let (sessionId, refreshToken) = try await store.startSession(memberId: request.memberId, deviceId: request.deviceId,
-                                                                     provider: request.provider)
+                                                                     provider: request.provider, signedInAt: signedInAt)
         // The device's previous session, if any, ended in the same transaction.
         outbox.signal()
-        var pair = try await tokens.pair(memberId: request.memberId, sessionId: sessionId, refreshToken: refreshToken)
+        var pair = try await tokens.pair(memberId: request.memberId, sessionId: sessionId, authTime: signedInAt, refreshToken: refreshToken)
         pair.isExistingMember = request.isExistingMember
         return pair
     }
@@ -42,7 +44,7 @@ struct IssuerHandlers: Sendable {
         }
         if let failure = rotation.outcome.failure { throw failure }
         guard let grant = rotation.grant else { throw ServiceFailure.internal }
-        return try await tokens.pair(memberId: grant.memberId, sessionId: grant.sessionId, refreshToken: grant.token)
+        return try await tokens.pair(memberId: grant.memberId, sessionId: grant.sessionId, authTime: grant.signedInAt, refreshToken: grant.token)
     }
 
     func logout(_ request: LogoutRequest) async throws -> SessionsEnded {

@@ -18,8 +18,14 @@
 -- may ask for a session just after it, so a deleted member gets none (NULL, nothing started).
 -- Session starts take the member's lock shared, its deletion (end_deleted_member) exclusive: a
 -- session starts either before the deletion, which then sees it and ends it, or after, and is refused.
+-- Rule (recent sign-in): the session records when its provider sign-in happened (`p_signed_in_at`, seconds
+-- since 1970, as the issuer signs it into auth_time; now when not given) as its created_at, which every
+-- refresh hands back unchanged.
+-- Until p_signed_in_at was added it took five arguments: that signature is dropped, so a call that names
+-- only those five (a replica of the release before) takes the default.
+DROP FUNCTION IF EXISTS issuer.start_session(BIGINT, TEXT, TEXT, BYTEA, INT);
 CREATE OR REPLACE FUNCTION issuer.start_session(p_member BIGINT, p_device TEXT, p_provider TEXT, p_token_hash BYTEA,
-                                                p_ttl_seconds INT)
+                                                p_ttl_seconds INT, p_signed_in_at BIGINT DEFAULT NULL)
 RETURNS UUID
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -32,8 +38,9 @@ BEGIN
     PERFORM pg_advisory_xact_lock(hashtext(p_member::text), hashtext(p_device));
     UPDATE issuer.sessions SET ended_at = now(), end_reason = 'replaced'
      WHERE member_id = p_member AND device_id = p_device AND ended_at IS NULL;
-    INSERT INTO issuer.sessions (id, member_id, device_id, provider, expires_at)
-         VALUES (v_session, p_member, p_device, p_provider, now() + make_interval(secs => p_ttl_seconds));
+    INSERT INTO issuer.sessions (id, member_id, device_id, provider, created_at, expires_at)
+         VALUES (v_session, p_member, p_device, p_provider, COALESCE(to_timestamp(p_signed_in_at), now()),
+                 now() + make_interval(secs => p_ttl_seconds));
     INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at)
          VALUES (p_token_hash, v_session, now() + make_interval(secs => p_ttl_seconds));
     RETURN v_session;
@@ -53,13 +60,14 @@ BEGIN
 END;
 $$;
 
--- Until `outcome` was added the result was (status, session_id, member_id): that shape is dropped
--- once, since CREATE OR REPLACE cannot change a result.
+-- Until `outcome` was added the result was (status, session_id, member_id), and until `signed_in_at`
+-- was, (outcome, status, session_id, member_id): those shapes are dropped once, since CREATE OR REPLACE
+-- cannot change a result. A replica of the release before reads the columns it knows by name.
 DO $$
 BEGIN
     IF EXISTS (SELECT FROM pg_proc
                 WHERE oid = to_regprocedure('issuer.rotate_refresh_token(bytea, bytea, text, integer, integer)')
-                  AND NOT ('outcome' = ANY (proargnames))) THEN
+                  AND NOT ('signed_in_at' = ANY (proargnames))) THEN
         DROP FUNCTION issuer.rotate_refresh_token(BYTEA, BYTEA, TEXT, INT, INT);
     END IF;
 END;
@@ -77,10 +85,12 @@ $$;
 --                   gets that successor again (an app that lost the answer retries);
 --   'reused'        Rule (reuse): a rotated token used after that ends the session ('reuse'), since
 --                   someone else may hold the token.
+-- A grant ('rotated', 'replayed') hands back the session's sign-in time (`signed_in_at`): Rule (recent
+-- sign-in), a refresh keeps the auth_time of the login.
 -- `status` ('rotated', 'reused' or 'invalid') is what replicas of the release before `outcome` read.
 CREATE OR REPLACE FUNCTION issuer.rotate_refresh_token(
     p_token_hash BYTEA, p_successor_hash BYTEA, p_device TEXT, p_grace_seconds INT, p_ttl_seconds INT)
-RETURNS TABLE (outcome TEXT, status TEXT, session_id UUID, member_id BIGINT)
+RETURNS TABLE (outcome TEXT, status TEXT, session_id UUID, member_id BIGINT, signed_in_at BIGINT)
 LANGUAGE plpgsql AS $$
 DECLARE
     v_token issuer.refresh_tokens%ROWTYPE;
@@ -116,6 +126,7 @@ BEGIN
         IF outcome IN ('rotated', 'replayed') THEN
             session_id := v_session.id;
             member_id := v_session.member_id;
+            signed_in_at := floor(extract(epoch FROM v_session.created_at))::BIGINT;
         END IF;
     END IF;
     status := CASE outcome WHEN 'rotated' THEN 'rotated' WHEN 'replayed' THEN 'rotated' WHEN 'reused' THEN 'reused'
