@@ -88,6 +88,7 @@ struct ComposeFileTests {
             "signing-key": ["token-issuer"],
             "apple-private-key": ["token-verifier"],
             "provider-token-key": ["token-verifier"],
+            "naver-client-secret": ["token-verifier"],
             "apple-public-key": ["dev-idp"],
             "database-password": ["postgres"],
             "member-database-password": ["postgres", "member-service"],
@@ -148,9 +149,9 @@ struct ComposeFileTests {
     static let configured = ["gateway", "token-verifier", "member-service", "token-issuer", "dev-idp"]
 
     /// Variables docs/configuration.md lists for a service that docker-compose.yml deliberately
-    /// does not forward to it, each with the reason. None: every variable a service reads can be
-    /// set from the shell or an --env-file.
-    static let notForwarded: [String: Set<String>] = [:]
+    /// does not forward to it, each with the reason. Naver's client secret goes only as a file
+    /// (`NAVER_CLIENT_SECRET_FILE`, a compose secret): an environment variable shows in `docker inspect`.
+    static let notForwarded: [String: Set<String>] = ["token-verifier": ["NAVER_CLIENT_SECRET"]]
 
     /// Variables compose sets to a fixed value instead of forwarding: the container's own listening
     /// address, which its published port maps to.

@@ -102,6 +102,24 @@ ensure_python_packages() {
   python_venv "pyjwt[crypto]|jwt, cryptography" "kubernetes-validate|kubernetes_validate"
 }
 
+# scope_secrets NAME: unsets, in the calling (sub)shell, the secrets service NAME does not read, so each
+# secret reaches only its reader: the provider-token key, Naver's client secret and the Apple key the
+# token-verifier's; dev-idp's own copies dev-idp's. (The database passwords and NATS seeds are given
+# per service where it starts.)
+scope_secrets() {
+  [ "$1" = token-verifier ] || unset PROVIDER_TOKEN_KEY PROVIDER_TOKEN_KEY_FILE NAVER_CLIENT_SECRET NAVER_CLIENT_SECRET_FILE APPLE_PRIVATE_KEY_FILE
+  [ "$1" = dev-idp ] || unset DEV_IDP_NAVER_CLIENT_SECRET DEV_IDP_APPLE_KEY_FILE
+}
+
+# provider_token_key_file DIR: makes DIR/provider-token.key once (32 random bytes, base64url, 0600) and
+# exports PROVIDER_TOKEN_KEY_FILE naming it; one given as PROVIDER_TOKEN_KEY is used as it is.
+provider_token_key_file() {
+  [ -z "${PROVIDER_TOKEN_KEY:-}" ] || return 0
+  [ -s "$1/provider-token.key" ] || (umask 077 && openssl rand 32 | basenc --base64url | tr -d '=\n' >"$1/provider-token.key")
+  chmod 600 "$1/provider-token.key"
+  export PROVIDER_TOKEN_KEY_FILE="$1/provider-token.key"
+}
+
 # dev_idp_environment IDP_URL DIR: exports the services' provider settings (and dev-idp's) that point
 # every provider at the dev-idp at IDP_URL, with Sign in with Apple's key made once in DIR/apple-key.p8.
 dev_idp_environment() {
@@ -109,11 +127,14 @@ dev_idp_environment() {
   export GOOGLE_CLIENT_IDS=dev-google-client GOOGLE_ISSUERS="$idp/google" GOOGLE_JWKS_URL="$idp/google/jwks"
   export APPLE_CLIENT_IDS=dev.apple.client APPLE_ISSUER="$idp/apple" APPLE_JWKS_URL="$idp/apple/jwks"
   export KAKAO_CLIENT_IDS=dev-kakao-client KAKAO_ISSUER="$idp/kakao" KAKAO_JWKS_URL="$idp/kakao/jwks"
-  export NAVER_CLIENT_ID=dev-naver-client NAVER_CLIENT_SECRET=dev-naver-secret
+  # Naver's client secret as a file, 0600, for the verifier (scope_secrets keeps it from the others).
+  (umask 077 && printf '%s' dev-naver-secret >"$dir/naver-client-secret")
+  export NAVER_CLIENT_ID=dev-naver-client NAVER_CLIENT_SECRET_FILE="$dir/naver-client-secret"
   export NAVER_PROFILE_URL="$idp/naver/v1/nid/me" NAVER_TOKEN_URL="$idp/naver/oauth2.0/token"
-  export DEV_IDP_NAVER_CLIENT_ID=$NAVER_CLIENT_ID DEV_IDP_NAVER_CLIENT_SECRET=$NAVER_CLIENT_SECRET
-  # Sign in with Apple's code exchange and revocation, against dev-idp, with a key made once.
-  [ -f "$dir/apple-key.p8" ] || openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$dir/apple-key.p8" 2>/dev/null
+  export DEV_IDP_NAVER_CLIENT_ID=$NAVER_CLIENT_ID DEV_IDP_NAVER_CLIENT_SECRET=dev-naver-secret
+  # Sign in with Apple's code exchange and revocation, against dev-idp, with a key made once (0600).
+  [ -f "$dir/apple-key.p8" ] || (umask 077 && openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$dir/apple-key.p8" 2>/dev/null)
+  chmod 600 "$dir/apple-key.p8"
   export APPLE_TEAM_ID=DEVTEAM001 APPLE_KEY_ID=DEVKEY0001 APPLE_PRIVATE_KEY_FILE="$dir/apple-key.p8"
   export APPLE_TOKEN_URL="$idp/apple/auth/token" APPLE_REVOKE_URL="$idp/apple/auth/revoke"
   export DEV_IDP_APPLE_TEAM_ID=$APPLE_TEAM_ID DEV_IDP_APPLE_KEY_ID=$APPLE_KEY_ID DEV_IDP_APPLE_KEY_FILE=$APPLE_PRIVATE_KEY_FILE
