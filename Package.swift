@@ -105,7 +105,7 @@ let package = Package(
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging", "TestVectors"]),
             // The app-side client: Foundation only, so it builds for iOS, macOS and Linux.
             .target(name: "SocialLoginClient", path: "Client/SocialLoginClient", swiftSettings: swiftSettings),
-            tests("SocialLoginClientTests", ["SocialLoginClient", "TestSupport", "DevIDP", "JSON", "Crypto", "HTTPServer", "HTTPClient", "Logging"]),
+            tests("SocialLoginClientTests", ["SocialLoginClient", "Contracts", "TestSupport", "DevIDP", "JSON", "Crypto", "HTTPServer", "HTTPClient", "Logging"]),
             tests("DeployTests", ["TestSupport", "Messaging", "JSON", "HTTPServer"]),
         ]
 )

@@ -28,7 +28,7 @@ enum APICoding {
                             status: response.statusCode, retryAfter: retryAfter, requestId: requestId)
         }
         return APIError(code: envelope.error.code, message: envelope.error.message, status: response.statusCode,
-                        retryAfter: retryAfter, requestId: requestId)
+                        retryAfter: retryAfter, requestId: requestId, reason: envelope.error.reason)
     }
 
     /// `Retry-After` as delay-seconds, or as an HTTP date (RFC 9110 section 10.2.3).
@@ -62,6 +62,7 @@ enum APICoding {
         struct Failure: Decodable {
             let code: APIErrorCode
             let message: String
+            let reason: String?
         }
         let error: Failure
     }

@@ -13,14 +13,19 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public let retryAfter: Duration?
     /// The response's `X-Request-Id`, to quote when reporting a problem.
     public let requestId: String?
+    /// Which case of `code` it is, where the code has several: for `INVALID_PROVIDER_TOKEN` of a server
+    /// nonce, `nonceRequired`, `nonceUnknown` or `nonceUsed` (sign in again with a new nonce).
+    public let reason: String?
 
     /// Creates an error (the client builds these from responses; apps may in tests).
-    public init(code: APIErrorCode, message: String, status: Int, retryAfter: Duration? = nil, requestId: String? = nil) {
+    public init(code: APIErrorCode, message: String, status: Int, retryAfter: Duration? = nil, requestId: String? = nil,
+                reason: String? = nil) {
         self.code = code
         self.message = message
         self.status = status
         self.retryAfter = retryAfter
         self.requestId = requestId
+        self.reason = reason
     }
 
     public var description: String { "\(code) (HTTP \(status)): \(message)" }

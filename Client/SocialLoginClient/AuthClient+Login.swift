@@ -26,10 +26,41 @@ extension AuthClient {
         return LoginResult(memberId: payload.memberId, isNewMember: !payload.isExistingMember)
     }
 
+    /// Signs in with a provider, handing `authorize` the nonce to give the provider's SDK: a server nonce
+    /// (``serverNonce()``) when `serverNonce` is true, as a server that requires them (`REQUIRE_SERVER_NONCE`)
+    /// needs, else one made here (`Nonce.random()`). `authorize` runs the SDK and returns its credential with
+    /// the nonce in it: `.google(idToken:nonce: nonce.raw)` (the SDK was given `nonce.raw`),
+    /// `.apple(identityToken:rawNonce: nonce.raw)` (the SDK was given `nonce.sha256`), `.kakao(idToken:nonce: nonce.raw)`.
+    @discardableResult
+    public func signIn(serverNonce: Bool = false, _ authorize: (Nonce) async throws -> ProviderCredential) async throws -> LoginResult {
+        let nonce = serverNonce ? try await self.serverNonce() : Nonce.random()
+        return try await login(with: try await authorize(nonce))
+    }
+
+    /// A server nonce for this device (`POST /api/auth/nonce`), good for one login or link within 10
+    /// minutes: give `raw` to Google's and Kakao's SDKs, `sha256` to Apple's, and send the credential back
+    /// with `raw`. The server keeps nothing until it is used.
+    public func serverNonce() async throws -> Nonce {
+        let request = try Self.request(configuration, "POST", "/api/auth/nonce", body: NonceRequestBody(deviceId: try await deviceIdentifier()))
+        let (data, response) = try await Self.send(request, over: transport)
+        return Nonce(raw: try Self.decode(NoncePayload.self, data, response).nonce)
+    }
+
     /// Rotates the refresh token now (requests do this by themselves when needed). Concurrent
     /// calls share one refresh. When the server refuses the refresh token the user is signed out
     /// and the `APIError` (`INVALID_REFRESH_TOKEN`, `REFRESH_TOKEN_REUSED`) is thrown.
     public func refresh() async throws {
         _ = try await session.refreshed(replacing: nil)
     }
+}
+
+/// `POST /api/auth/nonce`'s body.
+private struct NonceRequestBody: Encodable {
+    let deviceId: String
+}
+
+/// `POST /api/auth/nonce`'s answer.
+private struct NoncePayload: Decodable {
+    let nonce: String
+    let expiresIn: Int
 }

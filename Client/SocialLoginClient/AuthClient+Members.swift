@@ -31,6 +31,8 @@ extension AuthClient {
     public func linkIdentity(_ credential: ProviderCredential) async throws -> Member {
         var fields = credential.fields
         fields.provider = credential.provider.rawValue
+        // The device a server nonce in the credential was issued for.
+        fields.deviceId = try await deviceIdentifier()
         return try await authorized("POST", "/api/members/me/identities", body: fields, as: Member.self)
     }
 

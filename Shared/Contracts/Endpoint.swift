@@ -22,6 +22,9 @@ public enum Endpoints {
     /// token-verifier: link another provider's identity to the Bearer's member: the verifier proves the
     /// provider token and hands it to the member-service (``memberLinkIdentity``), which checks the access token.
     public static let link = Endpoint<LinkRequest, MemberProfile>("auth.verifier.link")
+    /// token-verifier: a server nonce for a device, which a login or link sends back (stateless: the verifier
+    /// keeps nothing; the member-service records it as used).
+    public static let issueNonce = Endpoint<NonceRequest, IssuedNonce>("auth.verifier.nonce")
     /// member-service: find the member of an identity the verifier proved, or create one, then hand it to
     /// the token-issuer. Sent by the token-verifier only.
     public static let memberLogin = Endpoint<MemberLoginRequest, TokenPair>("auth.member.login")

@@ -13,14 +13,18 @@ public struct LinkIdentityRequest: Codable, Sendable, Equatable {
     public var name: String?
     /// The email the provider gave the app (Apple, first sign-in only).
     public var email: String?
+    /// The server nonce the verifier checked (`REQUIRE_SERVER_NONCE`), recorded as used first.
+    public var nonce: UsedNonce?
 
     /// Creates a request.
-    public init(memberId: Int64, accessToken: String, identity: VerifiedIdentity, name: String? = nil, email: String? = nil) {
+    public init(memberId: Int64, accessToken: String, identity: VerifiedIdentity, name: String? = nil, email: String? = nil,
+                nonce: UsedNonce? = nil) {
         self.memberId = memberId
         self.accessToken = accessToken
         self.identity = identity
         self.name = name
         self.email = email
+        self.nonce = nonce
     }
 }
 

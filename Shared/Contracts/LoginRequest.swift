@@ -43,13 +43,17 @@ public struct LinkRequest: Codable, Sendable, Equatable {
     public var name: String?
     /// The email the provider gave the app (Apple, first sign-in only).
     public var email: String?
+    /// The app's device ID, which a server nonce must have been issued for (`REQUIRE_SERVER_NONCE`).
+    public var deviceId: String?
 
     /// Creates a request.
-    public init(verify: VerifyRequest, memberId: Int64, accessToken: String, name: String? = nil, email: String? = nil) {
+    public init(verify: VerifyRequest, memberId: Int64, accessToken: String, name: String? = nil, email: String? = nil,
+                deviceId: String? = nil) {
         self.verify = verify
         self.memberId = memberId
         self.accessToken = accessToken
         self.name = name
         self.email = email
+        self.deviceId = deviceId
     }
 }

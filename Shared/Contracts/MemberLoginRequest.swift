@@ -16,16 +16,19 @@ public struct MemberLoginRequest: Codable, Sendable, Equatable {
     public var timezone: String?
     /// The app's locale, if sent.
     public var locale: String?
+    /// The server nonce the verifier checked (`REQUIRE_SERVER_NONCE`), recorded as used first.
+    public var nonce: UsedNonce?
 
     /// Creates a request.
     public init(identity: VerifiedIdentity, deviceId: String, name: String? = nil, email: String? = nil,
-                timezone: String? = nil, locale: String? = nil) {
+                timezone: String? = nil, locale: String? = nil, nonce: UsedNonce? = nil) {
         self.identity = identity
         self.deviceId = deviceId
         self.name = name
         self.email = email
         self.timezone = timezone
         self.locale = locale
+        self.nonce = nonce
     }
 }
 

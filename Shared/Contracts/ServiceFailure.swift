@@ -5,11 +5,15 @@ public struct ServiceFailure: Error, Codable, Sendable, Equatable, CustomStringC
     public let code: ErrorCode
     /// What the caller can fix, for people.
     public let message: String
+    /// Which case of `code` it is, for machines, where the code has several (`nonceUsed` of
+    /// `INVALID_PROVIDER_TOKEN`, ``NonceRefusal``); nil for most.
+    public let reason: String?
 
     /// Creates a failure.
-    public init(_ code: ErrorCode, _ message: String) {
+    public init(_ code: ErrorCode, _ message: String, reason: String? = nil) {
         self.code = code
         self.message = message
+        self.reason = reason
     }
 
     public var description: String { "\(code): \(message)" }

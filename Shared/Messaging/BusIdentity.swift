@@ -119,6 +119,8 @@ public enum BusSubjects {
         Request(Endpoints.login, answeredBy: .tokenVerifier, sentBy: [.gateway], proof: "the provider's token"),
         Request(Endpoints.link, answeredBy: .tokenVerifier, sentBy: [.gateway], proof: "the provider's token and the member's access token"),
         Request(Endpoints.verifyAppleNotification, answeredBy: .tokenVerifier, sentBy: [.gateway], proof: "Apple's signature"),
+        // A nonce acts on nothing: it is good only in a login or link whose provider token names it.
+        Request(Endpoints.issueNonce, answeredBy: .tokenVerifier, sentBy: [.gateway], proof: "none: a nonce alone proves nothing"),
         // A diagnostic for operators: what a provider token proves; no service acts on the answer.
         Request(Endpoints.verify, answeredBy: .tokenVerifier, sentBy: [.operator], proof: "the provider's token"),
         // The member-service takes identities only from the verifier, which proved them.

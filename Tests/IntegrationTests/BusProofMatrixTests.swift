@@ -81,6 +81,8 @@ struct BusProofMatrixTests {
                 return try Self.encode(AppleNotificationRequest(payload: payload))
             },
             Case(subject: Endpoints.verify.subject, without: try Self.encode(forgedLogin)) { _ in try Self.encode(try await google()) },
+            // A nonce alone acts on no one: anyone listed may have one.
+            Case(subject: Endpoints.issueNonce.subject, without: nil) { _ in try Self.encode(NonceRequest(deviceId: "matrix")) },
             // The sender is the proof: the identity is the target's, as a caller would forge it.
             Case(subject: Endpoints.memberLogin.subject, without: nil) { target in
                 try Self.encode(MemberLoginRequest(identity: VerifiedIdentity(provider: .google, subject: target.googleSub), deviceId: "attacker"))

@@ -28,14 +28,16 @@ public actor TestStack {
     /// `static let` of the suite; it runs until the process exits. With `logger`, every part logs through it.
     /// With `databaseAdminURL`, its database is made on that server (a ``PostgresCluster`` of the test's own,
     /// which it may kill) instead of the test command's.
-    public static func isolated(logger: Logger? = nil, databaseAdminURL: String? = nil) -> TestStack {
-        TestStack(natsURL: nil, logger: logger, databaseAdminURL: databaseAdminURL)
+    /// With `requireServerNonce`, its verifier requires server nonces of those providers (`REQUIRE_SERVER_NONCE`).
+    public static func isolated(logger: Logger? = nil, databaseAdminURL: String? = nil, requireServerNonce: Set<Provider> = []) -> TestStack {
+        TestStack(natsURL: nil, logger: logger, databaseAdminURL: databaseAdminURL, requireServerNonce: requireServerNonce)
     }
 
     /// The nats-server the stack runs on; `nil`: one of its own, started with the stack.
     private let natsURL: String?
     private let logger: Logger?
     private let databaseAdminURL: String?
+    private let requireServerNonce: Set<Provider>
 
     /// A stack on the nats-server at `natsURL`, with a dev-idp of its own. A stack of its own needs a
     /// nats-server of its own (its services would otherwise answer the shared stack's requests). With
@@ -46,12 +48,14 @@ public actor TestStack {
         self.natsURL = natsURL
         self.logger = logger
         self.databaseAdminURL = nil
+        self.requireServerNonce = []
     }
 
-    private init(natsURL: String?, logger: Logger?, databaseAdminURL: String?) {
+    private init(natsURL: String?, logger: Logger?, databaseAdminURL: String?, requireServerNonce: Set<Provider>) {
         self.natsURL = natsURL
         self.logger = logger
         self.databaseAdminURL = databaseAdminURL
+        self.requireServerNonce = requireServerNonce
     }
 
     /// Client IDs the stack's verifier accepts.
@@ -87,14 +91,15 @@ public actor TestStack {
     /// The running stack, started on first use.
     public func running() async throws -> RunningStack {
         if let starting { return try await starting.value }
-        let task = Task { [natsURL, logger, databaseAdminURL] in
+        let task = Task { [natsURL, logger, databaseAdminURL, requireServerNonce] in
             if let natsURL { return try await Self.start(natsURL: natsURL, logger: logger, devIDP: nil) }
             // The shared dev-idp serves it too (an isolated stack's suite changes nothing there): a second one
             // would make its keys while the other suites run, on the same two cores.
             let shared = try await Self.shared.running()
             guard let idpPort = URLComponents(string: shared.devIDPURL)?.port else { throw TestStackError("no dev-idp port") }
             return try await Self.start(natsURL: try await TestNATSServer.start(jetStream: true).url, logger: logger,
-                                        devIDP: (idpPort, shared.idp), databaseAdminURL: databaseAdminURL)
+                                        devIDP: (idpPort, shared.idp), databaseAdminURL: databaseAdminURL,
+                                        requireServerNonce: requireServerNonce)
         }
         starting = task
         return try await task.value
@@ -102,7 +107,7 @@ public actor TestStack {
 
     /// Starts a stack on `natsURL`, with `devIDP` as its identity provider, or a dev-idp of its own.
     private static func start(natsURL: String, logger: Logger?, devIDP: (port: Int, idp: DevIdentityProvider)?,
-                              databaseAdminURL: String? = nil) async throws -> RunningStack {
+                              databaseAdminURL: String? = nil, requireServerNonce: Set<Provider> = []) async throws -> RunningStack {
         let started = Date()
         let logger = logger ?? Logger(label: "test", level: ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"]
                                         .flatMap(Logger.Level.init(name:)) ?? .warning, format: .text)
@@ -147,6 +152,7 @@ public actor TestStack {
         apple.revokeURL = "http://127.0.0.1:\(idpPort)/apple/auth/revoke"
         verifier.appleCredentials = apple
         verifier.providerTokenKey = providerTokenKey
+        verifier.requireServerNonce = requireServerNonce
         verifier.providerTimeout = providerTimeout
         var member = MemberServiceConfiguration()
         member.natsURL = natsURL
@@ -209,10 +215,14 @@ public actor TestStack {
     /// key-set fetch that times out on a busy machine is remembered as a failure for a while (no provider
     /// is hammered), which would fail every suite that logs in meanwhile: it is retried here instead.
     private static func warmUp(_ stack: RunningStack) async throws {
-        for (provider, field) in [("google", "idToken"), ("apple", "identityToken"), ("kakao", "idToken")] {
+        for (provider, field, nonceField) in [("google", "idToken", "nonce"), ("apple", "identityToken", "rawNonce"), ("kakao", "idToken", "nonce")] {
             let warm = try await eventually(timeout: .seconds(60)) {
-                let token = try await stack.idToken(provider, sub: RunningStack.uniqueSubject("warm-up"))
-                let body = Array(#"{"\#(field)": "\#(token)", "deviceId": "warm-up"}"#.utf8)
+                // With a server nonce, so a stack that requires them (REQUIRE_SERVER_NONCE) warms up too; the
+                // token carries it as the stack's verifier compares it (Kakao as it is, the others its SHA-256).
+                let nonce = try await stack.post("/api/auth/nonce", json: NonceBody(deviceId: "warm-up")).data(NonceResponse.self).nonce
+                let claim = provider == "kakao" ? nonce : Digest.sha256Hex(nonce)
+                let token = try await stack.idToken(provider, sub: RunningStack.uniqueSubject("warm-up"), claims: ["nonce": .string(claim)])
+                let body = Array(#"{"\#(field)": "\#(token)", "\#(nonceField)": "\#(nonce)", "deviceId": "warm-up"}"#.utf8)
                 return try await stack.post("/api/auth/\(provider)-login", body: body).status == 200
             }
             guard warm else { throw TestStackError("the stack's verifier could not fetch \(provider)'s keys within 60 s") }

@@ -77,6 +77,14 @@ public struct MemberServer: Service {
                                          description: "Members and their linked provider identities", services: services, logger: logger)
         let events = EventStreamServices(connection: nats, settings: configuration.events, services: [outbox], logger: logger)
         let followKeys = ClosureService { await keys.follow(client: issuer, timeout: timeout) }
-        try await ServiceGroup(services: [events, followKeys] + services + [discovery], logger: logger).run()
+        // Used server nonces are kept until they expire (10 minutes), then forgotten.
+        let store = members.store
+        let sweepNonces = ClosureService {
+            while !Task.isCancelled {
+                do { _ = try await store.forgetExpiredNonces() } catch { logger.warning("could not forget expired nonces", ["error": "\(error)"]) }
+                try? await Task.sleep(for: .seconds(60))
+            }
+        }
+        try await ServiceGroup(services: [events, followKeys, sweepNonces] + services + [discovery], logger: logger).run()
     }
 }

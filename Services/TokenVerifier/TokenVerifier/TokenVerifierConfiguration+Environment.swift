@@ -67,6 +67,17 @@ extension TokenVerifierConfiguration {
             }
             providerTokenKey = key
         }
+        for name in environment.list("REQUIRE_SERVER_NONCE") ?? [] {
+            guard let provider = Provider(name: name), provider != .naver else {
+                throw ConfigurationError(variable: "REQUIRE_SERVER_NONCE",
+                                         problem: "'\(name)' is not one of google, apple, kakao (Naver's logins carry no ID token)")
+            }
+            requireServerNonce.insert(provider)
+        }
+        if !requireServerNonce.isEmpty, providerTokenKey == nil {
+            throw ConfigurationError(variable: "REQUIRE_SERVER_NONCE",
+                                     problem: "needs PROVIDER_TOKEN_KEY, from which every replica derives the nonces' key")
+        }
     }
 
     private mutating func readNaver(_ environment: EnvironmentReader) throws(ConfigurationError) {

@@ -19,6 +19,10 @@ public struct TokenVerifierConfiguration: Sendable {
     /// The AES-256 key that seals provider credentials (`PROVIDER_TOKEN_KEY`, base64 or base64url of 32 bytes).
     /// Unset: no credential is kept, so no grant can be revoked on account deletion.
     public var providerTokenKey: [UInt8]?
+    /// The providers whose logins and links must carry a server nonce (`REQUIRE_SERVER_NONCE`, among
+    /// `google`, `apple`, `kakao`): issued for the same device, unexpired, matching the ID token's `nonce`,
+    /// never used before. Needs `PROVIDER_TOKEN_KEY` (the nonces' key is derived from it). Default none.
+    public var requireServerNonce: Set<Provider> = []
     /// Leeway for `exp`, `nbf` and `iat` (`CLOCK_SKEW`). Default 60 s.
     public var clockSkew: Duration = .seconds(60)
     /// Timeout of each call to a provider (`PROVIDER_TIMEOUT`). Default 3 s, under the gateway's

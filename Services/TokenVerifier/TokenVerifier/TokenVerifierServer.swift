@@ -1,4 +1,5 @@
 import Contracts
+import Crypto
 import HTTPClient
 import Logging
 import Management
@@ -66,7 +67,11 @@ public struct TokenVerifierServer: Service {
         logger.info("providers enabled", ["providers": verifiers.keys.map(\.rawValue).sorted().joined(separator: ","),
                                           "apple.code_exchange": appleTokens == nil ? "off" : "on"])
 
-        let handlers = VerifierHandlers(verifiers: verifiers, appleNotifications: appleNotifications)
+        // Every replica derives the nonces' key from the shared PROVIDER_TOKEN_KEY; without one (nonces then
+        // required of no provider) each replica has its own, and a nonce is good only at the replica that issued it.
+        let nonces = configuration.providerTokenKey.map(ServerNonce.derived(from:)) ?? ServerNonce(key: SecureRandom.bytes(32))
+        let handlers = VerifierHandlers(verifiers: verifiers, appleNotifications: appleNotifications, nonces: nonces,
+                                        requireServerNonce: configuration.requireServerNonce)
         let queue = QueueGroups.tokenVerifier
         // A signature check computes before it suspends: these start on Swift's pool, not cnats's thread.
         let endpoints: [any Service] = [
@@ -78,6 +83,7 @@ public struct TokenVerifierServer: Service {
                       relaying: handlers.link),
             Responder(connection: nats, endpoint: Endpoints.verifyAppleNotification, queue: queue, logger: logger,
                       relaying: handlers.appleNotification),
+            Responder(connection: nats, endpoint: Endpoints.issueNonce, queue: queue, logger: logger, handler: handlers.issueNonce),
         ]
         // Revocations wait for the stream; the verification endpoints do not.
         let revocations = EventStreamServices(connection: nats, settings: configuration.events, services: [RevocationConsumer.make(

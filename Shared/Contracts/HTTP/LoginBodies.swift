@@ -136,3 +136,28 @@ public struct RefreshBody: Codable, Sendable {
         self.deviceId = deviceId
     }
 }
+
+/// `POST /api/auth/nonce` body.
+public struct NonceBody: Codable, Sendable {
+    /// The device the nonce is for: the login or link that sends it back must name the same.
+    public var deviceId: String
+
+    /// Creates a body.
+    public init(deviceId: String) {
+        self.deviceId = deviceId
+    }
+}
+
+/// `POST /api/auth/nonce` answer's `data`.
+public struct NonceResponse: Codable, Sendable, Equatable {
+    /// The nonce: opaque, at least 128 bits.
+    public var nonce: String
+    /// Seconds until it expires.
+    public var expiresIn: Int
+
+    /// Creates one.
+    public init(nonce: String, expiresIn: Int) {
+        self.nonce = nonce
+        self.expiresIn = expiresIn
+    }
+}

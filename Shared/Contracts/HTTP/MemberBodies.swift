@@ -35,11 +35,14 @@ public struct LinkIdentityBody: Codable, Sendable {
     public var fullName: PersonName?
     /// The email Apple gave the app.
     public var email: String?
+    /// The device ID a server nonce was issued for (needed with one: `REQUIRE_SERVER_NONCE`).
+    public var deviceId: String?
 
     /// Creates a body.
     public init(provider: String, idToken: String? = nil, identityToken: String? = nil, accessToken: String? = nil,
                 nonce: String? = nil, rawNonce: String? = nil, authorizationCode: String? = nil,
-                fullName: PersonName? = nil, email: String? = nil) {
+                fullName: PersonName? = nil, email: String? = nil, deviceId: String? = nil) {
+        self.deviceId = deviceId
         self.provider = provider
         self.idToken = idToken
         self.identityToken = identityToken

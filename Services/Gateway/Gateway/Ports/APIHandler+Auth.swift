@@ -9,7 +9,19 @@ extension APIHandler {
         route("POST", "/api/auth/naver-login") { handler, context throws(ServiceFailure) in try await handler.naverLogin(context) },
         route("POST", "/api/auth/kakao-login") { handler, context throws(ServiceFailure) in try await handler.kakaoLogin(context) },
         route("POST", "/api/auth/refresh") { handler, context throws(ServiceFailure) in try await handler.refresh(context) },
+        route("POST", "/api/auth/nonce") { handler, context throws(ServiceFailure) in try await handler.nonce(context) },
     ]
+
+    /// A server nonce for the device (`REQUIRE_SERVER_NONCE`): the token-verifier makes it and keeps nothing.
+    /// Rate-limited like a login (every `/api/auth/` path is).
+    func nonce(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {
+        let body = try RequestBody.decode(NonceBody.self, from: context.request)
+        try Field.required(body.deviceId, "deviceId", maxBytes: Limits.deviceId)
+        // Nothing is stored, so a lost reply may be asked again.
+        let issued = try await services().call(Endpoints.issueNonce, NonceRequest(deviceId: body.deviceId),
+                                               timeout: configuration.serviceTimeout, retries: 1)
+        return .data(NonceResponse(nonce: issued.nonce, expiresIn: issued.expiresIn))
+    }
 
     /// Limits on fields the gateway sees before any service does.
     enum Limits {

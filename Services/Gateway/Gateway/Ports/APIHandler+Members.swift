@@ -64,8 +64,10 @@ extension APIHandler {
         }
         let fields = try ProviderLogin.linking(provider, body)
         // Linking is idempotent (the same identity again is a no-op), so a lost reply may be retried.
+        try Field.optional(body.deviceId, "deviceId", maxBytes: Limits.deviceId)
         let profile = try await services().call(
-            Endpoints.link, LinkRequest(verify: fields.verify, memberId: member.id, accessToken: member.token, name: fields.name, email: fields.email),
+            Endpoints.link, LinkRequest(verify: fields.verify, memberId: member.id, accessToken: member.token, name: fields.name, email: fields.email,
+                                        deviceId: body.deviceId),
             timeout: configuration.serviceTimeout, retries: 1)
         return .data(MemberResponse(profile))
     }

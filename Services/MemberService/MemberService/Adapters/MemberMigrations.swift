@@ -76,5 +76,15 @@ enum MemberMigrations {
 
             -- member.login with p_picture, member.follow_login: SQL/functions.sql.
             """),
+        Migration(version: 7, name: "server nonces used", sql: """
+            -- Rule (a server nonce is good once): a login or link that carries one records it here first,
+            -- in a statement of its own (it stays used whatever the rest comes to); the primary key lets
+            -- exactly one of two concurrent uses in. Rows go once the nonce has expired (MemberServer's sweep).
+            CREATE TABLE member.used_nonces (
+                id          TEXT PRIMARY KEY,
+                expires_at  TIMESTAMPTZ NOT NULL
+            );
+            CREATE INDEX used_nonces_expires ON member.used_nonces (expires_at);
+            """),
     ]
 }

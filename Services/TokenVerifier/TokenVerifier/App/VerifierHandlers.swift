@@ -1,4 +1,5 @@
 import Contracts
+import Foundation
 import Messaging
 
 /// What the token-verifier's endpoints do. A login, a link and an Apple notification are the first hop of a
@@ -7,6 +8,17 @@ import Messaging
 struct VerifierHandlers: Sendable {
     let verifiers: [Provider: any ProviderTokenVerifier]
     let appleNotifications: AppleNotificationVerifier?
+    /// The server nonces it issues and checks.
+    let nonces: ServerNonce
+    /// The providers whose logins and links need a server nonce (`REQUIRE_SERVER_NONCE`).
+    let requireServerNonce: Set<Provider>
+
+    /// A server nonce for the device: nothing is stored.
+    func issueNonce(_ request: NonceRequest) throws(ServiceFailure) -> IssuedNonce {
+        try Self.checkDeviceId(request.deviceId)
+        return IssuedNonce(nonce: nonces.issue(deviceId: request.deviceId, now: Int64(Date().timeIntervalSince1970)),
+                           expiresIn: Int(ServerNonce.lifetime))
+    }
 
     /// Proves a provider token and answers the identity it names.
     func verify(_ request: VerifyRequest) async throws(ServiceFailure) -> VerifiedIdentity {
@@ -17,20 +29,52 @@ struct VerifierHandlers: Sendable {
     }
 
     /// Proves the login's provider token, then hands the identity to the member-service.
+    /// A provider in `REQUIRE_SERVER_NONCE` needs a server nonce of the device, which the ID token's `nonce`
+    /// claim must match (the provider's verifier checks that); the member-service records it used first.
     func login(_ request: LoginRequest) async throws(ServiceFailure) -> Hop<TokenPair> {
+        let nonce = try serverNonce(request.verify, deviceId: request.deviceId)
         let identity = try await verify(request.verify)
         return try .forward(to: Endpoints.memberLogin,
                             MemberLoginRequest(identity: identity, deviceId: request.deviceId, name: request.name, email: request.email,
-                                               timezone: request.timezone, locale: request.locale))
+                                               timezone: request.timezone, locale: request.locale, nonce: nonce))
     }
 
     /// Proves the provider token of the identity to link, then hands it, with the Bearer's access token, to
     /// the member-service, which checks that token.
     func link(_ request: LinkRequest) async throws(ServiceFailure) -> Hop<MemberProfile> {
+        let nonce = try serverNonce(request.verify, deviceId: request.deviceId)
         let identity = try await verify(request.verify)
         return try .forward(to: Endpoints.memberLinkIdentity,
                             LinkIdentityRequest(memberId: request.memberId, accessToken: request.accessToken, identity: identity,
-                                                name: request.name, email: request.email))
+                                                name: request.name, email: request.email, nonce: nonce))
+    }
+
+    /// The server nonce `verify` carries when its provider needs one: nil when it does not; else the nonce,
+    /// genuine, the device's and unexpired, or 401 `INVALID_PROVIDER_TOKEN` with the reason.
+    private func serverNonce(_ verify: VerifyRequest, deviceId: String?) throws(ServiceFailure) -> UsedNonce? {
+        guard requireServerNonce.contains(verify.provider) else { return nil }
+        guard let text = verify.nonce, !text.isEmpty else {
+            throw ServiceFailure(.invalidProviderToken, "This sign-in needs a server nonce: POST /api/auth/nonce, give it to the provider's SDK, "
+                                 + "and send it back as nonce (rawNonce for Apple).", reason: NonceRefusal.required)
+        }
+        guard let deviceId, !deviceId.isEmpty else {
+            throw ServiceFailure(.invalidProviderToken, "A server nonce is good for the device it was issued to: send its deviceId.",
+                                 reason: NonceRefusal.unknown)
+        }
+        switch nonces.check(text, deviceId: deviceId, now: Int64(Date().timeIntervalSince1970)) {
+        case .valid(let nonce): return nonce
+        case .expired:
+            throw ServiceFailure(.invalidProviderToken, "The server nonce has expired: ask for a new one.", reason: NonceRefusal.unknown)
+        case .unknown:
+            throw ServiceFailure(.invalidProviderToken, "The nonce is not one this server issued for this device: ask for a new one.",
+                                 reason: NonceRefusal.unknown)
+        }
+    }
+
+    static func checkDeviceId(_ deviceId: String) throws(ServiceFailure) {
+        guard (1...255).contains(deviceId.utf8.count), !deviceId.unicodeScalars.contains(where: \.isControlCharacter) else {
+            throw ServiceFailure.invalidRequest("deviceId must be 1 to 255 bytes without control characters.")
+        }
     }
 
     /// Proves an Apple server-to-server notification, then hands the event to the member-service.
