@@ -19,10 +19,11 @@ public struct RecentSignIn: Sendable {
     public var maxAge: Int64 { window.components.seconds }
 
     /// Nothing when `claims` record a sign-in no older than the window at `now` (seconds since 1970); else
-    /// `REAUTHENTICATION_REQUIRED`. A token without `auth_time` (of a release before it) is never recent.
+    /// `REAUTHENTICATION_REQUIRED`. A token without `auth_time` (of a release before it) is never recent, nor
+    /// one whose sign-in is later than its issue (`iat`): the issuer never signs that.
     public func check(_ claims: AccessTokenClaims, now: Int64) throws(ServiceFailure) {
         // A sign-in a little ahead of this clock (the issuer's runs ahead) is recent: the issuer signed it.
-        guard let authTime = claims.authTime, now - authTime <= maxAge else {
+        guard let authTime = claims.authTime, authTime <= claims.iat, now - authTime <= maxAge else {
             throw ServiceFailure(.reauthenticationRequired,
                                  "This change needs a sign-in within the last \(maxAge) s: sign in with the provider again, then retry.")
         }

@@ -212,10 +212,14 @@ public struct EndedSession: Codable, Sendable, Equatable {
     public var sessionId: String
     /// When the last access token of the session expires.
     public var tokensExpireAt: Date
+    /// When the session ended, by the issuer's clock: every token of the session was issued before it
+    /// (nil from an issuer of an older release).
+    public var endedAt: Date?
 
     /// Creates one.
-    public init(sessionId: String, tokensExpireAt: Date) {
+    public init(sessionId: String, tokensExpireAt: Date, endedAt: Date? = nil) {
         self.sessionId = sessionId
         self.tokensExpireAt = tokensExpireAt
+        self.endedAt = endedAt
     }
 }

@@ -12,13 +12,17 @@ public struct IssueTokensRequest: Codable, Sendable, Equatable {
     public var provider: Provider
     /// Whether the member existed before this login (the member-service found it): handed back in the tokens.
     public var isExistingMember: Bool?
+    /// When the provider signed the user in (`VerifiedIdentity.signedInAt`): the session's `auth_time`, never
+    /// later than the issuer's now; nil means now.
+    public var signedInAt: Int64?
 
     /// Creates a request.
-    public init(memberId: Int64, deviceId: String, provider: Provider, isExistingMember: Bool? = nil) {
+    public init(memberId: Int64, deviceId: String, provider: Provider, isExistingMember: Bool? = nil, signedInAt: Int64? = nil) {
         self.memberId = memberId
         self.deviceId = deviceId
         self.provider = provider
         self.isExistingMember = isExistingMember
+        self.signedInAt = signedInAt
     }
 }
 

@@ -25,10 +25,18 @@ public struct IssuedNonce: Codable, Sendable, Equatable {
         self.nonce = nonce
         self.expiresIn = expiresIn
     }
+
+    /// How every server nonce begins (its format's version).
+    public static let prefix = "n1."
+
+    /// Whether `nonce` has a server nonce's form (not whether it is genuine).
+    public static func looksIssued(_ nonce: String) -> Bool {
+        nonce.hasPrefix(prefix)
+    }
 }
 
 /// A server nonce the token-verifier found genuine, unexpired and the device's: the member-service records
-/// it as used before anything else of the login or link, so it is good once, and forgets it when it expires.
+/// it as used in the transaction of the login or link, so it is good once, and forgets it once it expired.
 public struct UsedNonce: Codable, Sendable, Equatable {
     /// Its unique part (base64url of 16 random bytes).
     public var id: String

@@ -42,10 +42,15 @@ public struct VerifiedIdentity: Codable, Sendable, Equatable {
     /// code exchange, Naver's access token), sealed by the token-verifier (AES-GCM under
     /// `PROVIDER_TOKEN_KEY`): the member-service keeps it without being able to read it.
     public var sealedCredential: String?
+    /// When the provider signed the user in (seconds since 1970): the ID token's `iat`, nil for Naver (whose
+    /// access token says nothing of it: the login's own time then). The session keeps it as every access
+    /// token's `auth_time`, so an ID token replayed later is no recent sign-in (RecentSignIn).
+    public var signedInAt: Int64?
 
     /// Creates an identity.
     public init(provider: Provider, subject: String, email: String? = nil, emailVerified: Bool? = nil,
-                isPrivateEmail: Bool? = nil, name: String? = nil, pictureUrl: String? = nil, sealedCredential: String? = nil) {
+                isPrivateEmail: Bool? = nil, name: String? = nil, pictureUrl: String? = nil, sealedCredential: String? = nil,
+                signedInAt: Int64? = nil) {
         self.provider = provider
         self.subject = subject
         self.email = email
@@ -54,5 +59,6 @@ public struct VerifiedIdentity: Codable, Sendable, Equatable {
         self.name = name
         self.pictureUrl = pictureUrl
         self.sealedCredential = sealedCredential
+        self.signedInAt = signedInAt
     }
 }

@@ -42,14 +42,35 @@ struct GrowthBoundTests {
         sessions.end(["a", "b"], tokensExpireAt: now.addingTimeInterval(100), now: now)
         #expect(sessions.refuses(token("live", issued: start - 10)) == nil, "nothing forgotten yet")
         #expect(sessions.refuses(token("a", issued: start - 10)) != nil)
-        // "c" ends 50 s later and pushes "a" out: a's tokens, all issued before the gateway heard of its end, stay refused.
+        // "c" ends 50 s later and pushes "a" out: a's tokens, all issued before its end, stay refused.
         sessions.end(["c"], tokensExpireAt: now.addingTimeInterval(200), now: now.addingTimeInterval(50))
         #expect(!sessions.contains("a"))
         #expect(sessions.refuses(token("a", issued: start - 10)) != nil)
         #expect(sessions.refuses(token("a", issued: start)) != nil)
         #expect(sessions.refuses(token("live", issued: start - 10)) != nil, "a token as old as a forgotten end may be of it")
-        #expect(sessions.refuses(token("live", issued: start + 1)) == nil)
+        #expect(sessions.refuses(token("live", issued: start + EndedSessions.clockMargin)) != nil, "the clocks' margin")
+        #expect(sessions.refuses(token("live", issued: start + EndedSessions.clockMargin + 1)) == nil)
         #expect(sessions.refuses(token("c", issued: start + 40)) != nil)
+    }
+
+    @Test("the mark is the forgotten session's end by the issuer's clock plus a margin, not when this gateway heard of it")
+    func endedSessionsMarkIsTheEnd() {
+        let sessions = EndedSessions(capacity: 1, leeway: 60, logger: Self.logger, metrics: MetricsRegistry())
+        let now = Date()
+        let start = Int64(now.timeIntervalSince1970)
+        func token(issued: Int64) -> AccessTokenClaims {
+            AccessTokenClaims(iss: "i", aud: "a", sub: "1", sid: "live", iat: issued, exp: issued + 900, jti: "j")
+        }
+        // Read at this gateway's start: sessions that ended ten and five minutes ago.
+        sessions.end(["a"], endedAt: now.addingTimeInterval(-600), tokensExpireAt: now.addingTimeInterval(300), now: now)
+        sessions.end(["b"], endedAt: now.addingTimeInterval(-300), tokensExpireAt: now.addingTimeInterval(600), now: now)
+        #expect(!sessions.contains("a"))
+        // "a" ended 600 s ago (a fraction of a second counts as one): tokens from up to the clock margin after
+        // that are refused, the later ones are not.
+        let margin = EndedSessions.clockMargin
+        #expect(sessions.refuses(token(issued: start - 600 + margin)) != nil)
+        #expect(sessions.refuses(token(issued: start - 600 + margin + 2)) == nil)
+        #expect(sessions.refuses(token(issued: start - 1)) == nil)
     }
 
     @Test("an ended session is dropped once its tokens have expired, at the next session that ends")

@@ -12,7 +12,7 @@ import TestSupport
 /// in with its provider within `REAUTHENTICATION_WINDOW` (300 s in the stack). A stolen token reads; it
 /// changes nothing that lasts. The token's `auth_time` is the session's sign-in, kept through refreshes.
 ///
-/// A session is made old by moving its sign-in back in the database (`issuer.sessions.created_at`), then
+/// A session is made old by moving its sign-in back in the database (`issuer.sessions.signed_in_at`), then
 /// refreshing: the refreshed token carries the old sign-in, as a session signed in an hour ago would.
 @Suite("Recent sign-in: account changes need a fresh provider sign-in")
 struct RecentSignInTests {
@@ -37,7 +37,7 @@ struct RecentSignInTests {
     /// refreshed pair.
     static func aged(_ stack: RunningStack, _ member: SignedIn, refreshToken: String? = nil) async throws -> LoginResponse {
         let moved = try await stack.rows("""
-            UPDATE issuer.sessions SET created_at = created_at - interval '1 hour'
+            UPDATE issuer.sessions SET signed_in_at = signed_in_at - interval '1 hour'
              WHERE id = \(try #require(UUID(uuidString: member.claims.sid))) RETURNING id::text
             """)
         #expect(moved.count == 1)
@@ -72,6 +72,33 @@ struct RecentSignInTests {
         }
         let aged = try Self.claims(try await Self.aged(stack, member, refreshToken: refreshToken).accessToken)
         #expect(aged.authTime == authTime - 3_600)
+    }
+
+    @Test("auth_time is the provider's sign-in: an ID token issued ten minutes ago signs in, but is no recent sign-in; one from the future counts as now")
+    func providerSignInTime() async throws {
+        let stack = try await TestStack.shared.running()
+        let now = Int64(Date().timeIntervalSince1970)
+        // Still unexpired: a captured token replayed later gets in, but it cannot take the account.
+        let replayed = try await stack.post("/api/auth/google-login", json: GoogleLoginBody(
+            idToken: try await stack.googleToken(sub: RunningStack.uniqueSubject("recent"),
+                                             claims: ["iat": .integer(now - 600), "exp": .integer(now + 3_000)]),
+            deviceId: "device-1"))
+        #expect(replayed.status == 200, "body: \(replayed.text)")
+        let login = try replayed.data(LoginResponse.self)
+        #expect(try Self.claims(login.accessToken).authTime == now - 600)
+        Self.expectReauthentication(try await stack.linkGoogle(login.accessToken, sub: RunningStack.uniqueSubject()), "link")
+        Self.expectReauthentication(try await stack.deleteAccount(login.accessToken), "delete")
+        // A refresh keeps the provider's time.
+        let refreshed = try await stack.post("/api/auth/refresh", json: RefreshBody(refreshToken: login.refreshToken)).data(LoginResponse.self)
+        #expect(try Self.claims(refreshed.accessToken).authTime == now - 600)
+
+        // An iat inside the clock-skew leeway, ahead of this clock: the session's sign-in is the issuer's now.
+        let ahead = try await stack.post("/api/auth/google-login", json: GoogleLoginBody(
+            idToken: try await stack.googleToken(sub: RunningStack.uniqueSubject("recent"), claims: ["iat": .integer(now + 30)]),
+            deviceId: "device-1")).data(LoginResponse.self)
+        let claims = try Self.claims(ahead.accessToken)
+        #expect(try #require(claims.authTime) <= claims.iat)
+        #expect(try #require(claims.authTime) >= now)
     }
 
     @Test("a token older than the window cannot link, unlink or delete: 401 with the challenge, and nothing changes; it still reads")

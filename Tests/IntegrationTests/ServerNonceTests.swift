@@ -2,9 +2,6 @@ import Contracts
 import Crypto
 import Foundation
 import JSON
-import Logging
-import Messaging
-import NATS
 import Testing
 import TestSupport
 @testable import TokenVerifier
@@ -13,7 +10,7 @@ import TestSupport
 /// issued for the same device, unexpired, matching the ID token's `nonce`, and never used before; else 401
 /// `INVALID_PROVIDER_TOKEN` with the reason. On a stack of its own whose verifier requires them of Apple
 /// and Kakao (Kakao's tokens carry the nonce as it is, Apple's its SHA-256).
-@Suite("Server nonces: good once, for their device")
+@Suite("Server nonces: good once, for their device", .serialized)
 struct ServerNonceTests {
     private static let stack = TestStack.isolated(requireServerNonce: [.apple, .kakao])
 
@@ -59,7 +56,8 @@ struct ServerNonceTests {
 
         let good = try await nonce(stack, device: "phone")
         // A token whose nonce claim is not the one sent: the verifier's nonce check refuses it.
-        #expect(try await kakaoLogin(stack, sub: sub, tokenNonce: "other", bodyNonce: good, device: "phone").status == 401)
+        let mismatch = try await kakaoLogin(stack, sub: sub, tokenNonce: "other", bodyNonce: good, device: "phone")
+        #expect(mismatch.status == 401 && mismatch.failure?.code == .nonceMismatch, "\(mismatch.text)")
         let first = try await kakaoLogin(stack, sub: sub, tokenNonce: good, bodyNonce: good, device: "phone")
         #expect(first.status == 200, "body: \(first.text)")
         expectRefused(try await kakaoLogin(stack, sub: sub, tokenNonce: good, bodyNonce: good, device: "phone"), NonceRefusal.used)
@@ -70,6 +68,10 @@ struct ServerNonceTests {
         let apple = try await stack.post("/api/auth/apple-login", json: AppleLoginBody(
             identityToken: try await stack.appleToken(sub: appleSub, rawNonce: appleNonce), deviceId: "phone", rawNonce: appleNonce))
         #expect(apple.status == 200, "body: \(apple.text)")
+        // The same Apple token and nonce again: a replay.
+        expectRefused(try await stack.post("/api/auth/apple-login", json: AppleLoginBody(
+            identityToken: try await stack.appleToken(sub: appleSub, rawNonce: appleNonce), deviceId: "phone", rawNonce: appleNonce)),
+                      NonceRefusal.used)
         // Google is not listed: its logins go on without one.
         #expect(try await stack.googleLogin(sub: RunningStack.uniqueSubject()).status == 200)
     }
@@ -96,47 +98,44 @@ struct ServerNonceTests {
         expectRefused(without, NonceRefusal.required)
         let good = try await nonce(stack, device: "device-1")
         let token = try await stack.idToken("kakao", sub: kakaoSub, claims: ["nonce": .string(good)])
-        expectRefused(try await stack.link(login.accessToken, LinkIdentityBody(provider: "kakao", idToken: token, nonce: good)), NonceRefusal.unknown)
+        let noDevice = try await stack.link(login.accessToken, LinkIdentityBody(provider: "kakao", idToken: token, nonce: good))
+        #expect(noDevice.status == 400, "\(noDevice.text)")
+        #expect(noDevice.failure?.code == .invalidRequest && noDevice.failure?.message.contains("deviceId") == true)
         let linked = try await stack.link(login.accessToken, LinkIdentityBody(provider: "kakao", idToken: token, nonce: good, deviceId: "device-1"))
         #expect(linked.status == 200, "body: \(linked.text)")
         expectRefused(try await stack.link(login.accessToken, LinkIdentityBody(provider: "kakao", idToken: token, nonce: good, deviceId: "device-1")),
                       NonceRefusal.used)
     }
 
-    @Test("100,000 nonces issued and never used leave the database and the memory as they were")
-    func issuingKeepsNothing() async throws {
+    @Test("a nonce a login spent cannot link; a link that failed spent nothing, so its nonce still signs in")
+    func spentAcrossCalls() async throws {
         let stack = try await Self.stack.running()
-        let connection = try await NATSConnection.connect(
-            .init(url: stack.natsURL, name: "nonces", access: TestIdentities.access(for: .gateway)), logger: Logger(label: "nonces", level: .critical))
-        try await withResource(connection, close: { await $0.drainAndClose() }) { connection in
-            let client = ServiceClient(connection: connection, logger: Logger(label: "nonces", level: .critical))
-            func issue(_ count: Int) async throws {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for worker in 0..<32 {
-                        group.addTask {
-                            for index in stride(from: worker, to: count, by: 32) {
-                                _ = try await client.call(Endpoints.issueNonce, NonceRequest(deviceId: "flood-\(index % 1_000)"), timeout: .seconds(10))
-                            }
-                        }
-                    }
-                    try await group.waitForAll()
-                }
-            }
-            try await issue(10_000)  // Warms up the buffers and pools a first burst allocates.
-            let rowsBefore = try await stack.count("SELECT count(*)::text FROM member.used_nonces")
-            let before = try Self.residentBytes()
-            try await issue(100_000)
-            let after = try Self.residentBytes()
-            #expect(try await stack.count("SELECT count(*)::text FROM member.used_nonces") == rowsBefore)
-            // The whole stack runs in this process: 100,000 remembered nonces would be some 15 MB.
-            #expect(after - before < 8 * 1_048_576, "resident memory grew by \((after - before) / 1_024) KiB")
-        }
+        // Spent by a login, then offered to a link by the same device.
+        let member = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let spent = try await nonce(stack, device: "phone")
+        let kakaoSub = RunningStack.uniqueSubject("kakao")
+        #expect(try await kakaoLogin(stack, sub: kakaoSub, tokenNonce: spent, bodyNonce: spent, device: "phone").status == 200)
+        let reused = try await stack.link(member.accessToken, LinkIdentityBody(
+            provider: "kakao", idToken: try await stack.idToken("kakao", sub: RunningStack.uniqueSubject("kakao"), claims: ["nonce": .string(spent)]),
+            nonce: spent, deviceId: "phone"))
+        expectRefused(reused, NonceRefusal.used)
+
+        // A link of the identity another member holds fails (409) and rolls its nonce back: unspent.
+        let fresh = try await nonce(stack, device: "phone")
+        let token = try await stack.idToken("kakao", sub: kakaoSub, claims: ["nonce": .string(fresh)])
+        let taken = try await stack.link(member.accessToken, LinkIdentityBody(provider: "kakao", idToken: token, nonce: fresh, deviceId: "phone"))
+        #expect(taken.status == 409 && taken.failure?.code == .identityInUse, "\(taken.text)")
+        let login = try await stack.post("/api/auth/kakao-login", json: KakaoLoginBody(idToken: token, deviceId: "phone", nonce: fresh))
+        #expect(login.status == 200, "body: \(login.text)")
     }
 
-    /// This process's resident memory (`VmRSS`), in bytes.
-    static func residentBytes() throws -> Int {
-        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
-        return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])) * 1_024
+    @Test("nonces issued and never used leave no row")
+    func issuingKeepsNoRow() async throws {
+        let stack = try await Self.stack.running()
+        let rowsBefore = try await stack.count("SELECT count(*)::text FROM member.used_nonces")
+        for index in 0..<200 {
+            _ = try await nonce(stack, device: "flood-\(index % 10)")
+        }
+        #expect(try await stack.count("SELECT count(*)::text FROM member.used_nonces") == rowsBefore)
     }
 }

@@ -37,6 +37,36 @@ struct SessionStoreTests {
         #expect(try await Self.events(store, second).isEmpty)
     }
 
+    @Test("a sign-in later than now is stored as now; the calls of the release before still work, their sessions signed in at their start")
+    func signInTimeBounds() async throws {
+        let store = try await Self.store.value
+        let now = Int64(Date().timeIntervalSince1970)
+        let (_, ahead) = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, signedInAt: now + 3_600)
+        let rotated = try await store.rotate(ahead, deviceId: "d", secret: Self.secret)
+        #expect(try #require(rotated.grant?.signedInAt) <= Int64(Date().timeIntervalSince1970) + 1)
+
+        // The previous release's calls: five named arguments, and the rotation's columns it reads by name.
+        let token = RefreshToken.random()
+        let started = try await store.database.query("""
+            SELECT issuer.start_session(p_member => \(Self.member()), p_device => 'old', p_provider => 'GOOGLE',
+                                        p_token_hash => \(token.hash), p_ttl_seconds => 3600)::text AS id
+            """)
+        #expect(started.count == 1 && !(started.first?.isNull("id") ?? true))
+        let successor = token.successor(secret: Self.secret)
+        let old = try await store.database.query("""
+            SELECT outcome, status, session_id, member_id FROM issuer.rotate_refresh_token(
+                p_token_hash => \(token.hash), p_successor_hash => \(successor.hash), p_device => 'old',
+                p_grace_seconds => 30, p_ttl_seconds => 3600)
+            """)
+        #expect(try old.first?.string("outcome") == "rotated")
+        #expect(try old.first?.string("status") == "rotated")
+        // A session of the release before (no signed_in_at): its sign-in is its start.
+        _ = try await store.database.query("UPDATE issuer.sessions SET signed_in_at = NULL, created_at = now() - interval '2 hours' WHERE id = \(try #require(old.first?.uuid("session_id")))")
+        let next = try await store.rotate(successor, deviceId: "old", secret: Self.secret)
+        #expect(next.outcome == .rotated)
+        #expect(abs(try #require(next.grant?.signedInAt) - (now - 7_200)) <= 2)
+    }
+
     @Test("rotated, then replayed inside the grace window with the same successor, then reuse ends the session")
     func rotation() async throws {
         let store = try await Self.store.value

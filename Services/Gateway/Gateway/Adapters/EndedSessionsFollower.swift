@@ -42,7 +42,7 @@ struct EndedSessionsFollower: Sendable {
             for await message in live {
                 do {
                     let event = try MessageCoding.decode(EventEnvelope<SessionEnded>.self, from: message.payload)
-                    sessions.end([event.data.sessionId], tokensExpireAt: event.data.tokensExpireAt)
+                    sessions.end([event.data.sessionId], endedAt: event.occurredAt, tokensExpireAt: event.data.tokensExpireAt)
                 } catch {
                     logger.warning("unreadable session.ended event ignored")
                 }
@@ -73,7 +73,7 @@ struct EndedSessionsFollower: Sendable {
                     try await client.call(Endpoints.endedSessions, EndedSessionsRequest(after: after), timeout: timeout, retries: 1)
                 }
                 for session in page.sessions {
-                    sessions.end([session.sessionId], tokensExpireAt: session.tokensExpireAt)
+                    sessions.end([session.sessionId], endedAt: session.endedAt, tokensExpireAt: session.tokensExpireAt)
                 }
                 count += page.sessions.count
                 guard let next = page.next else { break }

@@ -67,7 +67,9 @@ extension APIHandler {
     /// which starts the device's session and answers here. The gateway only hands the app's fields on: it
     /// cannot name a member or an identity itself. Retried once when a replica died mid-chain: verifying
     /// and finding change nothing, and starting the session again only replaces that device's session once
-    /// more, so the app ends up with exactly one live session, whose tokens it receives.
+    /// more, so the app ends up with exactly one live session, whose tokens it receives. Not with a server
+    /// nonce: the first attempt may have spent it, and the retry would be refused as a replay (`nonceUsed`)
+    /// though the app replayed nothing; the app gets 504 `TIMEOUT` and signs in again with a new nonce.
     private func login(_ fields: ProviderLogin, deviceId: String, timezone: String?,
                        locale: String?) async throws(ServiceFailure) -> HTTPResponse {
         try Field.required(deviceId, "deviceId", maxBytes: Limits.deviceId)
@@ -76,11 +78,16 @@ extension APIHandler {
         let tokens = try await services().call(
             Endpoints.login,
             LoginRequest(verify: fields.verify, deviceId: deviceId, name: fields.name, email: fields.email, timezone: timezone, locale: locale),
-            timeout: configuration.serviceTimeout, retries: 1)
+            timeout: configuration.serviceTimeout, retries: Self.retries(nonce: fields.verify.nonce))
         accessTokens.rememberIssued(tokens)
         return .data(LoginResponse(accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
                                    expiresIn: tokens.expiresIn, memberId: tokens.memberId,
                                    isExistingMember: tokens.isExistingMember ?? false))
+    }
+
+    /// A login's or link's retries after a lost reply: one, none with a server nonce, which is good once.
+    static func retries(nonce: String?) -> Int {
+        nonce.map(IssuedNonce.looksIssued) == true ? 0 : 1
     }
 
     func refresh(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {

@@ -63,12 +63,13 @@ extension APIHandler {
             throw ServiceFailure.invalidRequest("provider must be one of google, apple, naver, kakao.")
         }
         let fields = try ProviderLogin.linking(provider, body)
-        // Linking is idempotent (the same identity again is a no-op), so a lost reply may be retried.
+        // Linking is idempotent (the same identity again is a no-op), so a lost reply may be retried; not with
+        // a server nonce, which the first attempt may have spent.
         try Field.optional(body.deviceId, "deviceId", maxBytes: Limits.deviceId)
         let profile = try await services().call(
             Endpoints.link, LinkRequest(verify: fields.verify, memberId: member.id, accessToken: member.token, name: fields.name, email: fields.email,
                                         deviceId: body.deviceId),
-            timeout: configuration.serviceTimeout, retries: 1)
+            timeout: configuration.serviceTimeout, retries: Self.retries(nonce: fields.verify.nonce))
         return .data(MemberResponse(profile))
     }
 

@@ -3,10 +3,11 @@ import Foundation
 import Postgres
 
 extension MemberStore {
-    /// Records `nonce` as used, in one statement of its own: a later failure of the login or link leaves it
-    /// used. `INVALID_PROVIDER_TOKEN` (`nonceUsed`) when it was used before, by this call's twin too.
-    func use(_ nonce: UsedNonce) async throws {
-        let rows = try await database.query(
+    /// Records `nonce` as used, first in the transaction of the login or link it came with: a failure of
+    /// either rolls it back, unused. `INVALID_PROVIDER_TOKEN` (`nonceUsed`) when it was used before; a twin
+    /// call at the same moment waits for this one's transaction and then finds it used.
+    static func use(_ nonce: UsedNonce, on connection: PostgresConnection) async throws {
+        let rows = try await connection.query(
             """
             INSERT INTO member.used_nonces (id, expires_at) VALUES (\(nonce.id), to_timestamp(\(nonce.expiresAt)))
             ON CONFLICT (id) DO NOTHING RETURNING id
@@ -16,14 +17,25 @@ extension MemberStore {
         }
     }
 
-    /// Forgets the used nonces that have expired (a nonce past its expiry is refused before it gets here);
-    /// returns how many.
+    /// How long after its expiry a used nonce is kept: a verifier whose clock runs behind the database's
+    /// still takes the nonce for that long. More than the largest `CLOCK_SKEW` (600 s).
+    static let keptPastExpiry: Duration = .seconds(900)
+
+    /// Forgets the used nonces that expired more than ``keptPastExpiry`` ago, batch by batch until none is
+    /// left (rows other replicas are deleting are skipped); returns how many.
     func forgetExpiredNonces(batchSize: Int = 10_000) async throws -> Int {
-        let rows = try await database.query(
-            """
-            DELETE FROM member.used_nonces WHERE id IN (
-                SELECT id FROM member.used_nonces WHERE expires_at < now() LIMIT \(batchSize)) RETURNING id
-            """)
-        return rows.count
+        var forgotten = 0
+        while true {
+            let rows = try await database.query(
+                """
+                WITH expired AS (
+                    SELECT id FROM member.used_nonces
+                     WHERE expires_at < now() - make_interval(secs => \(Self.keptPastExpiry.components.seconds))
+                     LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
+                DELETE FROM member.used_nonces u USING expired WHERE u.id = expired.id RETURNING u.id
+                """)
+            forgotten += rows.count
+            guard rows.count == batchSize, !Task.isCancelled else { return forgotten }
+        }
     }
 }

@@ -28,8 +28,7 @@ struct MemberHandlers: Sendable {
         guard (1...255).contains(request.deviceId.utf8.count) else {
             throw ServiceFailure.invalidRequest("deviceId must be 1 to 255 bytes.")
         }
-        // Used up first: whatever the rest of the login comes to, the nonce is spent.
-        if let nonce = request.nonce { try await use(nonce) }
+        if let nonce = request.nonce { try Self.validate(nonce) }
         var request = request
         request.identity = Self.cleaned(request.identity)
         request.name = ProfileRules.providerName(request.name)
@@ -37,7 +36,7 @@ struct MemberHandlers: Sendable {
         let member = try await store.login(request)
         return try .forward(to: Endpoints.issueTokens,
                             IssueTokensRequest(memberId: member.memberId, deviceId: request.deviceId, provider: request.identity.provider,
-                                               isExistingMember: member.isExistingMember))
+                                               isExistingMember: member.isExistingMember, signedInAt: request.identity.signedInAt))
     }
 
     func profile(_ request: MemberGetRequest) async throws -> MemberProfile {
@@ -59,9 +58,10 @@ struct MemberHandlers: Sendable {
 
     /// Links the identity the verifier proved to the member whose access token came with it.
     func link(_ request: LinkIdentityRequest) async throws -> MemberProfile {
-        if let nonce = request.nonce { try await use(nonce) }
         try await recentProof(request.accessToken, memberId: request.memberId)
         try Self.validate(request.identity)
+        // Spent in the link's transaction, after the checks that change nothing.
+        if let nonce = request.nonce { try Self.validate(nonce) }
         var request = request
         request.identity = Self.cleaned(request.identity)
         request.name = ProfileRules.providerName(request.name)
@@ -107,9 +107,8 @@ struct MemberHandlers: Sendable {
     }
 
     /// Records a server nonce the verifier checked as used (it checked it is genuine, the device's and unexpired).
-    private func use(_ nonce: UsedNonce) async throws {
+    private static func validate(_ nonce: UsedNonce) throws(ServiceFailure) {
         guard (1...64).contains(nonce.id.utf8.count) else { throw ServiceFailure.invalidRequest("The nonce's id must be 1 to 64 bytes.") }
-        try await store.use(nonce)
     }
 
     /// The member's proof for a change that can take or destroy the account: its access token, of a session

@@ -22,8 +22,10 @@ struct IssuerHandlers: Sendable {
         guard (1...255).contains(request.deviceId.utf8.count) else {
             throw ServiceFailure.invalidRequest("deviceId must be 1 to 255 bytes.")
         }
-        // The provider sign-in is now: the session keeps this time as every token's auth_time.
-        let signedInAt = Int64(Date().timeIntervalSince1970)
+        // The provider's sign-in (its ID token's iat), never later than now: the session keeps it as every
+        // token's auth_time, so a provider token replayed ten minutes on makes no recent sign-in.
+        let now = Int64(Date().timeIntervalSince1970)
+        let signedInAt = min(request.signedInAt ?? now, now)
         let (sessionId, refreshToken) = try await store.startSession(memberId: request.memberId, deviceId: request.deviceId,
                                                                      provider: request.provider, signedInAt: signedInAt)
         // The device's previous session, if any, ended in the same transaction.
@@ -112,7 +114,7 @@ struct IssuerHandlers: Sendable {
         }
         let ttl = configuration.accessTokenTTL.timeInterval
         let rows = try await store.endedSessions(within: configuration.accessTokenTTL, after: after, limit: request.limit)
-        return EndedSessionsPage(sessions: rows.map { EndedSession(sessionId: $0.id, tokensExpireAt: $0.endedAt.addingTimeInterval(ttl)) },
+        return EndedSessionsPage(sessions: rows.map { EndedSession(sessionId: $0.id, tokensExpireAt: $0.endedAt.addingTimeInterval(ttl), endedAt: $0.endedAt) },
                                  next: rows.count == request.limit ? rows.last?.cursor : nil)
     }
 

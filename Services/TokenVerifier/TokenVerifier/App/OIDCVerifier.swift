@@ -77,7 +77,7 @@ struct OIDCVerifier: ProviderTokenVerifier {
         if case .string(let value)? = claims.raw["picture"] { picture = ProfileRules.pictureURL(value) }
         return VerifiedIdentity(provider: configuration.provider, subject: claims.sub ?? "", email: claims.email,
                                 emailVerified: claims.emailVerified, isPrivateEmail: claims.isPrivateEmail,
-                                name: name.isEmpty ? nil : name, pictureUrl: picture)
+                                name: name.isEmpty ? nil : name, pictureUrl: picture, signedInAt: claims.iat)
     }
 
     /// The answer for a JOSE failure: what the caller can act on, without internals.

@@ -58,8 +58,7 @@ struct VerifierHandlers: Sendable {
                                  + "and send it back as nonce (rawNonce for Apple).", reason: NonceRefusal.required)
         }
         guard let deviceId, !deviceId.isEmpty else {
-            throw ServiceFailure(.invalidProviderToken, "A server nonce is good for the device it was issued to: send its deviceId.",
-                                 reason: NonceRefusal.unknown)
+            throw ServiceFailure.invalidRequest("deviceId is required with a server nonce: it is good for the device it was issued to.")
         }
         switch nonces.check(text, deviceId: deviceId, now: Int64(Date().timeIntervalSince1970)) {
         case .valid(let nonce): return nonce

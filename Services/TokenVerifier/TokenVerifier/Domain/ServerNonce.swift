@@ -12,7 +12,10 @@ import JOSE
 struct ServerNonce: Sendable {
     /// How long a nonce is good for, in seconds.
     static let lifetime: Int64 = 600
-    private static let prefix = "n1."
+    /// How far a replica's clock may run ahead of another's: an expiry further away than the lifetime and this
+    /// was not made by a replica with a sane clock, and would be kept that long once used.
+    static let clockAllowance: Int64 = 600
+    private static let prefix = IssuedNonce.prefix
     private static let bodyLength = 24
     private static let tagLength = 16
 
@@ -55,6 +58,7 @@ struct ServerNonce: Sendable {
         guard constantTimeEquals(Array(bytes[Self.bodyLength...]), tag(body, deviceId: deviceId)) else { return .unknown }
         let expiry = body[16...].reduce(Int64(0)) { $0 << 8 | Int64($1) }
         guard expiry > now else { return .expired }
+        guard expiry - now <= Self.lifetime + Self.clockAllowance else { return .unknown }
         return .valid(UsedNonce(id: Base64URL.encode(body[..<16]), expiresAt: expiry))
     }
 

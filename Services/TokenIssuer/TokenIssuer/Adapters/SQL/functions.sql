@@ -19,8 +19,8 @@
 -- Session starts take the member's lock shared, its deletion (end_deleted_member) exclusive: a
 -- session starts either before the deletion, which then sees it and ends it, or after, and is refused.
 -- Rule (recent sign-in): the session records when its provider sign-in happened (`p_signed_in_at`, seconds
--- since 1970, as the issuer signs it into auth_time; now when not given) as its created_at, which every
--- refresh hands back unchanged.
+-- since 1970, as the issuer signs it into auth_time; now when not given, and never later than now) as its
+-- signed_in_at, which every refresh hands back unchanged.
 -- Until p_signed_in_at was added it took five arguments: that signature is dropped, so a call that names
 -- only those five (a replica of the release before) takes the default.
 DROP FUNCTION IF EXISTS issuer.start_session(BIGINT, TEXT, TEXT, BYTEA, INT);
@@ -38,8 +38,8 @@ BEGIN
     PERFORM pg_advisory_xact_lock(hashtext(p_member::text), hashtext(p_device));
     UPDATE issuer.sessions SET ended_at = now(), end_reason = 'replaced'
      WHERE member_id = p_member AND device_id = p_device AND ended_at IS NULL;
-    INSERT INTO issuer.sessions (id, member_id, device_id, provider, created_at, expires_at)
-         VALUES (v_session, p_member, p_device, p_provider, COALESCE(to_timestamp(p_signed_in_at), now()),
+    INSERT INTO issuer.sessions (id, member_id, device_id, provider, signed_in_at, expires_at)
+         VALUES (v_session, p_member, p_device, p_provider, LEAST(COALESCE(to_timestamp(p_signed_in_at), now()), now()),
                  now() + make_interval(secs => p_ttl_seconds));
     INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at)
          VALUES (p_token_hash, v_session, now() + make_interval(secs => p_ttl_seconds));
@@ -126,7 +126,7 @@ BEGIN
         IF outcome IN ('rotated', 'replayed') THEN
             session_id := v_session.id;
             member_id := v_session.member_id;
-            signed_in_at := floor(extract(epoch FROM v_session.created_at))::BIGINT;
+            signed_in_at := floor(extract(epoch FROM COALESCE(v_session.signed_in_at, v_session.created_at)))::BIGINT;
         END IF;
     END IF;
     status := CASE outcome WHEN 'rotated' THEN 'rotated' WHEN 'replayed' THEN 'rotated' WHEN 'reused' THEN 'reused'
