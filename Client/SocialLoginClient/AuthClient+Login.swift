@@ -29,8 +29,11 @@ extension AuthClient {
     /// Signs in with a provider, handing `authorize` the nonce to give the provider's SDK: a server nonce
     /// (``serverNonce()``) when `serverNonce` is true, as a server that requires them (`REQUIRE_SERVER_NONCE`)
     /// needs, else one made here (`Nonce.random()`). `authorize` runs the SDK and returns its credential with
-    /// the nonce in it: `.google(idToken:nonce: nonce.raw)` (the SDK was given `nonce.raw`),
+    /// the nonce in it: `.google(idToken:nonce: nonce.raw)` (the SDK was given `nonce.sha256` under the server's
+    /// default `GOOGLE_NONCE_MODE=sha256Hex`, `nonce.raw` under `raw` or `either`),
     /// `.apple(identityToken:rawNonce: nonce.raw)` (the SDK was given `nonce.sha256`), `.kakao(idToken:nonce: nonce.raw)`.
+    /// A server nonce is good once: after any failure (a `TIMEOUT` too, whose sign-in may have spent it) call
+    /// this again, which fetches a new one, rather than resending the credential.
     @discardableResult
     public func signIn(serverNonce: Bool = false, _ authorize: (Nonce) async throws -> ProviderCredential) async throws -> LoginResult {
         let nonce = serverNonce ? try await self.serverNonce() : Nonce.random()
@@ -38,8 +41,9 @@ extension AuthClient {
     }
 
     /// A server nonce for this device (`POST /api/auth/nonce`), good for one login or link within 10
-    /// minutes: give `raw` to Google's and Kakao's SDKs, `sha256` to Apple's, and send the credential back
-    /// with `raw`. The server keeps nothing until it is used.
+    /// minutes: give `raw` to Kakao's SDK, `sha256` to Apple's and to Google's (under the server's default
+    /// `GOOGLE_NONCE_MODE=sha256Hex`; `raw` under `raw` or `either`), and send the credential back with `raw`.
+    /// The server keeps nothing until it is used.
     public func serverNonce() async throws -> Nonce {
         let request = try Self.request(configuration, "POST", "/api/auth/nonce", body: NonceRequestBody(deviceId: try await deviceIdentifier()))
         let (data, response) = try await Self.send(request, over: transport)

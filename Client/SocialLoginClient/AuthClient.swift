@@ -91,8 +91,8 @@ public final class AuthClient: Sendable {
     }
 
     /// Sends `request`; anything that kept a response from arriving becomes a `TransportError`.
-    /// A 3xx that comes back to a request with a body (the transport did not follow it: ``RedirectGuard``
-    /// refuses one to another origin) is `ClientError.redirectRefused`.
+    /// A 3xx that comes back to a request with a body or a method other than GET and HEAD (the transport did
+    /// not follow it: ``RedirectGuard`` refuses one to another origin) is `ClientError.redirectRefused`.
     static func send(_ request: URLRequest, over transport: any HTTPTransport) async throws -> (Data, HTTPURLResponse) {
         let answer: (Data, HTTPURLResponse)
         do {
@@ -102,7 +102,10 @@ public final class AuthClient: Sendable {
         } catch {
             throw TransportError.network(error)
         }
-        if (300..<400).contains(answer.1.statusCode), request.httpBody != nil { throw ClientError.redirectRefused }
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        if (300..<400).contains(answer.1.statusCode), request.httpBody != nil || !(method == "GET" || method == "HEAD") {
+            throw ClientError.redirectRefused
+        }
         return answer
     }
 

@@ -36,7 +36,7 @@ public struct IssuedNonce: Codable, Sendable, Equatable {
 }
 
 /// A server nonce the token-verifier found genuine, unexpired and the device's: the member-service records
-/// it as used in the transaction of the login or link, so it is good once, and forgets it once it expired.
+/// it as used before anything else of the login or link, so it is good once, and forgets it once it expired.
 public struct UsedNonce: Codable, Sendable, Equatable {
     /// Its unique part (base64url of 16 random bytes).
     public var id: String

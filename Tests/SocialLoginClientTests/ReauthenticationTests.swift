@@ -16,7 +16,7 @@ struct ReauthenticationTests {
         defer { signedIn.proxy.stop() }
         // The session signed in an hour ago: moved back in the database, then refreshed, as after an hour of use.
         let sessions = try await stack.rows("""
-            UPDATE issuer.sessions SET created_at = created_at - interval '1 hour'
+            UPDATE issuer.sessions SET signed_in_at = signed_in_at - interval '1 hour'
              WHERE member_id = \(signedIn.memberId) AND ended_at IS NULL RETURNING id::text
             """)
         #expect(sessions.count == 1)
@@ -58,5 +58,11 @@ struct ReauthenticationTests {
             try await signedIn.client.login(with: .google(idToken: try await stack.googleToken(sub: signedIn.sub)))
         }
         #expect(elsewhere.count("POST /api/auth/google-login") == 0)
+
+        // A DELETE has no body, but is no GET either: not followed, and said so.
+        signedIn.proxy.answer("DELETE /api/members/me/identities/kakao", status: 307,
+                              headers: [("Location", elsewhere.url + "/api/members/me/identities/kakao")])
+        await #expect(throws: ClientError.redirectRefused) { try await signedIn.client.unlinkIdentity(.kakao) }
+        #expect(elsewhere.count("DELETE /api/members/me/identities/kakao") == 0)
     }
 }

@@ -8,7 +8,6 @@ extension MemberStore {
         let identity = request.identity
         let picture = identity.pictureUrl
         try await change { connection in
-            if let nonce = request.nonce { try await Self.use(nonce, on: connection) }
             guard let member = try await Self.lockMember(request.memberId, on: connection) else { throw ServiceFailure.memberGone }
             let owner = try await connection.query(
                 """

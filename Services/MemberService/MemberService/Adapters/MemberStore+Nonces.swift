@@ -3,11 +3,11 @@ import Foundation
 import Postgres
 
 extension MemberStore {
-    /// Records `nonce` as used, first in the transaction of the login or link it came with: a failure of
-    /// either rolls it back, unused. `INVALID_PROVIDER_TOKEN` (`nonceUsed`) when it was used before; a twin
-    /// call at the same moment waits for this one's transaction and then finds it used.
-    static func use(_ nonce: UsedNonce, on connection: PostgresConnection) async throws {
-        let rows = try await connection.query(
+    /// Records `nonce` as used, in one statement of its own, before the login or link it came with: a later
+    /// failure of either leaves it used, so a captured token and nonce are never good for a second try.
+    /// `INVALID_PROVIDER_TOKEN` (`nonceUsed`) when it was used before, by this call's twin too.
+    func use(_ nonce: UsedNonce) async throws {
+        let rows = try await database.query(
             """
             INSERT INTO member.used_nonces (id, expires_at) VALUES (\(nonce.id), to_timestamp(\(nonce.expiresAt)))
             ON CONFLICT (id) DO NOTHING RETURNING id

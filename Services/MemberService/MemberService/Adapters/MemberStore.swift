@@ -18,7 +18,9 @@ struct MemberStore: Sendable {
         let identity = request.identity
         let timezone = request.timezone.flatMap { ProfileRules.isKnownTimeZone($0) ? $0 : nil }
         let locale = request.locale.flatMap(ProfileRules.loginLocale)
-        let login: PostgresQuery = """
+        let rows = try await retryingConflicts {
+            try await database.query(
+                """
                 SELECT member_id, created FROM member.login(
                     p_provider => \(identity.provider.rawValue), p_subject => \(identity.subject),
                     p_email => \(identity.email), p_email_verified => \(identity.emailVerified),
@@ -26,17 +28,7 @@ struct MemberStore: Sendable {
                     p_app_email => \(request.email), p_app_name => \(request.name),
                     p_sealed_credential => \(identity.sealedCredential),
                     p_timezone => \(timezone), p_locale => \(locale), p_picture => \(identity.pictureUrl))
-                """
-        // With a server nonce, spent in the login's own transaction (two round trips more); else one statement.
-        let rows = try await retryingConflicts {
-            if let nonce = request.nonce {
-                try await database.withTransaction { connection in
-                    try await Self.use(nonce, on: connection)
-                    return try await connection.query(login)
-                }
-            } else {
-                try await database.query(login)
-            }
+                """)
         }
         outbox.signal()
         guard let row = rows.first else { throw ServiceFailure.internal }

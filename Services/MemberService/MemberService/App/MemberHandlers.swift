@@ -28,7 +28,8 @@ struct MemberHandlers: Sendable {
         guard (1...255).contains(request.deviceId.utf8.count) else {
             throw ServiceFailure.invalidRequest("deviceId must be 1 to 255 bytes.")
         }
-        if let nonce = request.nonce { try Self.validate(nonce) }
+        // Used up first: whatever the rest of the login comes to, the nonce is spent.
+        if let nonce = request.nonce { try await use(nonce) }
         var request = request
         request.identity = Self.cleaned(request.identity)
         request.name = ProfileRules.providerName(request.name)
@@ -58,10 +59,10 @@ struct MemberHandlers: Sendable {
 
     /// Links the identity the verifier proved to the member whose access token came with it.
     func link(_ request: LinkIdentityRequest) async throws -> MemberProfile {
+        // Used up first, as a login's.
+        if let nonce = request.nonce { try await use(nonce) }
         try await recentProof(request.accessToken, memberId: request.memberId)
         try Self.validate(request.identity)
-        // Spent in the link's transaction, after the checks that change nothing.
-        if let nonce = request.nonce { try Self.validate(nonce) }
         var request = request
         request.identity = Self.cleaned(request.identity)
         request.name = ProfileRules.providerName(request.name)
@@ -107,8 +108,9 @@ struct MemberHandlers: Sendable {
     }
 
     /// Records a server nonce the verifier checked as used (it checked it is genuine, the device's and unexpired).
-    private static func validate(_ nonce: UsedNonce) throws(ServiceFailure) {
+    private func use(_ nonce: UsedNonce) async throws {
         guard (1...64).contains(nonce.id.utf8.count) else { throw ServiceFailure.invalidRequest("The nonce's id must be 1 to 64 bytes.") }
+        try await store.use(nonce)
     }
 
     /// The member's proof for a change that can take or destroy the account: its access token, of a session
