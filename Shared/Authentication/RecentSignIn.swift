@@ -15,15 +15,19 @@ public struct RecentSignIn: Sendable {
         self.window = window
     }
 
+    /// How far a session's sign-in may be after a token's issue: the login's issuer replica signed the one,
+    /// a refresh's replica, whose clock may be behind, the other.
+    public static let issuerClockAllowance: Int64 = 60
+
     /// The window in whole seconds: the `max_age` the answer names.
     public var maxAge: Int64 { window.components.seconds }
 
     /// Nothing when `claims` record a sign-in no older than the window at `now` (seconds since 1970); else
     /// `REAUTHENTICATION_REQUIRED`. A token without `auth_time` (of a release before it) is never recent, nor
-    /// one whose sign-in is later than its issue (`iat`): the issuer never signs that.
+    /// one whose sign-in is more than ``issuerClockAllowance`` after its issue (`iat`): the issuer never signs that.
     public func check(_ claims: AccessTokenClaims, now: Int64) throws(ServiceFailure) {
         // A sign-in a little ahead of this clock (the issuer's runs ahead) is recent: the issuer signed it.
-        guard let authTime = claims.authTime, authTime <= claims.iat, now - authTime <= maxAge else {
+        guard let authTime = claims.authTime, authTime - claims.iat <= Self.issuerClockAllowance, now - authTime <= maxAge else {
             throw ServiceFailure(.reauthenticationRequired,
                                  "This change needs a sign-in within the last \(maxAge) s: sign in with the provider again, then retry.")
         }

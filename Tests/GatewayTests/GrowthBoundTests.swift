@@ -71,6 +71,12 @@ struct GrowthBoundTests {
         #expect(sessions.refuses(token(issued: start - 600 + margin)) != nil)
         #expect(sessions.refuses(token(issued: start - 600 + margin + 2)) == nil)
         #expect(sessions.refuses(token(issued: start - 1)) == nil)
+
+        // An end a day ahead (a database clock that jumped): the mark goes no further than this clock allows.
+        sessions.end(["c"], endedAt: now.addingTimeInterval(86_400), tokensExpireAt: now.addingTimeInterval(90_000), now: now)
+        sessions.end(["d"], endedAt: now, tokensExpireAt: now.addingTimeInterval(100_000), now: now)
+        #expect(!sessions.contains("c"))
+        #expect(sessions.refuses(token(issued: start + 2 * margin + 1)) == nil, "a refreshed token is refused for a day")
     }
 
     @Test("an ended session is dropped once its tokens have expired, at the next session that ends")

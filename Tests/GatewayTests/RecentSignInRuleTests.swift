@@ -29,8 +29,9 @@ struct RecentSignInRuleTests {
         #expect(refused(claims(authTime: nil)))
         // A refreshed token: issued now, its session signed in four minutes ago.
         #expect(!refused(claims(authTime: now - 240, iat: now)))
-        // The issuer never signs a sign-in later than the token's issue.
-        #expect(refused(claims(authTime: now + 10, iat: now)))
+        // The issuer never signs a sign-in later than the token's issue, beyond two replicas' clocks.
+        #expect(!refused(claims(authTime: now - 100 + 10, iat: now - 100)))
+        #expect(refused(claims(authTime: now - 100 + RecentSignIn.issuerClockAllowance + 1, iat: now - 100)))
         // The issuer's clock a little ahead of this one: its own now is still recent.
         #expect(!refused(claims(authTime: now + 3, iat: now + 3)))
         #expect(rule.maxAge == 300)

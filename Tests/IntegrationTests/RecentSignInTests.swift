@@ -88,6 +88,12 @@ struct RecentSignInTests {
         #expect(try Self.claims(login.accessToken).authTime == now - 600)
         Self.expectReauthentication(try await stack.linkGoogle(login.accessToken, sub: RunningStack.uniqueSubject()), "link")
         Self.expectReauthentication(try await stack.deleteAccount(login.accessToken), "delete")
+        // Nor can such a token be linked to a fresh account: its owner's next sign-in would land there.
+        let fresh = try await Self.signIn(stack)
+        let linkOld = try await stack.link(fresh.login.accessToken, LinkIdentityBody(provider: "kakao", idToken: try await stack.idToken(
+            "kakao", sub: RunningStack.uniqueSubject("kakao"), claims: ["iat": .integer(now - 600), "exp": .integer(now + 3_000)])))
+        Self.expectReauthentication(linkOld, "link an old ID token")
+        #expect(try await stack.count("SELECT count(*)::text FROM member.identities WHERE member_id = \(fresh.login.memberId)") == 1)
         // A refresh keeps the provider's time.
         let refreshed = try await stack.post("/api/auth/refresh", json: RefreshBody(refreshToken: login.refreshToken)).data(LoginResponse.self)
         #expect(try Self.claims(refreshed.accessToken).authTime == now - 600)

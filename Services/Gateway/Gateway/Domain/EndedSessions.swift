@@ -78,7 +78,9 @@ final class EndedSessions: Sendable {
     func end(_ sessionIds: [String], endedAt: Date? = nil, tokensExpireAt expireAt: Date? = nil, now date: Date = Date()) {
         guard !sessionIds.isEmpty else { return }
         let now = Int64(date.timeIntervalSince1970)
-        let ended = endedAt.map { Int64($0.timeIntervalSince1970.rounded(.up)) } ?? now
+        // Never later than this clock allows: a database clock that jumped ahead would otherwise raise the mark
+        // past every token a refresh hands out, for as long as the jump.
+        let ended = min(endedAt.map { Int64($0.timeIntervalSince1970.rounded(.up)) } ?? now, now + Self.clockMargin)
         let until = expireAt.map { Int64($0.timeIntervalSince1970) + leeway } ?? now + Self.fallbackRetention
         guard until > now else { return }
         let (count, dropped) = sessions.withLock { list in

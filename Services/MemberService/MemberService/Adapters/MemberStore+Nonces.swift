@@ -18,7 +18,7 @@ extension MemberStore {
     }
 
     /// How long after its expiry a used nonce is kept: a verifier whose clock runs behind the database's
-    /// still takes the nonce for that long. More than the largest `CLOCK_SKEW` (600 s).
+    /// still takes the nonce for that long, so the verifiers' clocks must be within this of the database's.
     static let keptPastExpiry: Duration = .seconds(900)
 
     /// Forgets the used nonces that expired more than ``keptPastExpiry`` ago, batch by batch until none is

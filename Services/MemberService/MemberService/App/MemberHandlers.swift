@@ -63,6 +63,12 @@ struct MemberHandlers: Sendable {
         if let nonce = request.nonce { try await use(nonce) }
         try await recentProof(request.accessToken, memberId: request.memberId)
         try Self.validate(request.identity)
+        // The identity's own sign-in must be as recent: a captured ID token replayed into another account
+        // would send its owner's next sign-in there.
+        if let signedInAt = request.identity.signedInAt, Int64(Date().timeIntervalSince1970) - signedInAt > recentSignIn.maxAge {
+            throw ServiceFailure(.reauthenticationRequired, "The provider token to link was issued more than \(recentSignIn.maxAge) s ago: "
+                                 + "sign in with the provider again, then retry.")
+        }
         var request = request
         request.identity = Self.cleaned(request.identity)
         request.name = ProfileRules.providerName(request.name)

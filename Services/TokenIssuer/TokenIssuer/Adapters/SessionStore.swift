@@ -63,7 +63,7 @@ struct SessionStore: Sendable {
         guard let id = UUID(uuidString: sessionId) else { return [] }
         let rows = try await database.query(
             """
-            UPDATE issuer.sessions SET ended_at = now(), end_reason = \(reason.rawValue)
+            UPDATE issuer.sessions SET ended_at = clock_timestamp(), end_reason = \(reason.rawValue)
              WHERE id = \(id) AND member_id = \(memberId) AND ended_at IS NULL RETURNING id
             """)
         return try rows.map { try $0.uuid("id").uuidString.lowercased() }
@@ -75,13 +75,13 @@ struct SessionStore: Sendable {
         if let provider {
             rows = try await database.query(
                 """
-                UPDATE issuer.sessions SET ended_at = now(), end_reason = \(reason.rawValue)
+                UPDATE issuer.sessions SET ended_at = clock_timestamp(), end_reason = \(reason.rawValue)
                  WHERE member_id = \(memberId) AND provider = \(provider.rawValue) AND ended_at IS NULL RETURNING id
                 """)
         } else {
             rows = try await database.query(
                 """
-                UPDATE issuer.sessions SET ended_at = now(), end_reason = \(reason.rawValue)
+                UPDATE issuer.sessions SET ended_at = clock_timestamp(), end_reason = \(reason.rawValue)
                  WHERE member_id = \(memberId) AND ended_at IS NULL RETURNING id
                 """)
         }

@@ -19,8 +19,9 @@
 -- Session starts take the member's lock shared, its deletion (end_deleted_member) exclusive: a
 -- session starts either before the deletion, which then sees it and ends it, or after, and is refused.
 -- Rule (recent sign-in): the session records when its provider sign-in happened (`p_signed_in_at`, seconds
--- since 1970, as the issuer signs it into auth_time; now when not given, and never later than now) as its
--- signed_in_at, which every refresh hands back unchanged.
+-- since 1970, as the issuer signs it into auth_time; now when not given) as its signed_in_at, which every
+-- refresh hands back unchanged. The issuer never passes a time later than its own now; a minute ahead of
+-- the database's is allowed (the clocks of two hosts), no more, so a refresh signs what the login signed.
 -- Until p_signed_in_at was added it took five arguments: that signature is dropped, so a call that names
 -- only those five (a replica of the release before) takes the default.
 DROP FUNCTION IF EXISTS issuer.start_session(BIGINT, TEXT, TEXT, BYTEA, INT);
@@ -36,10 +37,10 @@ BEGIN
         RETURN NULL;
     END IF;
     PERFORM pg_advisory_xact_lock(hashtext(p_member::text), hashtext(p_device));
-    UPDATE issuer.sessions SET ended_at = now(), end_reason = 'replaced'
+    UPDATE issuer.sessions SET ended_at = clock_timestamp(), end_reason = 'replaced'
      WHERE member_id = p_member AND device_id = p_device AND ended_at IS NULL;
     INSERT INTO issuer.sessions (id, member_id, device_id, provider, signed_in_at, expires_at)
-         VALUES (v_session, p_member, p_device, p_provider, LEAST(COALESCE(to_timestamp(p_signed_in_at), now()), now()),
+         VALUES (v_session, p_member, p_device, p_provider, LEAST(COALESCE(to_timestamp(p_signed_in_at), now()), now() + interval '1 minute'),
                  now() + make_interval(secs => p_ttl_seconds));
     INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at)
          VALUES (p_token_hash, v_session, now() + make_interval(secs => p_ttl_seconds));
@@ -54,7 +55,7 @@ LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('issuer.member'), hashtext(p_member::text));
     INSERT INTO issuer.deleted_members (member_id) VALUES (p_member) ON CONFLICT (member_id) DO NOTHING;
-    RETURN QUERY UPDATE issuer.sessions SET ended_at = now(), end_reason = 'member-deleted'
+    RETURN QUERY UPDATE issuer.sessions SET ended_at = clock_timestamp(), end_reason = 'member-deleted'
                   WHERE member_id = p_member AND ended_at IS NULL
               RETURNING id;
 END;
@@ -119,7 +120,7 @@ BEGIN
               AND v_token.successor_hash = p_successor_hash THEN
             outcome := 'replayed';
         ELSE
-            UPDATE issuer.sessions s SET ended_at = now(), end_reason = 'reuse'
+            UPDATE issuer.sessions s SET ended_at = clock_timestamp(), end_reason = 'reuse'
              WHERE s.id = v_session.id;
             outcome := 'reused';
         END IF;
@@ -138,15 +139,18 @@ $$;
 -- Rule (every end is announced): whatever ends a session (logout, replacement, reuse, deletion,
 -- an identity's end), `session.ended` goes to the outbox in the same transaction, and a reuse also
 -- `refresh-token.reused`; the shared Outbox (Outbox+SessionEvents.swift) publishes them after commit.
+-- Rule (a session's end is after its tokens): every end is stamped clock_timestamp(), read once the
+-- session's row is locked, not now() (its transaction's start): a refresh that held the lock meanwhile
+-- signed its token before the end. The event's time is that end (gateways compare tokens' iat with it).
 CREATE OR REPLACE FUNCTION issuer.record_session_end() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
     IF NEW.end_reason = 'reuse' THEN
-        INSERT INTO issuer.outbox (event, session_id, member_id, reason)
-             VALUES ('refresh-token.reused', NEW.id, NEW.member_id, NEW.end_reason);
+        INSERT INTO issuer.outbox (event, session_id, member_id, reason, created_at)
+             VALUES ('refresh-token.reused', NEW.id, NEW.member_id, NEW.end_reason, NEW.ended_at);
     END IF;
-    INSERT INTO issuer.outbox (event, session_id, member_id, reason)
-         VALUES ('session.ended', NEW.id, NEW.member_id, NEW.end_reason);
+    INSERT INTO issuer.outbox (event, session_id, member_id, reason, created_at)
+         VALUES ('session.ended', NEW.id, NEW.member_id, NEW.end_reason, NEW.ended_at);
     RETURN NULL;
 END;
 $$;
