@@ -31,6 +31,11 @@ enum APICoding {
                         retryAfter: retryAfter, requestId: requestId, reason: envelope.error.reason)
     }
 
+    /// The `code` of an error body of this API; nil for any other body.
+    static func errorCode(from body: Data) -> APIErrorCode? {
+        (try? decoder.decode(ErrorEnvelope.self, from: body))?.error.code
+    }
+
     /// `Retry-After` as delay-seconds, or as an HTTP date (RFC 9110 section 10.2.3).
     static func parseRetryAfter(_ value: String) -> Duration? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)

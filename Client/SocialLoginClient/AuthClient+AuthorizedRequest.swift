@@ -24,7 +24,7 @@ extension AuthClient {
         var attempt = request
         attempt.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         let (data, response) = try await Self.send(attempt, over: transport)
-        guard response.statusCode == 401, !Self.asksForFreshSignIn(response) else { return (data, response) }
+        guard response.statusCode == 401, !Self.asksForFreshSignIn(response), !Self.refusesProviderToken(data) else { return (data, response) }
         let fresh = try await session.refreshed(replacing: token)
         attempt.setValue("Bearer \(fresh.accessToken)", forHTTPHeaderField: "Authorization")
         return try await Self.send(attempt, over: transport)
@@ -45,6 +45,13 @@ extension AuthClient {
     }
 
     /// Whether `response` is the RFC 9470 challenge: the access token is valid, its sign-in too old.
+    /// Whether a 401 refuses the provider token the request carried (a link's), not the access token: a
+    /// refresh would not help, and the request is not sent again.
+    static func refusesProviderToken(_ data: Data) -> Bool {
+        guard let code = APICoding.errorCode(from: data) else { return false }
+        return [.invalidProviderToken, .providerTokenExpired, .nonceMismatch].contains(code)
+    }
+
     static func asksForFreshSignIn(_ response: HTTPURLResponse) -> Bool {
         response.statusCode == 401
             && response.value(forHTTPHeaderField: "WWW-Authenticate")?.contains("insufficient_user_authentication") == true

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -36,6 +37,25 @@ struct ReauthenticationTests {
         #expect(again.memberId == signedIn.memberId)
         let member = try await signedIn.client.linkIdentity(try await kakao())
         #expect(member.identities.count == 2)
+    }
+
+    @Test("a link whose provider token is refused (too old) is an APIError, neither refreshed nor sent again")
+    func providerTokenRefusalNotResent() async throws {
+        let stack = try await TestStack.shared.running()
+        let signedIn = try await SignedInClient.make(stack)
+        defer { signedIn.proxy.stop() }
+        let now = Int64(Date().timeIntervalSince1970)
+        let old = try await stack.idToken("kakao", sub: RunningStack.uniqueSubject("kakao"),
+                                          claims: ["iat": .integer(now - 600), "exp": .integer(now + 3_000)])
+        let refreshesBefore = signedIn.proxy.count("POST /api/auth/refresh")
+        do {
+            _ = try await signedIn.client.linkIdentity(.kakao(idToken: old))
+            Issue.record("an ID token ten minutes old was linked")
+        } catch let error as APIError {
+            #expect(error.code == .providerTokenExpired && error.reason == "tooOldToLink", "\(error)")
+        }
+        #expect(signedIn.proxy.count("POST /api/members/me/identities") == 1)
+        #expect(signedIn.proxy.count("POST /api/auth/refresh") == refreshesBefore)
     }
 
     @Test("a 307 to another origin on refresh is refused: the refresh token is not sent there, and the user stays signed in")

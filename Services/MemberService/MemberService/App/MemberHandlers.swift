@@ -66,8 +66,8 @@ struct MemberHandlers: Sendable {
         // The identity's own sign-in must be as recent: a captured ID token replayed into another account
         // would send its owner's next sign-in there.
         if let signedInAt = request.identity.signedInAt, Int64(Date().timeIntervalSince1970) - signedInAt > recentSignIn.maxAge {
-            throw ServiceFailure(.reauthenticationRequired, "The provider token to link was issued more than \(recentSignIn.maxAge) s ago: "
-                                 + "sign in with the provider again, then retry.")
+            throw ServiceFailure(.providerTokenExpired, "The provider token to link was issued more than \(recentSignIn.maxAge) s ago: "
+                                 + "get a fresh one from the provider, then retry.", reason: "tooOldToLink")
         }
         var request = request
         request.identity = Self.cleaned(request.identity)

@@ -7,6 +7,6 @@ extension IssuerMigrations {
     static let signInTime = Migration(version: 8, name: "a session's sign-in time kept through its refreshes", sql: """
         ALTER TABLE issuer.sessions ADD COLUMN signed_in_at TIMESTAMPTZ;
         COMMENT ON COLUMN issuer.sessions.signed_in_at IS
-            'When the session signed in with its provider (its ID token''s iat, never after the start): every access token''s auth_time. NULL: created_at.';
+            'When the session signed in with its provider (its ID token''s iat, at most a minute after the start): every access token''s auth_time. NULL: created_at.';
         """)
 }

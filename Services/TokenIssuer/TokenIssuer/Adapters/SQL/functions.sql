@@ -139,9 +139,10 @@ $$;
 -- Rule (every end is announced): whatever ends a session (logout, replacement, reuse, deletion,
 -- an identity's end), `session.ended` goes to the outbox in the same transaction, and a reuse also
 -- `refresh-token.reused`; the shared Outbox (Outbox+SessionEvents.swift) publishes them after commit.
--- Rule (a session's end is after its tokens): every end is stamped clock_timestamp(), read once the
--- session's row is locked, not now() (its transaction's start): a refresh that held the lock meanwhile
--- signed its token before the end. The event's time is that end (gateways compare tokens' iat with it).
+-- Rule (a session's end is as late as it can be told): every end is stamped clock_timestamp(), read when
+-- the row is updated, not now() (its transaction's start, maybe long before a lock wait). A token a
+-- refresh signs just after its rotation may still carry an iat a few milliseconds later: gateways, which
+-- compare tokens' iat with the event's time (this end), add a margin.
 CREATE OR REPLACE FUNCTION issuer.record_session_end() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
