@@ -15,14 +15,18 @@ public struct IssueTokensRequest: Codable, Sendable, Equatable {
     /// When the provider signed the user in (`VerifiedIdentity.signedInAt`): the session's `auth_time`, never
     /// later than the issuer's now; nil means now.
     public var signedInAt: Int64?
+    /// The login's key (`LoginRequest.attemptKey`): the session's first refresh token is derived from it.
+    public var attemptKey: String?
 
     /// Creates a request.
-    public init(memberId: Int64, deviceId: String, provider: Provider, isExistingMember: Bool? = nil, signedInAt: Int64? = nil) {
+    public init(memberId: Int64, deviceId: String, provider: Provider, isExistingMember: Bool? = nil, signedInAt: Int64? = nil,
+                attemptKey: String? = nil) {
         self.memberId = memberId
         self.deviceId = deviceId
         self.provider = provider
         self.isExistingMember = isExistingMember
         self.signedInAt = signedInAt
+        self.attemptKey = attemptKey
     }
 }
 

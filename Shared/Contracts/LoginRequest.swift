@@ -15,16 +15,21 @@ public struct LoginRequest: Codable, Sendable, Equatable {
     public var timezone: String?
     /// The device's locale, as the app reports it.
     public var locale: String?
+    /// One HTTP login's key (the gateway makes it: a random UUID), the same in every attempt of
+    /// it the gateway sends: the issuer derives the session's first refresh token from it, so an attempt that
+    /// arrives after another of the same login gets that session back instead of replacing it.
+    public var attemptKey: String?
 
     /// Creates a request.
     public init(verify: VerifyRequest, deviceId: String, name: String? = nil, email: String? = nil,
-                timezone: String? = nil, locale: String? = nil) {
+                timezone: String? = nil, locale: String? = nil, attemptKey: String? = nil) {
         self.verify = verify
         self.deviceId = deviceId
         self.name = name
         self.email = email
         self.timezone = timezone
         self.locale = locale
+        self.attemptKey = attemptKey
     }
 }
 

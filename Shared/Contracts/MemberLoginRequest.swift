@@ -18,10 +18,12 @@ public struct MemberLoginRequest: Codable, Sendable, Equatable {
     public var locale: String?
     /// The server nonce the verifier checked (`REQUIRE_SERVER_NONCE`), recorded as used first.
     public var nonce: UsedNonce?
+    /// The login's key (`LoginRequest.attemptKey`), handed on to the issuer.
+    public var attemptKey: String?
 
     /// Creates a request.
     public init(identity: VerifiedIdentity, deviceId: String, name: String? = nil, email: String? = nil,
-                timezone: String? = nil, locale: String? = nil, nonce: UsedNonce? = nil) {
+                timezone: String? = nil, locale: String? = nil, nonce: UsedNonce? = nil, attemptKey: String? = nil) {
         self.identity = identity
         self.deviceId = deviceId
         self.name = name
@@ -29,6 +31,7 @@ public struct MemberLoginRequest: Codable, Sendable, Equatable {
         self.timezone = timezone
         self.locale = locale
         self.nonce = nonce
+        self.attemptKey = attemptKey
     }
 }
 

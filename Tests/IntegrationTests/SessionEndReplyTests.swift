@@ -69,3 +69,38 @@ struct SessionEndRaceTests {
         #expect(try await stack.call(Endpoints.endDeletedMember, request).sessionIds == first.sessionIds)
     }
 }
+
+/// Two attempts of one login (the gateway resends after a lost answer; the first may arrive last): both
+/// carry the login's `attemptKey`, so the later one gets the session the earlier one started, and nothing
+/// ends the session whose tokens the app holds.
+@Suite("A login's attempts are one login")
+struct LoginAttemptTests {
+    @Test("the same attemptKey twice: one session, the same refresh token, nothing replaced; a new login replaces it")
+    func attemptsAreOneLogin() async throws {
+        let stack = try await TestStack.shared.running()
+        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let request = IssueTokensRequest(memberId: login.memberId, deviceId: "attempts", provider: .google, attemptKey: UUID().uuidString)
+        let first = try await stack.call(Endpoints.issueTokens, request)
+        let late = try await stack.call(Endpoints.issueTokens, request)
+        #expect(late.sessionId == first.sessionId)
+        #expect(late.refreshToken == first.refreshToken)
+        let live = {
+            try await stack.count("SELECT count(*)::text FROM issuer.sessions WHERE member_id = \(login.memberId) AND device_id = 'attempts' AND ended_at IS NULL")
+        }
+        #expect(try await live() == 1)
+        let refreshed = try await stack.post("/api/auth/refresh", json: RefreshBody(refreshToken: first.refreshToken))
+        #expect(refreshed.status == 200, "body: \(refreshed.text)")
+
+        // Another login on the device (another key) replaces it, as ever.
+        var next = request
+        next.attemptKey = UUID().uuidString
+        let replacing = try await stack.call(Endpoints.issueTokens, next)
+        #expect(replacing.sessionId != first.sessionId)
+        #expect(try await live() == 1)
+        // An attempt of the replaced login arriving now starts nothing and ends nothing.
+        await #expect(throws: ServiceFailure.self) { _ = try await stack.call(Endpoints.issueTokens, request) }
+        #expect(try await stack.count("""
+            SELECT count(*)::text FROM issuer.sessions WHERE id = \(try #require(UUID(uuidString: replacing.sessionId))) AND ended_at IS NULL
+            """) == 1)
+    }
+}

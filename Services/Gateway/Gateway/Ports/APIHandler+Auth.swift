@@ -1,5 +1,6 @@
 import Contracts
 import HTTPServer
+import Logging
 import Messaging
 
 extension APIHandler {
@@ -67,7 +68,8 @@ extension APIHandler {
     /// which starts the device's session and answers here. The gateway only hands the app's fields on: it
     /// cannot name a member or an identity itself. Retried once when a replica died mid-chain: verifying
     /// and finding change nothing, and starting the session again only replaces that device's session once
-    /// more, so the app ends up with exactly one live session, whose tokens it receives. Not with a server
+    /// more (an attempt that arrives after the other gets the session that one started: `attemptKey`), so
+    /// the app ends up with exactly one live session, whose tokens it receives. Not with a server
     /// nonce: the first attempt may have spent it, and the retry would be refused as a replay (`nonceUsed`)
     /// though the app replayed nothing; the app gets 504 `TIMEOUT` and signs in again with a new nonce.
     private func login(_ fields: ProviderLogin, deviceId: String, timezone: String?,
@@ -77,7 +79,8 @@ extension APIHandler {
         try Field.optional(locale, "locale", maxBytes: Limits.locale)
         let tokens = try await services().call(
             Endpoints.login,
-            LoginRequest(verify: fields.verify, deviceId: deviceId, name: fields.name, email: fields.email, timezone: timezone, locale: locale),
+            LoginRequest(verify: fields.verify, deviceId: deviceId, name: fields.name, email: fields.email, timezone: timezone, locale: locale,
+                         attemptKey: RequestID.generate().value),
             timeout: configuration.serviceTimeout, retries: Self.retries(nonce: fields.verify.nonce))
         accessTokens.rememberIssued(tokens)
         return .data(LoginResponse(accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,

@@ -37,7 +37,8 @@ struct MemberHandlers: Sendable {
         let member = try await store.login(request)
         return try .forward(to: Endpoints.issueTokens,
                             IssueTokensRequest(memberId: member.memberId, deviceId: request.deviceId, provider: request.identity.provider,
-                                               isExistingMember: member.isExistingMember, signedInAt: request.identity.signedInAt))
+                                               isExistingMember: member.isExistingMember, signedInAt: request.identity.signedInAt,
+                                               attemptKey: request.attemptKey))
     }
 
     func profile(_ request: MemberGetRequest) async throws -> MemberProfile {

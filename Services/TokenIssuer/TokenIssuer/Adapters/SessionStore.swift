@@ -19,9 +19,11 @@ struct SessionStore: Sendable {
     /// Ends the member's session on `deviceId`, if any, and starts a new one that signed in with its provider at
     /// `signedInAt` (seconds since 1970); returns its ID and refresh token.
     /// `UNAUTHORIZED` when the member was deleted: a login that found it just before does not outlive it.
+    /// `token` is the session's first refresh token; when a live session of the member's device already has it
+    /// (another attempt of the same login came first), that session is returned and nothing is replaced.
     func startSession(memberId: Int64, deviceId: String, provider: Provider,
-                      signedInAt: Int64 = Int64(Date().timeIntervalSince1970)) async throws -> (sessionId: String, token: RefreshToken) {
-        let token = RefreshToken.random()
+                      signedInAt: Int64 = Int64(Date().timeIntervalSince1970),
+                      token: RefreshToken = .random()) async throws -> (sessionId: String, token: RefreshToken) {
         let rows = try await database.query(
             """
             SELECT issuer.start_session(p_member => \(memberId), p_device => \(deviceId), p_provider => \(provider.rawValue),

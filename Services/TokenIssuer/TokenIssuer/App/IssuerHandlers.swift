@@ -26,8 +26,13 @@ struct IssuerHandlers: Sendable {
         // token's auth_time, so a provider token replayed ten minutes on makes no recent sign-in.
         let now = Int64(Date().timeIntervalSince1970)
         let signedInAt = min(request.signedInAt ?? now, now)
+        // Every attempt of one login derives the same first token: the later one gets the session back.
+        let first = try request.attemptKey.map { key in
+            guard (1...64).contains(key.utf8.count) else { throw ServiceFailure.invalidRequest("attemptKey must be 1 to 64 bytes.") }
+            return RefreshToken.first(ofLogin: key, memberId: request.memberId, deviceId: request.deviceId, secret: successorSecret)
+        } ?? .random()
         let (sessionId, refreshToken) = try await store.startSession(memberId: request.memberId, deviceId: request.deviceId,
-                                                                     provider: request.provider, signedInAt: signedInAt)
+                                                                     provider: request.provider, signedInAt: signedInAt, token: first)
         // The device's previous session, if any, ended in the same transaction.
         outbox.signal()
         var pair = try await tokens.pair(memberId: request.memberId, sessionId: sessionId, authTime: signedInAt, refreshToken: refreshToken)

@@ -17,6 +17,16 @@ struct RefreshToken: Sendable {
         return RefreshToken(value: Base64URL.encode(bytes), bytes: bytes)
     }
 
+    /// The first token of the session a login's attempts start (`attemptKey`, the member and the device under
+    /// the issuer's secret): every attempt of one login derives the same, so the session it names is that
+    /// login's, whichever attempt came first. As unpredictable as a random token without the secret.
+    static func first(ofLogin attemptKey: String, memberId: Int64, deviceId: String, secret: [UInt8]) -> RefreshToken {
+        let message = Array("social-login first refresh token v1".utf8) + [0] + Array(attemptKey.utf8) + [0]
+            + Array(String(memberId).utf8) + [0] + Array(deviceId.utf8)
+        let bytes = HMAC.sha256(key: secret, message: message)
+        return RefreshToken(value: Base64URL.encode(bytes), bytes: bytes)
+    }
+
     /// Parses a token an app sent; nil when it cannot be one of ours.
     init?(_ value: String) {
         guard value.utf8.count == 43, let bytes = Base64URL.decode(value), bytes.count == 32 else { return nil }

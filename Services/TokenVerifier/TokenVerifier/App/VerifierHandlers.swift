@@ -36,7 +36,8 @@ struct VerifierHandlers: Sendable {
         let identity = try await verify(request.verify)
         return try .forward(to: Endpoints.memberLogin,
                             MemberLoginRequest(identity: identity, deviceId: request.deviceId, name: request.name, email: request.email,
-                                               timezone: request.timezone, locale: request.locale, nonce: nonce))
+                                               timezone: request.timezone, locale: request.locale, nonce: nonce,
+                                               attemptKey: request.attemptKey))
     }
 
     /// Proves the provider token of the identity to link, then hands it, with the Bearer's access token, to

@@ -31,12 +31,21 @@ RETURNS UUID
 LANGUAGE plpgsql AS $$
 DECLARE
     v_session UUID := gen_random_uuid();
+    v_started UUID;
 BEGIN
     PERFORM pg_advisory_xact_lock_shared(hashtext('issuer.member'), hashtext(p_member::text));
     IF EXISTS (SELECT 1 FROM issuer.deleted_members WHERE member_id = p_member) THEN
         RETURN NULL;
     END IF;
     PERFORM pg_advisory_xact_lock(hashtext(p_member::text), hashtext(p_device));
+    -- Rule (a login's attempts are one login): the first token is derived from the login's key, so an
+    -- attempt that finds it already started that login's session, which it returns, replacing nothing (a
+    -- late attempt would otherwise end the session whose tokens the app holds). Ended since: nothing.
+    SELECT t.session_id INTO v_started FROM issuer.refresh_tokens t WHERE t.token_hash = p_token_hash;
+    IF FOUND THEN
+        RETURN (SELECT s.id FROM issuer.sessions s
+                 WHERE s.id = v_started AND s.member_id = p_member AND s.device_id = p_device AND s.ended_at IS NULL);
+    END IF;
     UPDATE issuer.sessions SET ended_at = clock_timestamp(), end_reason = 'replaced'
      WHERE member_id = p_member AND device_id = p_device AND ended_at IS NULL;
     INSERT INTO issuer.sessions (id, member_id, device_id, provider, signed_in_at, expires_at)
