@@ -1,4 +1,5 @@
 import Contracts
+import Foundation
 import Testing
 @testable import Gateway
 
@@ -24,10 +25,15 @@ struct ServiceAnswerTests {
         #expect(answer.status == 200)
         let login = try answer.data(LoginResponse.self)
         #expect(login.memberId == 42 && login.isExistingMember && login.refreshToken == "refresh-1")
-        #expect(services.requests(to: Endpoints.login)
-                == [LoginRequest(verify: VerifyRequest(provider: .google, token: "google-id-token", nonce: "n-1"), deviceId: "device-1",
-                                 timezone: "Asia/Seoul")])
+        let sent = services.requests(to: Endpoints.login)
+        // The login's key: a fresh UUID, the same in any attempt resent (the issuer derives the first token from it).
+        let key = try #require(sent.first?.attemptKey)
+        #expect(UUID(uuidString: key) != nil)
+        #expect(sent == [LoginRequest(verify: VerifyRequest(provider: .google, token: "google-id-token", nonce: "n-1"), deviceId: "device-1",
+                                      timezone: "Asia/Seoul", attemptKey: key)])
         #expect(services.calls(to: Endpoints.login).map(\.requestID) == [answer.sentRequestID])
+        _ = await gateway.send("POST", "/api/auth/google-login", json: Self.googleLogin)
+        #expect(services.requests(to: Endpoints.login).last?.attemptKey != key, "each login a key of its own")
     }
 
     @Test("each provider's login asks the verifier for that provider", arguments: [
