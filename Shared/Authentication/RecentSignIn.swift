@@ -19,6 +19,11 @@ public struct RecentSignIn: Sendable {
     /// a refresh's replica, whose clock may be behind, the other.
     public static let issuerClockAllowance: Int64 = 60
 
+    /// Whether a sign-in at `signedInAt` is within the window at `now` (both seconds since 1970).
+    public func isRecent(_ signedInAt: Int64, now: Int64) -> Bool {
+        now - signedInAt <= maxAge
+    }
+
     /// The window in whole seconds: the `max_age` the answer names.
     public var maxAge: Int64 { window.components.seconds }
 
@@ -27,7 +32,7 @@ public struct RecentSignIn: Sendable {
     /// one whose sign-in is more than ``issuerClockAllowance`` after its issue (`iat`): the issuer never signs that.
     public func check(_ claims: AccessTokenClaims, now: Int64) throws(ServiceFailure) {
         // A sign-in a little ahead of this clock (the issuer's runs ahead) is recent: the issuer signed it.
-        guard let authTime = claims.authTime, authTime - claims.iat <= Self.issuerClockAllowance, now - authTime <= maxAge else {
+        guard let authTime = claims.authTime, authTime - claims.iat <= Self.issuerClockAllowance, isRecent(authTime, now: now) else {
             throw ServiceFailure(.reauthenticationRequired,
                                  "This change needs a sign-in within the last \(maxAge) s: sign in with the provider again, then retry.")
         }

@@ -66,7 +66,7 @@ struct MemberHandlers: Sendable {
         try Self.validate(request.identity)
         // The identity's own sign-in must be as recent: a captured ID token replayed into another account
         // would send its owner's next sign-in there.
-        if let signedInAt = request.identity.signedInAt, Int64(Date().timeIntervalSince1970) - signedInAt > recentSignIn.maxAge {
+        if let signedInAt = request.identity.signedInAt, !recentSignIn.isRecent(signedInAt, now: Int64(Date().timeIntervalSince1970)) {
             throw ServiceFailure(.providerTokenExpired, "The provider token to link was issued more than \(recentSignIn.maxAge) s ago: "
                                  + "get a fresh one from the provider, then retry.", reason: "tooOldToLink")
         }

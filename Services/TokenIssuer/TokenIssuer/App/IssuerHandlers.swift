@@ -28,7 +28,7 @@ struct IssuerHandlers: Sendable {
         let signedInAt = min(request.signedInAt ?? now, now)
         // Every attempt of one login derives the same first token: the later one gets the session back.
         let first = try request.attemptKey.map { key in
-            guard (1...64).contains(key.utf8.count) else { throw ServiceFailure.invalidRequest("attemptKey must be 1 to 64 bytes.") }
+            try LoginRequest.checkAttemptKey(key)
             return RefreshToken.first(ofLogin: key, memberId: request.memberId, deviceId: request.deviceId, secret: successorSecret)
         } ?? .random()
         let (sessionId, refreshToken) = try await store.startSession(memberId: request.memberId, deviceId: request.deviceId,

@@ -32,9 +32,7 @@ struct VerifierHandlers: Sendable {
     /// A provider in `REQUIRE_SERVER_NONCE` needs a server nonce of the device, which the ID token's `nonce`
     /// claim must match (the provider's verifier checks that); the member-service records it used first.
     func login(_ request: LoginRequest) async throws(ServiceFailure) -> Hop<TokenPair> {
-        if let key = request.attemptKey, !(1...64).contains(key.utf8.count) || key.unicodeScalars.contains(where: \.isControlCharacter) {
-            throw ServiceFailure.invalidRequest("attemptKey must be 1 to 64 bytes without control characters.")
-        }
+        if let key = request.attemptKey { try LoginRequest.checkAttemptKey(key) }
         let nonce = try serverNonce(request.verify, deviceId: request.deviceId)
         let identity = try await verify(request.verify)
         return try .forward(to: Endpoints.memberLogin,
