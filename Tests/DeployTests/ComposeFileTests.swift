@@ -39,22 +39,20 @@ struct ComposeFileTests {
             let command = services.at("\(name).command")?.elements.compactMap(\.stringValue) ?? []
             #expect(command.contains("-js") && command.firstIndex(of: "-n").map { command[$0 + 1] } == node, "\(name): \(command)")
             #expect(command.last == "/run/secrets/nats.conf", "\(name): \(command)")
-            let secrets = (services.at("\(name).secrets")?.elements ?? []).map { entry in
-                "\(entry["source"]?.stringValue ?? "?") as \(entry["target"]?.stringValue ?? "?")"
-            }
-            // nats starts with auth.conf alone unless ha.env names the cluster's configuration.
-            let configuration = name == "nats" ? "${NATS_CONFIG_SECRET:-nats-auth}" : "nats-cluster"
-            #expect(secrets == ["nats-auth as nats-auth.conf", "\(configuration) as nats.conf"], "\(name): \(secrets)")
+            let volumes = services.at("\(name).volumes")?.elements.compactMap(\.stringValue) ?? []
+            // nats starts with auth.conf alone unless ha.env names the cluster's volume.
+            let configuration = name == "nats" ? "${NATS_SECRETS_VOLUME:-nats-secrets}" : "nats-cluster-secrets"
+            #expect(volumes.first == "\(configuration):/run/secrets:ro", "\(name): \(volumes)")
             if name != "nats" {
                 #expect(services.at("\(name).profiles")?.elements == [.string("ha")], "\(name) outside the ha profile")
             }
-            stores.formUnion(services.at("\(name).volumes")?.elements.compactMap(\.stringValue) ?? [])
+            stores.formUnion(volumes.dropFirst())
         }
         #expect(stores == ["nats-data:/data", "nats-2-data:/data", "nats-3-data:/data"])
         let settings = try String(contentsOfFile: "deploy/docker/ha.env", encoding: .utf8)
             .split(separator: "\n").filter { !$0.hasPrefix("#") && $0.contains("=") }
             .reduce(into: [String: String]()) { $0[String($1.split(separator: "=")[0])] = String($1.split(separator: "=", maxSplits: 1)[1]) }
-        #expect(settings == ["COMPOSE_PROFILES": "ha", "NATS_CONFIG_SECRET": "nats-cluster",
+        #expect(settings == ["COMPOSE_PROFILES": "ha", "NATS_SECRETS_VOLUME": "nats-cluster-secrets",
                              "NATS_URL": "nats://nats:4222,nats://nats-2:4222,nats://nats-3:4222", "EVENTS_REPLICAS": "3"])
     }
 
@@ -78,40 +76,49 @@ struct ComposeFileTests {
         }
     }
 
-    @Test("each secret file is mounted only into the services that use it")
+    @Test("each container's secrets volume is mounted read-only into it alone (and into the secrets one-shot, which fills it); no compose secret, no other host file")
     func secretsReachTheirConsumersOnly() async throws {
         let file = try await compose()
-        let declared = Set(file["secrets"].map { value -> [String] in
-            if case .object(let members) = value { Array(members.keys) } else { [] }
-        } ?? [])
+        #expect(file["secrets"] == nil, "compose secrets are bind mounts: a missing file stops compose before anything can say which")
         let consumers: [String: Set<String>] = [
-            "signing-key": ["token-issuer"],
-            "apple-private-key": ["token-verifier"],
-            "provider-token-key": ["token-verifier"],
-            "naver-client-secret": ["token-verifier"],
-            "apple-public-key": ["dev-idp"],
-            "database-password": ["postgres"],
-            "member-database-password": ["postgres", "member-service"],
-            "issuer-database-password": ["postgres", "token-issuer"],
-            "nats-auth": ["nats", "nats-2", "nats-3"],
-            "nats-cluster": ["nats-2", "nats-3"],
-            "nats-gateway-seed": ["gateway"],
-            "nats-token-verifier-seed": ["token-verifier"],
-            "nats-member-service-seed": ["member-service"],
-            "nats-token-issuer-seed": ["token-issuer"],
+            "gateway-secrets": ["gateway"], "token-verifier-secrets": ["token-verifier"],
+            "member-service-secrets": ["member-service"], "token-issuer-secrets": ["token-issuer"],
+            "postgres-secrets": ["postgres"], "nats-secrets": ["nats"],
+            "nats-cluster-secrets": ["nats-2", "nats-3"], "dev-idp-secrets": ["dev-idp"],
         ]
-        #expect(declared == Set(consumers.keys), "\(declared)")
         let services = try #require(file["services"])
+        guard case .object(let all) = services else { Issue.record("services is not a map"); return }
         var mounted: [String: Set<String>] = [:]
-        for name in Self.services + ["postgres", "nats", "nats-2", "nats-3", "dev-idp"] {
-            for entry in services.at("\(name).secrets")?.elements ?? [] {
-                var source = entry.stringValue ?? entry["source"]?.stringValue ?? "?"
+        for (name, service) in all where name != "secrets" {
+            for entry in service["volumes"]?.elements.compactMap(\.stringValue) ?? [] {
                 // A source chosen by a variable counts as its default (nats's, without the ha profile).
-                if source.hasPrefix("${"), let dash = source.range(of: ":-") { source = String(source[dash.upperBound...].dropLast()) }
+                var resolved = entry
+                if resolved.hasPrefix("${"), let dash = resolved.range(of: ":-"), let brace = resolved.firstIndex(of: "}") {
+                    resolved = String(resolved[dash.upperBound..<brace]) + String(resolved[resolved.index(after: brace)...])
+                }
+                let parts = resolved.split(separator: ":").map(String.init)
+                let source = parts[0]
+                // dev-secrets is the dev profile's store of development secrets, no container's own.
+                guard source.hasSuffix("-secrets"), source != "dev-secrets" else { continue }
                 mounted[source, default: []].insert(name)
+                #expect(parts.count == 3 && parts[1] == "/run/secrets" && parts[2] == "ro", "\(name): \(entry)")
             }
         }
         #expect(mounted == consumers)
+        // The one-shot writes each of them at /out/<consumer> (deploy/docker/compose-secrets).
+        let oneShot = Set(services.at("secrets.volumes")?.elements.compactMap(\.stringValue) ?? [])
+        for volume in consumers.keys {
+            #expect(oneShot.contains("\(volume):/out/\(volume.dropLast("-secrets".count))"), "the secrets service does not fill \(volume)")
+        }
+        #expect(oneShot.contains("${SECRETS_DIR:-./deploy/docker/.secrets}:/given:ro"))
+        #expect(oneShot.contains("dev-secrets:/made") && oneShot.contains("./deploy/docker/dev.env:/dev.env:ro"))
+        #expect(services.at("secrets.command")?.elements == [.string("compose-secrets")])
+        // Every other service waits for it; the dev profile's dev-secrets is the one it waits for.
+        for (name, service) in all where !["secrets", "dev-secrets"].contains(name) {
+            #expect(service.at("depends_on.secrets.condition")?.stringValue == "service_completed_successfully", "\(name)")
+        }
+        #expect(services.at("dev-secrets.profiles")?.elements == [.string("dev")])
+        #expect(services.at("dev-secrets.depends_on") == nil, "dev-secrets must start beside the secrets service, not after it")
     }
 
     @Test("configuration passes through with the code's defaults; PROVIDER_TOKEN_KEY to token-verifier only")
@@ -120,7 +127,9 @@ struct ComposeFileTests {
         let expected: [(service: String, variable: String, value: String)] = [
             ("gateway", "RATE_LIMIT_RPS", "${RATE_LIMIT_RPS:-10}"),
             ("gateway", "TOKEN_ISSUER", "${TOKEN_ISSUER:-http://localhost:8080}"),
-            ("token-verifier", "GOOGLE_ISSUERS", "${GOOGLE_ISSUERS:-https://accounts.google.com,accounts.google.com}"),
+            // Empty, so the code's default applies, and the dev profile's settings.env can fill it.
+            ("token-verifier", "GOOGLE_ISSUERS", "${GOOGLE_ISSUERS:-}"),
+            ("token-verifier", "SETTINGS_FILE", "/run/secrets/settings.env"),
             ("token-verifier", "GOOGLE_CLIENT_IDS", "${GOOGLE_CLIENT_IDS:-}"),
             ("token-verifier", "CLOCK_SKEW", "${CLOCK_SKEW:-60}"),
             ("token-issuer", "ACCESS_TOKEN_TTL", "${ACCESS_TOKEN_TTL:-900}"),
@@ -155,7 +164,7 @@ struct ComposeFileTests {
 
     /// Variables compose sets to a fixed value instead of forwarding: the container's own listening
     /// address, which its published port maps to.
-    static let fixedInContainer: Set<String> = ["GATEWAY_HOST", "GATEWAY_PORT", "DEV_IDP_HOST", "DEV_IDP_PORT"]
+    static let fixedInContainer: Set<String> = ["GATEWAY_HOST", "GATEWAY_PORT", "DEV_IDP_HOST", "DEV_IDP_PORT", "SETTINGS_FILE"]
 
     /// Variables whose compose default differs from the code's on purpose: inside the compose
     /// network the servers are `postgres`, `nats` and `dev-idp`.
@@ -254,35 +263,38 @@ struct ComposeFileTests {
         #expect(ConfigurationReference.cells(of: "| a \\| b | c |") == ["a | b", "c"])
     }
 
-    @Test("docker-compose config accepts the file, with and without the dev profile, and with ha.env (nats then starts with the cluster's configuration)")
+    @Test("docker-compose config accepts the file, with and without the dev profile, and with ha.env (nats then starts with the cluster's volume); no provider points at dev-idp in compose itself")
     func dockerComposeConfig() async throws {
         let candidates = ["/usr/bin/docker-compose", "/usr/local/bin/docker-compose"]
         let binary = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
                                   "docker-compose is not installed (deploy/local/test installs it)")
-        let plain = try await runProcess(binary, ["-f", "docker-compose.yml", "config", "-q"], workingDirectory: DeployFiles.root.path)
+        let plain = try await runProcess(binary, ["-f", "docker-compose.yml", "config"], workingDirectory: DeployFiles.root.path)
         #expect(plain.status == 0, "\(plain.error)")
-        let dev = try await runProcess(binary, ["-f", "docker-compose.yml", "--env-file", "deploy/docker/dev.env",
-                                                "--profile", "dev", "config"], workingDirectory: DeployFiles.root.path)
+        #expect(!plain.output.contains("dev-idp:9400/"), "a provider points at dev-idp without the dev profile")
+        let dev = try await runProcess(binary, ["-f", "docker-compose.yml", "--profile", "dev", "config"], workingDirectory: DeployFiles.root.path)
         #expect(dev.status == 0, "\(dev.error)")
-        #expect(dev.output.contains("GOOGLE_CLIENT_IDS: dev-google-client"), "dev.env was not applied")
         #expect(dev.output.contains("DEV_IDP_BASE_URL: http://dev-idp:9400"))
-        // All four providers point at dev-idp, Naver included (its client on both sides).
-        for line in ["APPLE_ISSUER: http://dev-idp:9400/apple", "KAKAO_ISSUER: http://dev-idp:9400/kakao",
-                     "NAVER_CLIENT_ID: dev-naver-client", "NAVER_PROFILE_URL: http://dev-idp:9400/naver/v1/nid/me",
-                     "NAVER_TOKEN_URL: http://dev-idp:9400/naver/oauth2.0/token", "DEV_IDP_NAVER_CLIENT_ID: dev-naver-client",
-                     "DEV_IDP_NAVER_CLIENT_SECRET: dev-naver-secret"] {
-            #expect(dev.output.contains(line), "the dev profile lacks \(line)")
+        #expect(!section("dev-secrets", of: dev.output).isEmpty, "the dev profile has no dev-secrets")
+        // dev-idp's own settings are the dev profile's defaults; the verifier's come from dev.env (settings.env).
+        for line in ["DEV_IDP_NAVER_CLIENT_ID: dev-naver-client", "DEV_IDP_NAVER_CLIENT_SECRET: dev-naver-secret",
+                     "DEV_IDP_APPLE_TEAM_ID: DEVTEAM001", "DEV_IDP_APPLE_KEY_ID: DEVKEY0001", "DEV_IDP_APPLE_CLIENT_ID: dev.apple.client"] {
+            #expect(section("dev-idp", of: dev.output).contains(line), "the dev profile's dev-idp lacks \(line)")
         }
-        #expect(section("nats", of: dev.output).contains("- source: nats-auth\n      target: nats.conf"), "\(section("nats", of: dev.output))")
-        #expect(!section("nats", of: dev.output).contains("nats-cluster"), "the single nats is handed the route password")
+        let devEnv = try String(contentsOfFile: DeployFiles.root.appendingPathComponent("deploy/docker/dev.env").path, encoding: .utf8)
+        for line in ["NAVER_CLIENT_ID=dev-naver-client", "APPLE_TEAM_ID=DEVTEAM001", "APPLE_KEY_ID=DEVKEY0001",
+                     "APPLE_CLIENT_IDS=dev.apple.client", "NAVER_PROFILE_URL=http://dev-idp:9400/naver/v1/nid/me",
+                     "NAVER_TOKEN_URL=http://dev-idp:9400/naver/oauth2.0/token", "KAKAO_ISSUER=http://dev-idp:9400/kakao"] {
+            #expect(devEnv.contains("\n\(line)\n"), "dev.env lacks \(line), which dev-idp's side expects")
+        }
+        #expect(section("nats", of: dev.output).contains("- nats-secrets:/run/secrets:ro"), "\(section("nats", of: dev.output))")
         // As deploy/docker/test and deploy/README.md bring up the ha profile: ha.env in the environment.
         let settings = try String(contentsOfFile: DeployFiles.root.appendingPathComponent("deploy/docker/ha.env").path, encoding: .utf8)
             .split(separator: "\n").filter { !$0.hasPrefix("#") && $0.contains("=") }.map(String.init)
-        let ha = try await runProcess("/usr/bin/env", settings + [binary, "-f", "docker-compose.yml", "--env-file", "deploy/docker/dev.env",
-                                                                 "--profile", "dev", "config"], workingDirectory: DeployFiles.root.path)
+        let ha = try await runProcess("/usr/bin/env", settings + [binary, "-f", "docker-compose.yml", "--profile", "dev", "--profile", "ha", "config"],
+                                      workingDirectory: DeployFiles.root.path)
         #expect(ha.status == 0, "\(ha.error)")
         for node in ["nats", "nats-2", "nats-3"] {
-            #expect(section(node, of: ha.output).contains("- source: nats-cluster\n      target: nats.conf"), "\(node): \(section(node, of: ha.output))")
+            #expect(section(node, of: ha.output).contains("- nats-cluster-secrets:/run/secrets:ro"), "\(node): \(section(node, of: ha.output))")
         }
         #expect(ha.output.contains("NATS_URL: nats://nats:4222,nats://nats-2:4222,nats://nats-3:4222"))
         #expect(ha.output.contains("EVENTS_REPLICAS: '3'"), "the events are not kept on three nodes")

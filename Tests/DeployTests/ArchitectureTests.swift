@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+/// Nothing the images, compose or the scripts build or run with assumes one CPU architecture: the
+/// official base images are multi-arch, so the same build runs natively on Apple silicon (arm64)
+/// and on x86-64 (deploy/README.md).
+@Suite("Both architectures: no architecture-specific path in the build and run files")
+struct ArchitectureTests {
+    /// Words that tie a file to one architecture: Debian's multiarch library directories, a Docker
+    /// platform, an architecture's package suffix or name. Spelt in pieces so this file does not
+    /// match itself.
+    static let patterns: [String] = [
+        "x86" + "_64", "aarch" + "64", "amd" + "64", "arm" + "64", "i" + "386", "i" + "686",
+        "linux-" + "gnu", "--plat" + "form", "plat" + "form:",
+    ]
+
+    /// The files that build, configure or run the stack: under `root`, the compose file, the
+    /// Package.swift, the root .dockerignore, and every file under deploy/ and .ci/ but the
+    /// documentation (which may name the architectures it speaks of) and local run state.
+    static func buildAndRunFiles(under root: URL) -> [String] {
+        var files = ["docker-compose.yml", "Package.swift", ".dockerignore"]
+            .filter { FileManager.default.fileExists(atPath: root.appendingPathComponent($0).path) }
+        for folder in ["deploy", ".ci"] {
+            let base = root.appendingPathComponent(folder)
+            guard let walker = FileManager.default.enumerator(atPath: base.path) else { continue }
+            while let relative = walker.nextObject() as? String {
+                let parts = relative.split(separator: "/")
+                if parts.contains(where: { [".run", ".secrets", "__pycache__"].contains(String($0)) }) { continue }
+                var isDirectory: ObjCBool = false
+                let path = base.appendingPathComponent(relative).path
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                      !relative.hasSuffix(".md") else { continue }
+                files.append("\(folder)/\(relative)")
+            }
+        }
+        return files.sorted()
+    }
+
+    /// Each line of those files that holds one of the patterns, as `path:line: text`.
+    static func architectureSpecificLines(under root: URL) -> [String] {
+        var found: [String] = []
+        for file in buildAndRunFiles(under: root) {
+            guard let text = try? String(contentsOf: root.appendingPathComponent(file), encoding: .utf8) else { continue }
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let lowered = line.lowercased()
+                if patterns.contains(where: { lowered.contains($0) }) { found.append("\(file):\(number + 1): \(line)") }
+            }
+        }
+        return found
+    }
+
+    @Test("the repository's build and run files name no architecture")
+    func treeIsArchitectureFree() {
+        let files = Self.buildAndRunFiles(under: DeployFiles.root)
+        #expect(files.contains("deploy/docker/Dockerfile") && files.contains("docker-compose.yml") && files.contains("deploy/local/lib.sh"),
+                "the scan misses the files it is for: \(files)")
+        #expect(Self.architectureSpecificLines(under: DeployFiles.root).isEmpty,
+                "\(Self.architectureSpecificLines(under: DeployFiles.root).joined(separator: "\n"))")
+    }
+
+    @Test("a planted multiarch library path in a script, or a platform in compose, is found; a .md file is not scanned",
+          arguments: [("deploy/docker/Dockerfile", "COPY --from=build /usr/lib/x86" + "_64-linux-gnu/libnats.so /usr/lib/\n", true),
+                      ("docker-compose.yml", "services:\n  gateway:\n    plat" + "form: linux/amd" + "64\n", true),
+                      ("deploy/local/lib.sh", "export LD_LIBRARY_PATH=/usr/lib/aarch" + "64-linux-gnu\n", true),
+                      ("deploy/README.md", "Built and run here on amd" + "64.\n", false)])
+    func plantedPathIsFound(_ file: String, _ text: String, _ found: Bool) throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("architecture-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let url = root.appendingPathComponent(file)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+        let lines = Self.architectureSpecificLines(under: root)
+        #expect(lines.isEmpty == !found, "\(file): \(lines)")
+        if found { #expect(lines.first?.hasPrefix("\(file):") == true, "\(lines)") }
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// deploy/docker/compose-secrets, the compose stack's `secrets` one-shot, run on directories of
+/// its own (COMPOSE_SECRETS_ROOT) in place of its mounts: what it refuses, what it hands to whom,
+/// and what the dev profile adds. deploy/docker/test runs it in the real stack.
+@Suite("compose-secrets: each container its own secrets, the production start refused without them")
+struct ComposeSecretsTests {
+    static let required = ["signing-key.pem", "provider-token.key", "database-password", "member-database-password",
+                           "issuer-database-password", "nats/auth.conf", "nats/gateway.nk", "nats/token-verifier.nk",
+                           "nats/member-service.nk", "nats/token-issuer.nk"]
+    static let optional = ["apple-key.p8", "apple-key.pub.pem", "naver-client-secret", "nats/cluster.conf"]
+
+    /// What each container's volume holds, from a full set.
+    static let handedOut: [String: Set<String>] = [
+        "gateway": ["nats-seed"],
+        "token-verifier": ["nats-seed", "provider-token-key", "apple-key.p8", "naver-client-secret"],
+        "member-service": ["nats-seed", "database-password"],
+        "token-issuer": ["nats-seed", "database-password", "signing-key.pem"],
+        "postgres": ["database-password", "member-database-password", "issuer-database-password"],
+        "nats": ["nats.conf"],
+        "nats-cluster": ["nats-auth.conf", "nats.conf"],
+        "dev-idp": ["apple-key.pub.pem"],
+    ]
+
+    /// A scratch root with given/, made/ and out/, removed afterwards.
+    private struct Scratch {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("compose-secrets-\(UUID().uuidString)")
+        init() throws {
+            for folder in ["given", "made", "out"] {
+                try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+            }
+        }
+        /// Writes each file (its own name as content, so each can be told apart) under `folder`.
+        func write(_ files: [String], in folder: String) throws {
+            for file in files {
+                let url = root.appendingPathComponent("\(folder)/\(file)")
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data("\(folder):\(file)\n".utf8).write(to: url)
+            }
+        }
+        func contents(_ path: String) -> String? { try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8) }
+        func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path) }
+        func listing(_ consumer: String) -> Set<String> {
+            Set((try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("out/\(consumer)").path)) ?? [])
+        }
+        /// Runs the script with these variables (and DEV_PROFILE_WAIT=1 unless given).
+        func run(_ variables: [String] = []) async throws -> ProcessOutput {
+            let script = DeployFiles.root.appendingPathComponent("deploy/docker/compose-secrets").path
+            return try await runProcess("/usr/bin/env", ["-i", "PATH=/usr/bin:/bin", "COMPOSE_SECRETS_ROOT=\(root.path)",
+                                                         "SECRETS_DIR_ON_HOST=./deploy/docker/.secrets", "DEV_PROFILE_WAIT=1"]
+                                        + variables + ["/bin/sh", script])
+        }
+        func remove() { try? FileManager.default.removeItem(at: root) }
+    }
+
+    @Test("no secrets and no dev profile: it stops, naming the missing files and the commands that make them, and hands out nothing")
+    func refusesWithoutSecrets() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        // deploy/docker/.secrets/README.md, which the repository keeps there, is no secret.
+        try scratch.write(["README.md"], in: "given")
+        let started = Date()
+        let result = try await scratch.run()
+        #expect(result.status == 1)
+        #expect(Date().timeIntervalSince(started) < 5, "it waited \(Date().timeIntervalSince(started)) s with DEV_PROFILE_WAIT=1")
+        for file in Self.required {
+            #expect(result.error.contains(file), "the message does not name \(file): \(result.error)")
+        }
+        #expect(result.error.contains("./deploy/docker/.secrets"))
+        #expect(result.error.contains("docker compose --profile dev up"), "\(result.error)")
+        #expect(result.error.contains("deploy/docker/make-secrets"), "\(result.error)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.root.appendingPathComponent("out").path).isEmpty)
+    }
+
+    @Test("a SECRETS_DIR missing one required file is refused at once, without waiting for a dev profile, naming that file alone")
+    func refusesAnIncompleteSet() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write(Self.required.filter { $0 != "signing-key.pem" }, in: "given")
+        // A dev profile's secrets are there too: an incomplete SECRETS_DIR is still refused.
+        try scratch.write(Self.required + Self.optional + [".started", ".ready"], in: "made")
+        let started = Date()
+        let result = try await scratch.run(["DEV_PROFILE_WAIT=30"])
+        #expect(result.status == 1)
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(result.error.contains("lacks signing-key.pem"), "\(result.error)")
+        #expect(!result.error.contains("provider-token.key"), "\(result.error)")
+        #expect(scratch.listing("token-issuer").isEmpty)
+    }
+
+    @Test("a full SECRETS_DIR: each container's volume gets its own files alone, the services' 0400 as uid 10001, and no dev settings")
+    func handsOutTheGivenSet() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write(Self.required + Self.optional, in: "given")
+        // Left by an earlier start with the dev profile: it goes.
+        try scratch.write(["token-verifier/settings.env"], in: "out")
+        let result = try await scratch.run()
+        #expect(result.status == 0, "\(result.error)")
+        for (consumer, files) in Self.handedOut {
+            #expect(scratch.listing(consumer) == files, "\(consumer): \(scratch.listing(consumer).sorted())")
+        }
+        #expect(scratch.contents("out/token-issuer/database-password") == "given:issuer-database-password\n")
+        #expect(scratch.contents("out/member-service/database-password") == "given:member-database-password\n")
+        #expect(scratch.contents("out/gateway/nats-seed") == "given:nats/gateway.nk\n")
+        #expect(scratch.contents("out/nats/nats.conf") == "given:nats/auth.conf\n")
+        #expect(scratch.contents("out/nats-cluster/nats.conf") == "given:nats/cluster.conf\n")
+        let attributes = try FileManager.default.attributesOfItem(atPath: scratch.root.appendingPathComponent("out/token-issuer/signing-key.pem").path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o400)
+        #expect((attributes[.ownerAccountID] as? NSNumber)?.intValue == 10001)
+        let postgres = try FileManager.default.attributesOfItem(atPath: scratch.root.appendingPathComponent("out/postgres/database-password").path)
+        #expect((postgres[.posixPermissions] as? NSNumber)?.intValue == 0o444)
+    }
+
+    @Test("the optional files (Apple's key, Naver's secret, the cluster's configuration) may be absent")
+    func optionalFiles() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write(Self.required, in: "given")
+        let result = try await scratch.run()
+        #expect(result.status == 0, "\(result.error)")
+        #expect(scratch.listing("token-verifier") == ["nats-seed", "provider-token-key"])
+        #expect(scratch.listing("nats-cluster") == ["nats-auth.conf"])
+        #expect(scratch.listing("dev-idp").isEmpty)
+    }
+
+    @Test("the dev profile: its secrets once dev-secrets is done, both marks consumed, and dev.env for token-verifier less the providers configured by hand")
+    func devProfile() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write(Self.required + Self.optional + [".started", ".ready"], in: "made")
+        let devEnv = try String(contentsOf: DeployFiles.root.appendingPathComponent("deploy/docker/dev.env"), encoding: .utf8)
+        try Data(devEnv.utf8).write(to: scratch.root.appendingPathComponent("dev.env"))
+        let result = try await scratch.run(["GOOGLE_CLIENT_IDS=123-abc.apps.googleusercontent.com"])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(scratch.contents("out/token-issuer/signing-key.pem") == "made:signing-key.pem\n")
+        #expect(!scratch.exists("made/.started") && !scratch.exists("made/.ready"), "the marks were left for a later start")
+        let settings = try #require(scratch.contents("out/token-verifier/settings.env"))
+        #expect(settings.contains("APPLE_ISSUER=http://dev-idp:9400/apple\n"))
+        #expect(settings.contains("NAVER_CLIENT_SECRET_FILE=/run/secrets/naver-client-secret\n"))
+        #expect(!settings.contains("GOOGLE_"), "Google was configured by hand, yet: \(settings)")
+        #expect(!settings.contains("#"), "comments are left out")
+        // The next start without the dev profile (its marks consumed, SECRETS_DIR empty) is refused.
+        let again = try await scratch.run()
+        #expect(again.status == 1)
+        #expect(again.error.contains("no dev profile runs"), "\(again.error)")
+    }
+
+    @Test("the image's entrypoint: SETTINGS_FILE fills the variables left empty, never one that is set, and skips lines that are not NAME=value")
+    func entrypointSettings() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("settings-\(UUID().uuidString).env")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data("# dev\nGOOGLE_CLIENT_IDS=dev-google-client\nAPPLE_ISSUER=http://dev-idp:9400/apple\nKAKAO_ISSUER=a=b c\nnot a setting\n$(id)=x\n".utf8)
+            .write(to: file)
+        let entrypoint = DeployFiles.root.appendingPathComponent("deploy/docker/entrypoint").path
+        let result = try await runProcess("/usr/bin/env", ["-i", "PATH=/usr/bin:/bin", "SETTINGS_FILE=\(file.path)",
+                                                           "GOOGLE_CLIENT_IDS=mine", "APPLE_ISSUER=",
+                                                           "/bin/sh", entrypoint, "/bin/sh", "-c",
+                                                           "printf '%s|%s|%s' \"$GOOGLE_CLIENT_IDS\" \"$APPLE_ISSUER\" \"$KAKAO_ISSUER\""])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output == "mine|http://dev-idp:9400/apple|a=b c")
+        #expect(result.error.contains("settings from \(file.path): APPLE_ISSUER KAKAO_ISSUER"), "\(result.error)")
+        #expect(result.error.components(separatedBy: "is ignored").count == 3, "\(result.error)")
+    }
+}
