@@ -286,6 +286,14 @@ struct ComposeFileTests {
                      "NAVER_TOKEN_URL=http://dev-idp:9400/naver/oauth2.0/token", "KAKAO_ISSUER=http://dev-idp:9400/kakao"] {
             #expect(devEnv.contains("\n\(line)\n"), "dev.env lacks \(line), which dev-idp's side expects")
         }
+        // Each line of dev.env fills a variable token-verifier's environment names with an empty
+        // default: the entrypoint takes no other (SETTINGS_FILE), and one with a default of its own
+        // would never be filled.
+        let verifier = environment(try #require(try await compose()["services"]), "token-verifier") ?? [:]
+        for line in devEnv.split(separator: "\n") where !line.hasPrefix("#") && line.contains("=") {
+            let name = String(line.split(separator: "=")[0])
+            #expect(verifier[name]?.stringValue == "${\(name):-}", "dev.env's \(name): token-verifier's environment has \(String(describing: verifier[name]))")
+        }
         #expect(section("nats", of: dev.output).contains("- nats-secrets:/run/secrets:ro"), "\(section("nats", of: dev.output))")
         // As deploy/docker/test and deploy/README.md bring up the ha profile: ha.env in the environment.
         let settings = try String(contentsOfFile: DeployFiles.root.appendingPathComponent("deploy/docker/ha.env").path, encoding: .utf8)

@@ -148,19 +148,35 @@ struct ComposeSecretsTests {
         #expect(again.error.contains("no dev profile runs"), "\(again.error)")
     }
 
-    @Test("the image's entrypoint: SETTINGS_FILE fills the variables left empty, never one that is set, and skips lines that are not NAME=value")
+    @Test("marks a dev profile left at an earlier start are not taken for a running one")
+    func staleMarks() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write(Self.required + [".started", ".ready"], in: "made")
+        let old = Date(timeIntervalSinceNow: -3600)
+        for mark in [".started", ".ready"] {
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: scratch.root.appendingPathComponent("made/\(mark)").path)
+        }
+        let result = try await scratch.run()
+        #expect(result.status == 1, "\(result.error)")
+        #expect(result.error.contains("no dev profile runs"), "\(result.error)")
+        #expect(scratch.listing("token-issuer").isEmpty)
+    }
+
+    @Test("the image's entrypoint: SETTINGS_FILE fills the variables the environment holds empty, never one that is set nor one it does not name, and skips lines that are not NAME=value")
     func entrypointSettings() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("settings-\(UUID().uuidString).env")
         defer { try? FileManager.default.removeItem(at: file) }
-        try Data("# dev\nGOOGLE_CLIENT_IDS=dev-google-client\nAPPLE_ISSUER=http://dev-idp:9400/apple\nKAKAO_ISSUER=a=b c\nnot a setting\n$(id)=x\n".utf8)
+        try Data("# dev\nGOOGLE_CLIENT_IDS=dev-google-client\nAPPLE_ISSUER=http://dev-idp:9400/apple\nKAKAO_ISSUER=a=b c\nnot a setting\n$(id)=x\nLD_PRELOAD=/tmp/x.so\n".utf8)
             .write(to: file)
         let entrypoint = DeployFiles.root.appendingPathComponent("deploy/docker/entrypoint").path
         let result = try await runProcess("/usr/bin/env", ["-i", "PATH=/usr/bin:/bin", "SETTINGS_FILE=\(file.path)",
-                                                           "GOOGLE_CLIENT_IDS=mine", "APPLE_ISSUER=",
+                                                           "GOOGLE_CLIENT_IDS=mine", "APPLE_ISSUER=", "KAKAO_ISSUER=",
                                                            "/bin/sh", entrypoint, "/bin/sh", "-c",
-                                                           "printf '%s|%s|%s' \"$GOOGLE_CLIENT_IDS\" \"$APPLE_ISSUER\" \"$KAKAO_ISSUER\""])
+                                                           "printf '%s|%s|%s|%s' \"$GOOGLE_CLIENT_IDS\" \"$APPLE_ISSUER\" \"$KAKAO_ISSUER\" \"${LD_PRELOAD-unset}\""])
         #expect(result.status == 0, "\(result.error)")
-        #expect(result.output == "mine|http://dev-idp:9400/apple|a=b c")
+        #expect(result.output == "mine|http://dev-idp:9400/apple|a=b c|unset")
+        #expect(result.error.contains("LD_PRELOAD is not a variable this container takes"), "\(result.error)")
         #expect(result.error.contains("settings from \(file.path): APPLE_ISSUER KAKAO_ISSUER"), "\(result.error)")
         #expect(result.error.components(separatedBy: "is ignored").count == 3, "\(result.error)")
     }
