@@ -10,7 +10,7 @@ struct ArchitectureTests {
     /// platform, an architecture's package suffix or name. Spelt in pieces so this file does not
     /// match itself.
     static let patterns: [String] = [
-        "x86" + "_64", "aarch" + "64", "amd" + "64", "arm" + "64", "i" + "386", "i" + "686",
+        "x86" + "_64", "x86" + "-64", "aarch" + "64", "amd" + "64", "arm" + "64", "i" + "386", "i" + "686",
         "linux-" + "gnu", "--plat" + "form", "plat" + "form:",
     ]
 

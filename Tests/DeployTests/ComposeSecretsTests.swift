@@ -45,12 +45,32 @@ struct ComposeSecretsTests {
         func listing(_ consumer: String) -> Set<String> {
             Set((try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("out/\(consumer)").path)) ?? [])
         }
-        /// Runs the script with these variables (and DEV_PROFILE_WAIT=1 unless given).
-        func run(_ variables: [String] = []) async throws -> ProcessOutput {
+        /// Runs the script with these variables (and DEV_PROFILE_WAIT=1 unless given). With
+        /// `devProfile`, deploy/docker/make-secrets --dev-profile runs beside it on made/, as the dev
+        /// profile's dev-secrets service does, with a stand-in for the image's nats-auth.
+        func run(_ variables: [String] = [], devProfile: Bool = false) async throws -> ProcessOutput {
             let script = DeployFiles.root.appendingPathComponent("deploy/docker/compose-secrets").path
+            var command = "exec /bin/sh \"$0\""
+            if devProfile {
+                let bin = root.appendingPathComponent("bin")
+                try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+                let natsAuth = bin.appendingPathComponent("nats-auth")
+                try Data("""
+                    #!/bin/sh
+                    # A stand-in for the image's nats-auth: seeds, and an authorization naming them.
+                    case $1 in
+                      seeds) for s in gateway token-verifier member-service token-issuer operator; do [ -s "$2/$s.nk" ] || echo "SU-$s" >"$2/$s.nk"; done ;;
+                      config) echo "authorization { users: [] }" ;;
+                    esac
+
+                    """.utf8).write(to: natsAuth)
+                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: natsAuth.path)
+                let makeSecrets = DeployFiles.root.appendingPathComponent("deploy/docker/make-secrets").path
+                command = "PATH=\(bin.path):$PATH SECRETS_DIR=\(root.path)/made REQUEST_WAIT=2 bash \(makeSecrets) --dev-profile 2>\(root.path)/dev-secrets.log & \(command)"
+            }
             return try await runProcess("/usr/bin/env", ["-i", "PATH=/usr/bin:/bin", "COMPOSE_SECRETS_ROOT=\(root.path)",
                                                          "SECRETS_DIR_ON_HOST=./deploy/docker/.secrets", "DEV_PROFILE_WAIT=1"]
-                                        + variables + ["/bin/sh", script])
+                                        + variables + ["/bin/sh", "-c", command, script])
         }
         func remove() { try? FileManager.default.removeItem(at: root) }
     }
@@ -59,8 +79,9 @@ struct ComposeSecretsTests {
     func refusesWithoutSecrets() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        // deploy/docker/.secrets/README.md, which the repository keeps there, is no secret.
-        try scratch.write(["README.md"], in: "given")
+        // deploy/docker/.secrets/README.md, which the repository keeps there, is no secret, nor is
+        // the .DS_Store a Mac's Finder leaves.
+        try scratch.write(["README.md", ".DS_Store"], in: "given")
         let started = Date()
         let result = try await scratch.run()
         #expect(result.status == 1)
@@ -70,6 +91,7 @@ struct ComposeSecretsTests {
         }
         #expect(result.error.contains("./deploy/docker/.secrets"))
         #expect(result.error.contains("docker compose --profile dev up"), "\(result.error)")
+        #expect(result.error.contains("no dev profile answered"), "\(result.error)")
         #expect(result.error.contains("deploy/docker/make-secrets"), "\(result.error)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.root.appendingPathComponent("out").path).isEmpty)
     }
@@ -79,13 +101,13 @@ struct ComposeSecretsTests {
         let scratch = try Scratch()
         defer { scratch.remove() }
         try scratch.write(Self.required.filter { $0 != "signing-key.pem" }, in: "given")
-        // A dev profile's secrets are there too: an incomplete SECRETS_DIR is still refused.
-        try scratch.write(Self.required + Self.optional + [".started", ".ready"], in: "made")
+        // However long it would wait for a dev profile, an incomplete SECRETS_DIR is refused at once.
         let started = Date()
         let result = try await scratch.run(["DEV_PROFILE_WAIT=30"])
         #expect(result.status == 1)
         #expect(Date().timeIntervalSince(started) < 5)
         #expect(result.error.contains("lacks signing-key.pem"), "\(result.error)")
+        #expect(result.error.contains("empty it to use the dev profile's own secrets"), "\(result.error)")
         #expect(!result.error.contains("provider-token.key"), "\(result.error)")
         #expect(scratch.listing("token-issuer").isEmpty)
     }
@@ -109,7 +131,8 @@ struct ComposeSecretsTests {
         #expect(scratch.contents("out/nats-cluster/nats.conf") == "given:nats/cluster.conf\n")
         let attributes = try FileManager.default.attributesOfItem(atPath: scratch.root.appendingPathComponent("out/token-issuer/signing-key.pem").path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o400)
-        #expect((attributes[.ownerAccountID] as? NSNumber)?.intValue == 10001)
+        // As root (compose runs it so) the services' files are their user's.
+        if getuid() == 0 { #expect((attributes[.ownerAccountID] as? NSNumber)?.intValue == 10001) }
         let postgres = try FileManager.default.attributesOfItem(atPath: scratch.root.appendingPathComponent("out/postgres/database-password").path)
         #expect((postgres[.posixPermissions] as? NSNumber)?.intValue == 0o444)
     }
@@ -126,41 +149,63 @@ struct ComposeSecretsTests {
         #expect(scratch.listing("dev-idp").isEmpty)
     }
 
-    @Test("the dev profile: its secrets once dev-secrets is done, both marks consumed, and dev.env for token-verifier less the providers configured by hand")
+    @Test("the dev profile: make-secrets --dev-profile makes the set and answers this start's request; token-verifier gets dev.env less the providers configured by hand; a later start without it is refused")
     func devProfile() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        try scratch.write(Self.required + Self.optional + [".started", ".ready"], in: "made")
         let devEnv = try String(contentsOf: DeployFiles.root.appendingPathComponent("deploy/docker/dev.env"), encoding: .utf8)
         try Data(devEnv.utf8).write(to: scratch.root.appendingPathComponent("dev.env"))
-        let result = try await scratch.run(["GOOGLE_CLIENT_IDS=123-abc.apps.googleusercontent.com"])
-        #expect(result.status == 0, "\(result.error)")
-        #expect(scratch.contents("out/token-issuer/signing-key.pem") == "made:signing-key.pem\n")
-        #expect(!scratch.exists("made/.started") && !scratch.exists("made/.ready"), "the marks were left for a later start")
+        let result = try await scratch.run(["DEV_PROFILE_WAIT=10", "GOOGLE_CLIENT_IDS=123-abc.apps.googleusercontent.com"], devProfile: true)
+        #expect(result.status == 0, "\(result.error)\n\(scratch.contents("dev-secrets.log") ?? "")")
+        for (consumer, files) in Self.handedOut {
+            #expect(scratch.listing(consumer) == files.union(consumer == "token-verifier" ? ["settings.env"] : []),
+                    "\(consumer): \(scratch.listing(consumer).sorted())")
+        }
+        #expect(scratch.contents("out/token-issuer/signing-key.pem")?.hasPrefix("-----BEGIN PRIVATE KEY-----") == true)
+        #expect(scratch.contents("out/gateway/nats-seed") == "SU-gateway\n")
+        for mark in [".request", ".alive", ".ready"] {
+            #expect(!scratch.exists("made/\(mark)"), "\(mark) was left for a later start")
+        }
         let settings = try #require(scratch.contents("out/token-verifier/settings.env"))
         #expect(settings.contains("APPLE_ISSUER=http://dev-idp:9400/apple\n"))
         #expect(settings.contains("NAVER_CLIENT_SECRET_FILE=/run/secrets/naver-client-secret\n"))
         #expect(!settings.contains("GOOGLE_"), "Google was configured by hand, yet: \(settings)")
         #expect(!settings.contains("#"), "comments are left out")
-        // The next start without the dev profile (its marks consumed, SECRETS_DIR empty) is refused.
+        // The next start without the dev profile (SECRETS_DIR empty, the dev secrets still in their
+        // volume) is refused.
         let again = try await scratch.run()
         #expect(again.status == 1)
-        #expect(again.error.contains("no dev profile runs"), "\(again.error)")
+        #expect(again.error.contains("no dev profile answered"), "\(again.error)")
     }
 
-    @Test("marks a dev profile left at an earlier start are not taken for a running one")
-    func staleMarks() async throws {
+    @Test("an answer a dev profile left at an earlier start is not taken for a running one")
+    func staleAnswers() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        try scratch.write(Self.required + [".started", ".ready"], in: "made")
-        let old = Date(timeIntervalSinceNow: -3600)
-        for mark in [".started", ".ready"] {
-            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: scratch.root.appendingPathComponent("made/\(mark)").path)
+        try scratch.write(Self.required, in: "made")
+        for mark in [".request", ".alive", ".ready"] {
+            try Data("an-earlier-start\n".utf8).write(to: scratch.root.appendingPathComponent("made/\(mark)"))
         }
         let result = try await scratch.run()
         #expect(result.status == 1, "\(result.error)")
-        #expect(result.error.contains("no dev profile runs"), "\(result.error)")
+        #expect(result.error.contains("no dev profile answered"), "\(result.error)")
         #expect(scratch.listing("token-issuer").isEmpty)
+    }
+
+    @Test("a full SECRETS_DIR beside the dev profile: its files and no dev settings, saying so")
+    func givenWithTheDevProfile() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write(Self.required, in: "given")
+        let result = try await scratch.run(devProfile: true)
+        #expect(result.status == 0, "\(result.error)")
+        #expect(scratch.contents("out/token-issuer/signing-key.pem") == "given:signing-key.pem\n")
+        #expect(!scratch.exists("out/token-verifier/settings.env"))
+        #expect(result.error.contains("token-verifier is not pointed at dev-idp"), "\(result.error)")
+        #expect(result.error.contains("no nats/cluster.conf"), "\(result.error)")
+        // dev-secrets, never asked, says why (after REQUEST_WAIT, here 2 s) and fails.
+        #expect(scratch.contents("dev-secrets.log")?.contains("asked for no development secrets") == true,
+                "\(scratch.contents("dev-secrets.log") ?? "")")
     }
 
     @Test("the image's entrypoint: SETTINGS_FILE fills the variables the environment holds empty, never one that is set nor one it does not name, and skips lines that are not NAME=value")
