@@ -22,17 +22,30 @@ func fail(_ message: String) -> Never {
 
 func seedPath(_ directory: String, _ identity: BusIdentity) -> String { "\(directory)/\(identity.rawValue).nk" }
 
-/// Writes a new seed to `path` unless the file exists: created with mode 0600 from the start (never
-/// readable by others, not even for a moment), and only if it did not exist (O_EXCL).
+/// Writes a new seed to `path` unless a seed is there: created with mode 0600 from the start (never
+/// readable by others, not even for a moment), written whole and synced in a file of its own, then
+/// linked to `path` only if nothing is there (link never replaces). An empty file at `path` (what a
+/// run killed between creating and writing it left, before seeds were written so) is no seed: it
+/// is replaced.
 func makeSeed(_ path: String) {
-    guard !FileManager.default.fileExists(atPath: path) else { return }
+    var status = stat()
+    if stat(path, &status) == 0 {
+        guard status.st_size == 0 else { return }
+        unlink(path)
+    }
     let key: NKey
     do { key = try NKey.generateUser() } catch { fail("cannot make a key: \(error)") }
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-    guard descriptor >= 0 else { fail("cannot create \(path): \(String(cString: strerror(errno)))") }
-    defer { close(descriptor) }
+    let temporary = "\(path).\(getpid()).tmp"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+    guard descriptor >= 0 else { fail("cannot create \(temporary): \(String(cString: strerror(errno)))") }
+    defer { unlink(temporary) }
     let bytes = Array((key.seed + "\n").utf8)
-    guard write(descriptor, bytes, bytes.count) == bytes.count else { fail("cannot write \(path)") }
+    guard write(descriptor, bytes, bytes.count) == bytes.count, fsync(descriptor) == 0 else {
+        close(descriptor)
+        fail("cannot write \(temporary)")
+    }
+    close(descriptor)
+    guard link(temporary, path) == 0 || errno == EEXIST else { fail("cannot create \(path): \(String(cString: strerror(errno)))") }
 }
 
 func seedPublicKey(_ path: String) -> String {

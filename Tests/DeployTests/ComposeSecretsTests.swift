@@ -66,7 +66,8 @@ struct ComposeSecretsTests {
                     """.utf8).write(to: natsAuth)
                 try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: natsAuth.path)
                 let makeSecrets = DeployFiles.root.appendingPathComponent("deploy/docker/make-secrets").path
-                command = "PATH=\(bin.path):$PATH SECRETS_DIR=\(root.path)/made REQUEST_WAIT=2 bash \(makeSecrets) --dev-profile 2>\(root.path)/dev-secrets.log & \(command)"
+                // Both to their end: the script, then make-secrets (which the test reads after).
+                command = "PATH=\(bin.path):$PATH SECRETS_DIR=\(root.path)/made REQUEST_WAIT=5 bash \(makeSecrets) --dev-profile 2>\(root.path)/dev-secrets.log & /bin/sh \"$0\"; status=$?; wait; exit $status"
             }
             return try await runProcess("/usr/bin/env", ["-i", "PATH=/usr/bin:/bin", "COMPOSE_SECRETS_ROOT=\(root.path)",
                                                          "SECRETS_DIR_ON_HOST=./deploy/docker/.secrets", "DEV_PROFILE_WAIT=1"]
@@ -203,9 +204,34 @@ struct ComposeSecretsTests {
         #expect(!scratch.exists("out/token-verifier/settings.env"))
         #expect(result.error.contains("token-verifier is not pointed at dev-idp"), "\(result.error)")
         #expect(result.error.contains("no nats/cluster.conf"), "\(result.error)")
-        // dev-secrets, never asked, says why (after REQUEST_WAIT, here 2 s) and fails.
+        // dev-secrets, declined, says why at once (not after REQUEST_WAIT) and fails.
         #expect(scratch.contents("dev-secrets.log")?.contains("asked for no development secrets") == true,
                 "\(scratch.contents("dev-secrets.log") ?? "")")
+    }
+
+    @Test("nats-auth seeds: an empty seed file (a run killed mid-write left it) is made anew; a seed there is kept; no temporary file stays")
+    func seedsAreWrittenWhole() async throws {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let binary = [directory.appendingPathComponent("nats-auth"), directory.deletingLastPathComponent().appendingPathComponent("nats-auth")]
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+        let natsAuth = try #require(binary, "nats-auth is not built next to the tests (swift build --build-tests)")
+        let seeds = FileManager.default.temporaryDirectory.appendingPathComponent("seeds-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: seeds, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: seeds) }
+        try Data().write(to: seeds.appendingPathComponent("gateway.nk"))
+        let first = try await runProcess(natsAuth.path, ["seeds", seeds.path])
+        #expect(first.status == 0, "\(first.error)")
+        let gateway = try String(contentsOf: seeds.appendingPathComponent("gateway.nk"), encoding: .utf8)
+        #expect(gateway.hasPrefix("SU"), "the empty gateway.nk was kept: '\(gateway)'")
+        let issuer = try String(contentsOf: seeds.appendingPathComponent("token-issuer.nk"), encoding: .utf8)
+        let again = try await runProcess(natsAuth.path, ["seeds", seeds.path])
+        #expect(again.status == 0, "\(again.error)")
+        #expect(try String(contentsOf: seeds.appendingPathComponent("token-issuer.nk"), encoding: .utf8) == issuer, "a seed was replaced")
+        #expect(try String(contentsOf: seeds.appendingPathComponent("gateway.nk"), encoding: .utf8) == gateway)
+        let left = try FileManager.default.contentsOfDirectory(atPath: seeds.path).filter { $0.hasSuffix(".tmp") }
+        #expect(left.isEmpty, "\(left)")
+        let mode = try FileManager.default.attributesOfItem(atPath: seeds.appendingPathComponent("gateway.nk").path)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
     }
 
     @Test("the image's entrypoint: SETTINGS_FILE fills the variables the environment holds empty, never one that is set nor one it does not name, and skips lines that are not NAME=value")
