@@ -56,10 +56,13 @@ struct RecentSignInTests {
     @Test("a login's token carries auth_time, and every refresh keeps it")
     func refreshKeepsAuthTime() async throws {
         let stack = try await TestStack.shared.running()
+        // The ID token is minted within the sign-in, so its iat, which auth_time is, lies between
+        // these two (whole seconds, as iat is): bounds, not a tolerance a busy suite can outrun.
+        let before = Int64(Date().timeIntervalSince1970.rounded(.down))
         let member = try await Self.signIn(stack)
-        let now = Int64(Date().timeIntervalSince1970)
+        let after = Int64(Date().timeIntervalSince1970.rounded(.down))
         let authTime = try #require(member.claims.authTime)
-        #expect(abs(authTime - now) <= 5)
+        #expect(authTime >= before && authTime <= after, "auth_time \(authTime), sign-in between \(before) and \(after)")
         var refreshToken = member.login.refreshToken
         for _ in 0..<2 {
             let refreshed = try await stack.post("/api/auth/refresh", json: RefreshBody(refreshToken: refreshToken))
