@@ -210,10 +210,7 @@ struct ComposeSecretsTests {
 
     @Test("nats-auth seeds: an empty seed file (a run killed mid-write left it) is made anew; a seed there is kept; no temporary file stays")
     func seedsAreWrittenWhole() async throws {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let binary = [directory.appendingPathComponent("nats-auth"), directory.deletingLastPathComponent().appendingPathComponent("nats-auth")]
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-        let natsAuth = try #require(binary, "nats-auth is not built next to the tests (swift build --build-tests)")
+        let natsAuth = try ServiceProcess.executable("nats-auth")
         let seeds = FileManager.default.temporaryDirectory.appendingPathComponent("seeds-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: seeds, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: seeds) }

@@ -42,10 +42,11 @@ enum Backend {
 // END client-configuration
 
 import Testing
+import TestSupport
 
 @Suite("docs/quickstart.md: the client configuration of \"From an iOS app\"")
 struct QuickstartConfigurationTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = ConfigurationReference.repositoryRoot
 
     @Test("the block in docs/quickstart.md is the code at the top of this file, which compiles")
     func documentedCodeIsThisCode() throws {

@@ -24,7 +24,9 @@ public final class ServiceProcess: @unchecked Sendable {
         }
     }
 
-    private static func spawn(_ product: String, environment: [String: String]) throws -> ServiceProcess {
+    /// Where `product`, one of this package's executables, was built: next to the test bundle
+    /// (`swift build --build-tests`).
+    public static func executable(_ product: String) throws -> URL {
         let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         var executable = directory.appendingPathComponent(product)
         if !FileManager.default.isExecutableFile(atPath: executable.path) {
@@ -34,6 +36,11 @@ public final class ServiceProcess: @unchecked Sendable {
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw TestStackError("\(product) is not built next to the tests (\(directory.path)); run deploy/local/test")
         }
+        return executable
+    }
+
+    private static func spawn(_ product: String, environment: [String: String]) throws -> ServiceProcess {
+        let executable = try executable(product)
         let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("\(product)-\(UUID().uuidString).err")
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         let process = Process()
