@@ -137,6 +137,27 @@ struct ComposeSecretsTests {
         #expect((postgres[.posixPermissions] as? NSNumber)?.intValue == 0o444)
     }
 
+    @Test("a link in SECRETS_DIR leading outside it (to another container's volume) is refused; a SECRETS_DIR of links only is not taken for an empty one")
+    func linksStayInside() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write(Self.required.filter { $0 != "nats/gateway.nk" }, in: "given")
+        try scratch.write(["token-issuer/signing-key.pem"], in: "out")
+        try FileManager.default.createSymbolicLink(atPath: scratch.root.appendingPathComponent("given/nats/gateway.nk").path,
+                                                   withDestinationPath: scratch.root.appendingPathComponent("out/token-issuer/signing-key.pem").path)
+        let result = try await scratch.run()
+        #expect(result.status == 1)
+        #expect(result.error.contains("nats/gateway.nk in ./deploy/docker/.secrets leads outside it"), "\(result.error)")
+        #expect(!scratch.exists("out/gateway/nats-seed"))
+        let links = try Scratch()
+        defer { links.remove() }
+        try FileManager.default.createSymbolicLink(atPath: links.root.appendingPathComponent("given/signing-key.pem").path,
+                                                   withDestinationPath: "/nonexistent/vault/signing-key.pem")
+        let refused = try await links.run()
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("holds secret files but lacks"), "\(refused.error)")
+    }
+
     @Test("the optional files (Apple's key, Naver's secret, the cluster's configuration) may be absent")
     func optionalFiles() async throws {
         let scratch = try Scratch()
