@@ -26,7 +26,9 @@ func seedPath(_ directory: String, _ identity: BusIdentity) -> String { "\(direc
 /// readable by others, not even for a moment), written whole and synced in a file of its own, then
 /// linked to `path` only if nothing is there (link never replaces). An empty file at `path` (what a
 /// run killed between creating and writing it left, before seeds were written so) is no seed: it
-/// is replaced.
+/// is replaced. The file of its own has a random name (`mkstemp`): a name of the process ID would be
+/// the same in every container (each nats-auth is pid 1 there), so a run killed before its unlink
+/// would leave the name taken for every later run, and two containers on one volume would share it.
 func makeSeed(_ path: String) {
     var status = stat()
     if stat(path, &status) == 0 {
@@ -35,17 +37,23 @@ func makeSeed(_ path: String) {
     }
     let key: NKey
     do { key = try NKey.generateUser() } catch { fail("cannot make a key: \(error)") }
-    let temporary = "\(path).\(getpid()).tmp"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-    guard descriptor >= 0 else { fail("cannot create \(temporary): \(String(cString: strerror(errno)))") }
-    defer { unlink(temporary) }
+    var template = Array("\(path).XXXXXX".utf8CString)
+    let descriptor = mkstemp(&template)
+    guard descriptor >= 0 else { fail("cannot create a file beside \(path): \(String(cString: strerror(errno)))") }
+    let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    /// exit() runs no defer: every way out unlinks the file of its own first.
+    func failing(_ message: String) -> Never {
+        unlink(temporary)
+        fail(message)
+    }
     let bytes = Array((key.seed + "\n").utf8)
     guard write(descriptor, bytes, bytes.count) == bytes.count, fsync(descriptor) == 0 else {
         close(descriptor)
-        fail("cannot write \(temporary)")
+        failing("cannot write \(temporary)")
     }
     close(descriptor)
-    guard link(temporary, path) == 0 || errno == EEXIST else { fail("cannot create \(path): \(String(cString: strerror(errno)))") }
+    guard link(temporary, path) == 0 || errno == EEXIST else { failing("cannot create \(path): \(String(cString: strerror(errno)))") }
+    unlink(temporary)
 }
 
 func seedPublicKey(_ path: String) -> String {

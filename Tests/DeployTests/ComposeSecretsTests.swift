@@ -245,7 +245,7 @@ struct ComposeSecretsTests {
         #expect(again.status == 0, "\(again.error)")
         #expect(try String(contentsOf: seeds.appendingPathComponent("token-issuer.nk"), encoding: .utf8) == issuer, "a seed was replaced")
         #expect(try String(contentsOf: seeds.appendingPathComponent("gateway.nk"), encoding: .utf8) == gateway)
-        let left = try FileManager.default.contentsOfDirectory(atPath: seeds.path).filter { $0.hasSuffix(".tmp") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: seeds.path).filter { !$0.hasSuffix(".nk") }
         #expect(left.isEmpty, "\(left)")
         let mode = try FileManager.default.attributesOfItem(atPath: seeds.appendingPathComponent("gateway.nk").path)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o600)
