@@ -84,10 +84,10 @@ let package = Package(
                   ["Logging", "Runtime", "HTTPServer", "JOSE", "JSON", "Crypto"])
         + [
             .target(name: "TestSupport",
-                    dependencies: ["Logging", "Runtime", "Contracts", "JSON", "Messaging", "Management", "NATS", "Postgres", "HTTPClient", "Crypto",
+                    dependencies: ["Logging", "Collections", "Runtime", "Contracts", "JSON", "Messaging", "Management", "NATS", "Postgres", "HTTPClient", "Crypto",
                                    "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"],
                     path: "Tests/TestSupport", swiftSettings: swiftSettings),
-            tests("RuntimeTests", ["Runtime", "Logging"]),
+            tests("RuntimeTests", ["Runtime", "Collections", "Logging"]),
             tests("ConfigurationTests", ["Runtime", "Messaging", "Postgres", "Contracts", "Crypto", "JOSE", "Logging", "TestSupport", "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"]),
             .target(name: "TestVectors", dependencies: ["JOSE", "Crypto"], path: "Tests/TestVectors", swiftSettings: swiftSettings),
             tests("JOSETests", ["JOSE", "Crypto", "TestVectors"]),
@@ -96,9 +96,9 @@ let package = Package(
             tests("PostgresTests", ["Postgres", "Logging", "TestSupport"]),
             // A raw HTTP/1.1 client on one socket, for what URLSession and libcurl hide or refuse to send.
             .target(name: "HTTPTesting", path: "Tests/HTTPTesting", swiftSettings: swiftSettings),
-            tests("HTTPServerTests", ["HTTPServer", "HTTPTesting", "Logging"]),
+            tests("HTTPServerTests", ["HTTPServer", "HTTPTesting", "Collections", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "Logging"]),
-            tests("IntegrationTests", ["Authentication", "TestSupport", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "HTTPServer", "Logging", "DevIDP", "TokenVerifier", "Runtime"]),
+            tests("IntegrationTests", ["Authentication", "TestSupport", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "HTTPServer", "Logging", "DevIDP", "TokenVerifier", "Runtime", "Collections"]),
             tests("GatewayTests", ["Gateway", "Contracts", "JSON", "JOSE", "Crypto", "HTTPServer", "Logging", "Messaging", "Metrics", "Authentication", "Collections"]),
             tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Contracts", "Crypto", "Logging", "Runtime"]),
             tests("MemberServiceTests", ["MemberService", "TestSupport", "Postgres", "Contracts", "JSON", "Runtime", "Authentication", "Crypto", "JOSE"]),

@@ -128,7 +128,7 @@ extension HTTPServer {
         // to a service), instead of waking a thread of Swift's pool to start it. An answer made without
         // suspending (a refusal) resumes the connection from here, which MHD handles once this callback
         // returns.
-        Task.immediate {
+        Task.immediate(executorPreference: executor) {
             let response = await handler(request)
             self.complete(pending, with: response)
         }

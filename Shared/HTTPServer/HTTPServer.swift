@@ -36,6 +36,8 @@ public final class HTTPServer: Sendable {
     let configuration: Configuration
     let logger: Logger
     let handler: Handler
+    /// Where handlers run; nil: Swift's cooperative pool.
+    let executor: (any TaskExecutor)?
     let state = Mutex(State())
     /// Resumes started by handler tasks and not yet returned; `stop()` waits for zero before freeing the daemon.
     let resumesInFlight = Atomic<Int>(0)
@@ -44,10 +46,12 @@ public final class HTTPServer: Sendable {
     /// The last message libmicrohttpd logged, kept to explain a failed start.
     let lastDaemonMessage = Mutex<String?>(nil)
 
-    /// Creates a server; nothing listens until `start()` or `run()`.
-    public init(configuration: Configuration, logger: Logger, handler: @escaping Handler) {
+    /// Creates a server; nothing listens until `start()` or `run()`. With `executor`, every handler runs on
+    /// it (its nonisolated code; an actor it calls keeps its own executor) instead of Swift's cooperative pool.
+    public init(configuration: Configuration, logger: Logger, executor: (any TaskExecutor)? = nil, handler: @escaping Handler) {
         self.configuration = configuration
         self.logger = logger
+        self.executor = executor
         self.handler = handler
     }
 

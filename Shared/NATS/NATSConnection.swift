@@ -1,5 +1,5 @@
 import CNats
-import Dispatch
+import Collections
 import Logging
 
 /// A connection to NATS: publish, request/reply, subscriptions and JetStream, safe to share between tasks.
@@ -11,18 +11,14 @@ public final class NATSConnection: Sendable {
     let events: ConnectionEvents
     let configuration: Configuration
     let logger: Logger
-    /// Runs the few cnats calls that block (connect, flush, JetStream administration) off the cooperative pool.
-    let blockingQueue: DispatchQueue
 
     var multiplexer: RequestMultiplexer { events.multiplexer }
 
-    private init(handle: ConnectionHandle, events: ConnectionEvents, configuration: Configuration, logger: Logger,
-                 blockingQueue: DispatchQueue) {
+    private init(handle: ConnectionHandle, events: ConnectionEvents, configuration: Configuration, logger: Logger) {
         self.handle = handle
         self.events = events
         self.configuration = configuration
         self.logger = logger
-        self.blockingQueue = blockingQueue
     }
 
     /// Connects to the first reachable server of `configuration.url`.
@@ -36,15 +32,9 @@ public final class NATSConnection: Sendable {
         }
         let logger = logger.with(["nats.connection": configuration.name])
         let events = ConnectionEvents(logger: logger, multiplexer: try RequestMultiplexer(inboxPrefix: configuration.access.inboxPrefix))
-        let queue = DispatchQueue(label: "nats.blocking", attributes: .concurrent)
-        let handle: ConnectionHandle = try await withCheckedThrowingContinuation { continuation in
-            queue.async {
-                continuation.resume(with: Result { try open(configuration, servers: servers, events: events) })
-            }
-        }
+        let handle = try await BlockingCall.run { try open(configuration, servers: servers, events: events) }
         logger.info("NATS connected", ["nats.servers": servers.joined(separator: ",")])
-        return NATSConnection(handle: handle, events: events, configuration: configuration, logger: logger,
-                              blockingQueue: queue)
+        return NATSConnection(handle: handle, events: events, configuration: configuration, logger: logger)
     }
 
     /// How many times the server refused a publish or subscription of this connection for lack of
@@ -108,7 +98,7 @@ public final class NATSConnection: Sendable {
             // Draining needs a live connection; while reconnecting, close right away.
             logger.info("NATS drain not possible, closing", ["nats.status": String(cString: natsStatus_GetText(status))])
             let handle = handle
-            blockingQueue.async { natsConnection_Close(handle.connection) }
+            BlockingCall.start { natsConnection_Close(handle.connection) }
         }
         await events.waitUntilClosed()
     }
@@ -147,10 +137,8 @@ public final class NATSConnection: Sendable {
         }
     }
 
-    /// Runs a blocking cnats call on the connection's own queue and resumes the caller with its result.
+    /// Runs a blocking cnats call on a thread of its own and resumes the caller with its result.
     func runBlocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            blockingQueue.async { continuation.resume(with: Result { try body() }) }
-        }
+        try await BlockingCall.run(body)
     }
 }

@@ -1,3 +1,4 @@
+import Collections
 import HTTPServer
 import HTTPTesting
 import Synchronization
@@ -14,7 +15,7 @@ struct BodyLimitTests {
             return HTTPResponse(status: request.bodyTooLarge ? 413 : 200, body: Array(String(request.body.count).utf8))
         }) { server in
             let port = server.port
-            let (large, exact, after) = try await onThread {
+            let (large, exact, after) = try await BlockingCall.run {
                 let connection = try RawHTTPConnection(port: port)
                 // Chunked, so no Content-Length announces the size: the server finds out while reading.
                 try connection.send("POST /big HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
@@ -52,7 +53,7 @@ struct BodyLimitTests {
             return HTTPResponse(status: request.bodyTooLarge ? 413 : 200)
         }) { server in
             let port = server.port
-            let (response, closed) = try await onThread {
+            let (response, closed) = try await BlockingCall.run {
                 // Without the early answer the read would wait for the body: it gives up after 5 s.
                 let connection = try RawHTTPConnection(port: port, readTimeoutSeconds: 5)
                 try connection.send("POST /big HTTP/1.1\r\nHost: x\r\nContent-Length: 1025\r\n\r\n")

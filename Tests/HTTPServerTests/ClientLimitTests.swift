@@ -1,3 +1,4 @@
+import Collections
 import Foundation
 import HTTPServer
 import HTTPTesting
@@ -13,7 +14,7 @@ struct ClientLimitTests {
             HTTPResponse(status: 200, body: Array("ok".utf8))
         }) { server in
             let port = server.port
-            let (servedFirst, servedSecond, refused) = try await onThread {
+            let (servedFirst, servedSecond, refused) = try await BlockingCall.run {
                 let first = try RawHTTPConnection(port: port, readTimeoutSeconds: 10)
                 let second = try RawHTTPConnection(port: port, readTimeoutSeconds: 10)
                 try first.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -39,7 +40,7 @@ struct ClientLimitTests {
         }) { server in
             let port = server.port
             let started = ContinuousClock.now
-            let closed = try await onThread {
+            let closed = try await BlockingCall.run {
                 let slow = try RawHTTPConnection(port: port, readTimeoutSeconds: 15)
                 // Half a request line, then silence.
                 try slow.send("GET /slow HTTP/1.1\r\nHost: x\r\n")

@@ -1,3 +1,4 @@
+import Collections
 import HTTPServer
 import HTTPTesting
 import Testing
@@ -10,7 +11,7 @@ struct KeepAliveTests {
             HTTPResponse(status: 200, body: Array(request.path.utf8))
         }) { server in
             let port = server.port
-            let (first, second) = try await onThread {
+            let (first, second) = try await BlockingCall.run {
                 let connection = try RawHTTPConnection(port: port)
                 try connection.send("GET /one HTTP/1.1\r\nHost: x\r\n\r\n")
                 let first = try connection.readResponse()
@@ -32,7 +33,7 @@ struct KeepAliveTests {
             HTTPResponse(status: 200, body: Array(request.path.utf8))
         }) { server in
             let port = server.port
-            let bodies = try await onThread {
+            let bodies = try await BlockingCall.run {
                 let connection = try RawHTTPConnection(port: port)
                 try connection.send("GET /1 HTTP/1.1\r\nHost: x\r\n\r\nGET /2 HTTP/1.1\r\nHost: x\r\n\r\nGET /3 HTTP/1.1\r\nHost: x\r\n\r\n")
                 return try (0..<3).map { _ in String(decoding: try connection.readResponse().body, as: UTF8.self) }

@@ -1,3 +1,4 @@
+import Collections
 import HTTPServer
 import HTTPTesting
 import Logging
@@ -19,7 +20,7 @@ struct ListeningTests {
         defer { first.stop() }
         #expect(first.port > 0 && first.port <= 65535)
         let port = first.port
-        let response = try await onThread {
+        let response = try await BlockingCall.run {
             let connection = try RawHTTPConnection(port: port)
             try connection.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             return try connection.readResponse()
@@ -34,7 +35,7 @@ struct ListeningTests {
         try single.start()
         defer { single.stop() }
         let port = single.port
-        let statuses = try await onThread {
+        let statuses = try await BlockingCall.run {
             let connection = try RawHTTPConnection(port: port)
             return try (0..<3).map { _ in
                 try connection.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -85,7 +86,7 @@ struct ListeningTests {
         defer { server.stop() }
         let port = server.port
         #expect(port > 0)
-        let response = try await onThread {
+        let response = try await BlockingCall.run {
             let connection = try RawHTTPConnection(port: port, ipv6: true)
             try connection.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             return try connection.readResponse()

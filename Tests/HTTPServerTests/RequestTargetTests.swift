@@ -1,3 +1,4 @@
+import Collections
 import HTTPServer
 import HTTPTesting
 import Synchronization
@@ -20,7 +21,7 @@ struct RequestTargetTests {
             return HTTPResponse(status: 204)
         }) { server in
             let port = server.port
-            let response = try await onThread {
+            let response = try await BlockingCall.run {
                 let connection = try RawHTTPConnection(port: port)
                 try connection.send("GET \(sent) HTTP/1.1\r\nHost: x\r\n\r\n")
                 return try connection.readResponse()

@@ -1,3 +1,4 @@
+import Collections
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -67,7 +68,7 @@ struct RoundTripTests {
             return HTTPResponse(status: 204)
         }) { server in
             let port = server.port
-            let response = try await onThread {
+            let response = try await BlockingCall.run {
                 let connection = try RawHTTPConnection(port: port)
                 try connection.send("GET / HTTP/1.1\r\nHost: x\r\nX-Multi: a\r\nX-Multi: b\r\n\r\n")
                 return try connection.readResponse()
@@ -83,7 +84,7 @@ struct RoundTripTests {
             HTTPResponse(status: 200, body: Array("twelve bytes".utf8))
         }) { server in
             let port = server.port
-            let (headResponse, getResponse) = try await onThread {
+            let (headResponse, getResponse) = try await BlockingCall.run {
                 let connection = try RawHTTPConnection(port: port)
                 try connection.send("HEAD / HTTP/1.1\r\nHost: x\r\n\r\n")
                 let head = try connection.readResponse(head: true)
@@ -103,7 +104,7 @@ struct RoundTripTests {
             HTTPResponse(status: request.path == "/bad" ? 42 : 200)
         }) { server in
             let port = server.port
-            let (empty, bad) = try await onThread {
+            let (empty, bad) = try await BlockingCall.run {
                 let connection = try RawHTTPConnection(port: port)
                 try connection.send("GET /empty HTTP/1.1\r\nHost: x\r\n\r\n")
                 let empty = try connection.readResponse()

@@ -1,3 +1,4 @@
+import Collections
 import HTTPServer
 import HTTPTesting
 import Logging
@@ -25,7 +26,7 @@ struct StopTests {
         started.stop()
         started.stop()
         #expect(throws: HTTPServerError.stopped) { try started.start() }
-        let refused = try await onThread { () -> Bool in
+        let refused = try await BlockingCall.run { () -> Bool in
             do {
                 _ = try RawHTTPConnection(port: port)
                 return false
@@ -59,7 +60,7 @@ struct StopTests {
         }
         try stopped.start()
         let port = stopped.port
-        let connection = try await onThread { () -> RawHTTPConnectionBox in
+        let connection = try await BlockingCall.run { () -> RawHTTPConnectionBox in
             let connection = try RawHTTPConnection(port: port)
             try connection.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             return RawHTTPConnectionBox(connection)
@@ -73,7 +74,7 @@ struct StopTests {
         stopped.stop()
         // The handler takes 2 s; stop() returns well before that, even on a loaded machine.
         #expect(clock.now - start < .seconds(1), "stop() waited for the handler")
-        let closed = try await onThread { connection.value.isClosedByPeer() }
+        let closed = try await BlockingCall.run { connection.value.isClosedByPeer() }
         #expect(closed)
         // Let the abandoned handler finish: it must find the connection gone and do nothing.
         try await Task.sleep(for: .milliseconds(2100))
@@ -93,7 +94,7 @@ struct StopTests {
         let port = loaded.port
         let clients = (0..<8).map { client in
             Task {
-                try await onThread { () -> Int in
+                try await BlockingCall.run { () -> Int in
                     var completed = 0
                     guard let connection = try? RawHTTPConnection(port: port, readTimeoutSeconds: 10) else { return 0 }
                     while completed < 100_000 {
@@ -137,7 +138,7 @@ struct StopTests {
         }
         let port = running.port
         #expect(port > 0)
-        async let answer = onThread {
+        async let answer = BlockingCall.run {
             let connection = try RawHTTPConnection(port: port)
             try connection.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             return try connection.readResponse()
@@ -149,7 +150,7 @@ struct StopTests {
         let response = try await answer
         #expect(response.body == Array("late".utf8))
         try await task.value
-        let refused = try await onThread { () -> Bool in
+        let refused = try await BlockingCall.run { () -> Bool in
             (try? RawHTTPConnection(port: port)) == nil
         }
         #expect(refused, "the port still accepts connections after run() returned")
@@ -167,8 +168,8 @@ struct DrainTests {
         }
         try draining.start()
         let port = draining.port
-        let connection = try await onThread { RawHTTPConnectionBox(try RawHTTPConnection(port: port)) }
-        let before = try await onThread { () -> RawHTTPConnection.Response in
+        let connection = try await BlockingCall.run { RawHTTPConnectionBox(try RawHTTPConnection(port: port)) }
+        let before = try await BlockingCall.run { () -> RawHTTPConnection.Response in
             try connection.value.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
             return try connection.value.readResponse()
         }
@@ -181,11 +182,11 @@ struct DrainTests {
         // The listener leaves at once; the open connection is still served, and told to close.
         var refused = false
         for _ in 0..<100 where !refused {
-            refused = try await onThread { (try? RawHTTPConnection(port: port)) == nil }
+            refused = try await BlockingCall.run { (try? RawHTTPConnection(port: port)) == nil }
             if !refused { try await Task.sleep(for: .milliseconds(10)) }
         }
         #expect(refused, "a new connection was accepted while draining")
-        let during = try await onThread { () -> RawHTTPConnection.Response in
+        let during = try await BlockingCall.run { () -> RawHTTPConnection.Response in
             try connection.value.send("GET /b HTTP/1.1\r\nHost: x\r\n\r\n")
             return try connection.value.readResponse()
         }
@@ -198,7 +199,7 @@ struct DrainTests {
     }
 }
 
-/// Carries a connection from one `onThread` call to the next; only one thread uses it at a time.
+/// Carries a connection from one `BlockingCall.run` call to the next; only one thread uses it at a time.
 final class RawHTTPConnectionBox: @unchecked Sendable {
     let value: RawHTTPConnection
     init(_ value: RawHTTPConnection) { self.value = value }

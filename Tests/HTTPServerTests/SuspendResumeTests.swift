@@ -1,3 +1,4 @@
+import Collections
 import HTTPServer
 import HTTPTesting
 import Synchronization
@@ -21,7 +22,7 @@ struct SuspendResumeTests {
             let port = server.port
             let clock = ContinuousClock()
             let start = clock.now
-            let bodies = try await onThread {
+            let bodies = try await BlockingCall.run {
                 // All 200 requests go out before any answer is read, each on its own connection.
                 let connections = try (0..<200).map { index in
                     let connection = try RawHTTPConnection(port: port)
@@ -50,7 +51,7 @@ struct SuspendResumeTests {
             return HTTPResponse(status: 200, body: [UInt8](repeating: 7, count: 100_000))
         }) { server in
             let port = server.port
-            try await onThread {
+            try await BlockingCall.run {
                 for _ in 0..<20 {
                     let connection = try RawHTTPConnection(port: port)
                     try connection.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -64,7 +65,7 @@ struct SuspendResumeTests {
                 try await Task.sleep(for: .milliseconds(20))
             }
             #expect(finished.withLock { $0 } == 20)
-            let response = try await onThread {
+            let response = try await BlockingCall.run {
                 let connection = try RawHTTPConnection(port: port)
                 try connection.send("GET /fast HTTP/1.1\r\nHost: x\r\n\r\n")
                 return try connection.readResponse()

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// A blocking HTTP/1.1 client on one TCP connection, for the cases URLSession hides (keep-alive, disconnects).
-/// Use it from `onThread` so that blocking reads never hold a Swift cooperative thread.
+/// Use it from `BlockingCall.run` so that blocking reads never hold a Swift cooperative thread.
 public final class RawHTTPConnection {
     /// One response as read off the wire.
     public struct Response: Sendable {
@@ -147,16 +147,5 @@ public final class RawHTTPConnection {
             throw Failure(description: received == 0 ? "connection closed by server" : "recv() failed: \(errno)")
         }
         buffer.append(contentsOf: chunk[..<received])
-    }
-}
-
-/// Runs blocking work on a thread of its own and awaits its result.
-public func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread {
-            continuation.resume(with: Result { try body() })
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
     }
 }

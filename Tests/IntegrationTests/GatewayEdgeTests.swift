@@ -1,3 +1,4 @@
+import Collections
 import Contracts
 import Foundation
 import HTTPTesting
@@ -25,7 +26,7 @@ struct GatewayEdgeTests {
             try await gateway.waitUntilConnected()
             let port = gateway.port
             let paths = (0..<40).map { Self.disguisedRefresh[$0 % Self.disguisedRefresh.count] }
-            let disguised = try await onThread { try Self.refreshes(on: paths, port: port) }
+            let disguised = try await BlockingCall.run { try Self.refreshes(on: paths, port: port) }
             for (path, response) in zip(paths, disguised) {
                 #expect(response.status == 404, "\(path)")
                 #expect(String(decoding: response.body, as: UTF8.self).contains(#""code":"NOT_FOUND""#), "\(path)")
@@ -36,7 +37,7 @@ struct GatewayEdgeTests {
             #expect(metrics.contains(#"http_requests_total{method="POST",route="unmatched",status="404"} 40"#), "\(metrics)")
 
             // The whole burst of 3 is still there for the canonical path, and then it is limited.
-            let canonical = try await onThread { try Self.refreshes(on: Array(repeating: "/api/auth/refresh", count: 5), port: port) }
+            let canonical = try await BlockingCall.run { try Self.refreshes(on: Array(repeating: "/api/auth/refresh", count: 5), port: port) }
             // (At 1 request/s a token may come back if the machine is slow between them, so the last two
             // need only show the limit once.)
             #expect(Array(canonical.map(\.status).prefix(3)) == [401, 401, 401])
@@ -48,7 +49,7 @@ struct GatewayEdgeTests {
     func announcedTooLarge() async throws {
         let stack = try await TestStack.shared.running()
         let port = try #require(URL(string: stack.gatewayURL)?.port)
-        let (response, closed) = try await onThread {
+        let (response, closed) = try await BlockingCall.run {
             // Were the body awaited, this read would give up after 5 s.
             let connection = try RawHTTPConnection(port: port, readTimeoutSeconds: 5)
             try connection.send("POST /api/auth/google-login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"

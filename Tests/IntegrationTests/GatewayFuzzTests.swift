@@ -1,3 +1,4 @@
+import Collections
 import Contracts
 import Foundation
 import HTTPTesting
@@ -29,7 +30,7 @@ struct GatewayFuzzTests {
             var generator = EdgeFuzzCases(seed: seed, bearer: login.accessToken)
             let cases = generator.make(count: 3_000)
             let port = gateway.port
-            let answers = try await onThread { cases.map { Self.exchange($0.bytes, port: port) } }
+            let answers = try await BlockingCall.run { cases.map { Self.exchange($0.bytes, port: port) } }
             var failures: [String] = []
             for (index, (fuzzCase, answer)) in zip(cases, answers).enumerated() {
                 switch answer {

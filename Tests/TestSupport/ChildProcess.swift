@@ -1,3 +1,4 @@
+import Collections
 import Foundation
 
 /// Output of a finished child process.
@@ -14,30 +15,26 @@ public struct ProcessOutput: Sendable {
 /// (Foundation's pipe reads trap on an interrupted system call), and the wait happens on a
 /// thread of its own, never on one of Swift's few cooperative threads.
 public func runProcess(_ executable: String, _ arguments: [String], workingDirectory: String? = nil) async throws -> ProcessOutput {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread {
-            continuation.resume(with: Result {
-                let directory = FileManager.default.temporaryDirectory
-                let outURL = directory.appendingPathComponent("run-\(UUID().uuidString).out")
-                let errURL = directory.appendingPathComponent("run-\(UUID().uuidString).err")
-                _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-                _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-                defer {
-                    try? FileManager.default.removeItem(at: outURL)
-                    try? FileManager.default.removeItem(at: errURL)
-                }
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: executable)
-                process.arguments = arguments
-                if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
-                process.standardOutput = try FileHandle(forWritingTo: outURL)
-                process.standardError = try FileHandle(forWritingTo: errURL)
-                try process.run()
-                process.waitUntilExit()
-                return ProcessOutput(status: process.terminationStatus,
-                                     output: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-                                     error: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
-            })
-        }.start()
+    try await BlockingCall.run {
+        let directory = FileManager.default.temporaryDirectory
+        let outURL = directory.appendingPathComponent("run-\(UUID().uuidString).out")
+        let errURL = directory.appendingPathComponent("run-\(UUID().uuidString).err")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        try process.run()
+        process.waitUntilExit()
+        return ProcessOutput(status: process.terminationStatus,
+                             output: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+                             error: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
     }
 }

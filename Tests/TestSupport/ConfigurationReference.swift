@@ -28,18 +28,23 @@ public struct ConfigurationReference: Sendable {
     public init(markdown: String) {
         var rows: [Row] = []
         for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
-            let cells = Self.cells(of: line.trimmingCharacters(in: .whitespaces))
+            let cells = Self.cells(of: Self.trimmed(line))
             guard cells.count >= 2, let name = Self.variableName(cells[0]) else { continue }
             let readers = cells[1].split(separator: ",")
-                .map { $0.trimmingCharacters(in: CharacterSet.whitespaces.union(CharacterSet(charactersIn: "`"))) }
+                .map { Self.trimmed($0, alsoTrimming: "`") }
                 .filter { !$0.isEmpty }
             rows.append(Row(name: name, readers: readers, defaultCell: cells.count > 2 ? cells[2] : "", cells: cells))
         }
         self.rows = rows
     }
 
-    /// Reads `docs/configuration.md` of the repository.
+    /// `docs/configuration.md` of the repository, read and parsed once per process (each parse kept one
+    /// of Swift's two cooperative threads for a good part of a second in a debug build, once per test case).
     public static func load() throws -> ConfigurationReference {
+        try loaded.get()
+    }
+
+    private static let loaded = Result {
         ConfigurationReference(markdown: try String(contentsOf: repositoryRoot.appendingPathComponent("docs/configuration.md"), encoding: .utf8))
     }
 
@@ -90,16 +95,23 @@ public struct ConfigurationReference: Sendable {
             } else if character == "\\" {
                 escaped = true
             } else if character == "|" {
-                cells.append(current.trimmingCharacters(in: .whitespaces))
+                cells.append(Self.trimmed(current))
                 current = ""
             } else {
                 current.append(character)
             }
         }
         // Text after the last `|` is not a cell (a row may also lack its closing `|`).
-        let rest = current.trimmingCharacters(in: .whitespaces)
+        let rest = Self.trimmed(current)
         if !rest.isEmpty { cells.append(rest) }
         return cells
+    }
+
+    /// `text` without the spaces and tabs (and `extra`) at either end.
+    static func trimmed(_ text: some StringProtocol, alsoTrimming extra: Character? = nil) -> String {
+        let trims: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == extra }
+        guard let first = text.firstIndex(where: { !trims($0) }), let last = text.lastIndex(where: { !trims($0) }) else { return "" }
+        return String(text[first...last])
     }
 
     /// `NAME` for a cell that is exactly a variable name in backticks (capitals, digits, `_`).

@@ -1,3 +1,4 @@
+import Collections
 import Foundation
 
 /// A throwaway PostgreSQL cluster of a test's own (as the `postgres` user when running as root), driven
@@ -112,15 +113,14 @@ public struct PostgresCluster: Sendable {
         return status
     }
 
-    /// Runs a PostgreSQL program and waits for it on a Dispatch thread, not a cooperative one.
+    /// Runs a PostgreSQL program and waits for it on a thread of its own (`BlockingCall`): `DispatchQueue.global()`
+    /// is the cooperative pool's root queue on Linux, and a `pg_ctl start` waited there for seconds.
     ///
     /// Not `Foundation.Process`: on Linux it reports termination only once every descendant has closed an
     /// inherited descriptor, and the postmaster that `pg_ctl start` leaves running never does.
     func run(_ program: [String]) async throws {
         let command = command(program)
-        let status: Int32 = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: Self.spawnAndWait(command)) }
-        }
+        let status = try await BlockingCall.run { Self.spawnAndWait(command) }
         guard status == 0 else {
             throw TestStackError("\(URL(fileURLWithPath: program[0]).lastPathComponent) exited with status \(status)")
         }

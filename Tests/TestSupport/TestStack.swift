@@ -90,6 +90,7 @@ public actor TestStack {
 
     /// The running stack, started on first use.
     public func running() async throws -> RunningStack {
+        StallWatch.start()
         if let starting { return try await starting.value }
         let task = Task { [natsURL, logger, databaseAdminURL, requireServerNonce] in
             if let natsURL { return try await Self.start(natsURL: natsURL, logger: logger, devIDP: nil) }

@@ -34,13 +34,14 @@ public struct DevIDPServer: Service {
         http.host = configuration.host
         http.port = configuration.port
         let maxAge = configuration.jwksMaxAge
-        let server = HTTPServer(configuration: http, logger: logger.named("http")) { request in
+        let executor = ThreadExecutor(name: "dev-idp")
+        let server = HTTPServer(configuration: http, logger: logger.named("http"), executor: executor) { request in
             guard let provider = box.provider else { return HTTPResponse(status: 503) }
             return await Self.handle(request, provider: provider, jwksMaxAge: maxAge)
         }
         try server.start()
         let baseURL = configuration.baseURL ?? "http://\(configuration.host):\(server.port)"
-        let provider = try DevIdentityProvider(baseURL: baseURL, configuration: configuration)
+        let provider = try await DevIdentityProvider.make(baseURL: baseURL, configuration: configuration, executor: executor)
         box.provider = provider
         logger.info("dev-idp listening", ["http.port": String(server.port), "dev_idp.base_url": baseURL])
         onListening(server.port, provider)

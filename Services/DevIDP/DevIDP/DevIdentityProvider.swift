@@ -2,10 +2,18 @@ import Crypto
 import Foundation
 import JOSE
 import JSON
+import Runtime
 
 /// The state of the dev identity provider: one fake issuer per OIDC provider, Naver's tokens,
 /// Apple's codes and refresh tokens, the simulated outages and the counters of `GET /stats`.
+///
+/// It runs on a thread of its own (`executor`), as a provider on the internet runs on its own machine:
+/// in a test process, beside suites that hold Swift's cooperative threads for seconds, its answers
+/// do not wait for them (they did, and the verifier's 4 s provider timeout ran out).
 public actor DevIdentityProvider {
+    /// The thread it runs on; the server's handlers run there too.
+    public nonisolated let executor: ThreadExecutor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// The OpenID Connect providers it stands in for, by path name.
     public static let providerNames = ["google", "apple", "kakao"]
     /// Every provider it stands in for, by path name.
@@ -30,8 +38,17 @@ public actor DevIdentityProvider {
     var naverDeletions = 0
     var appleTokenExchanges = 0
 
-    /// Creates the provider with fresh keys; issuers are `<baseURL>/<provider>`.
-    public init(baseURL: String, configuration: DevIDPConfiguration = DevIDPConfiguration()) throws {
+    /// Creates the provider with fresh keys, on `executor`'s thread; issuers are `<baseURL>/<provider>`.
+    public static func make(baseURL: String, configuration: DevIDPConfiguration = DevIDPConfiguration(),
+                            executor: ThreadExecutor) async throws -> DevIdentityProvider {
+        // Four RSA keys take a second or more on a busy machine: made on the provider's own thread.
+        try await withTaskExecutorPreference(executor) {
+            try DevIdentityProvider(baseURL: baseURL, configuration: configuration, executor: executor)
+        }
+    }
+
+    private init(baseURL: String, configuration: DevIDPConfiguration, executor: ThreadExecutor) throws {
+        self.executor = executor
         self.baseURL = baseURL
         self.configuration = configuration
         self.appleClientSecretKey = try configuration.appleKeyFile.map(Self.loadPublicKey)
@@ -106,16 +123,11 @@ public actor DevIdentityProvider {
         return String(decoding: signingInput, as: UTF8.self) + "." + Base64URL.encode(signature)
     }
 
-    /// Adds a signing key to `provider`; returns its kid. The key is made off the actor (an RSA key
-    /// takes tens of milliseconds, more on a busy machine).
-    @concurrent public nonisolated func rotate(_ provider: String) async throws -> String? {
-        guard Self.providerNames.contains(provider) else { return nil }
+    /// Adds a signing key to `provider`; returns its kid. The key is made on the provider's thread (an
+    /// RSA key takes tens of milliseconds, more on a busy machine), not on one of the pool's.
+    public func rotate(_ provider: String) throws -> String? {
+        guard Self.providerNames.contains(provider), issuers[provider] != nil else { return nil }
         let key = try FakeIssuer.makeKey(PrivateKey.generateRSA(bits: 2048), .RS256)
-        return await add(key, to: provider)
-    }
-
-    private func add(_ key: FakeIssuer.Key, to provider: String) -> String? {
-        guard issuers[provider] != nil else { return nil }
         issuers[provider]?.add(key)
         return key.kid
     }
