@@ -41,7 +41,7 @@ func makeSeed(_ path: String) {
     let descriptor = mkstemp(&template)
     guard descriptor >= 0 else { fail("cannot create a file beside \(path): \(String(cString: strerror(errno)))") }
     let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    /// exit() runs no defer: every way out unlinks the file of its own first.
+    // exit() runs no defer: every way out unlinks the file of its own first.
     func failing(_ message: String) -> Never {
         unlink(temporary)
         fail(message)

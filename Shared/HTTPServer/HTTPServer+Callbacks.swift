@@ -127,7 +127,7 @@ extension HTTPServer {
         // Immediate: the handler starts on this MHD thread and leaves it at its first suspension (a call
         // to a service), instead of waking a thread of Swift's pool to start it. An answer made without
         // suspending (a refusal) resumes the connection from here, which MHD handles once this callback
-        // returns.
+        // returns. With an executor, the handler goes on there at its first suspension.
         Task.immediate(executorPreference: executor) {
             let response = await handler(request)
             self.complete(pending, with: response)

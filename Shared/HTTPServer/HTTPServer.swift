@@ -46,8 +46,9 @@ public final class HTTPServer: Sendable {
     /// The last message libmicrohttpd logged, kept to explain a failed start.
     let lastDaemonMessage = Mutex<String?>(nil)
 
-    /// Creates a server; nothing listens until `start()` or `run()`. With `executor`, every handler runs on
-    /// it (its nonisolated code; an actor it calls keeps its own executor) instead of Swift's cooperative pool.
+    /// Creates a server; nothing listens until `start()` or `run()`. With `executor`, every handler prefers it
+    /// (`Task(executorPreference:)`): its nonisolated code, and default actors it calls, run there instead of
+    /// on Swift's cooperative pool; an actor with an executor of its own keeps that one.
     public init(configuration: Configuration, logger: Logger, executor: (any TaskExecutor)? = nil, handler: @escaping Handler) {
         self.configuration = configuration
         self.logger = logger

@@ -16,10 +16,9 @@ public final class ThreadExecutor: SerialExecutor, TaskExecutor, Sendable {
 
     /// Starts the thread, named `name` for Foundation (`Thread.name`).
     public init(name: String) {
-        let started = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
+            // Recorded before the first job runs: until then nothing can ask isCurrent from the thread.
             threadID.withLock { $0 = pthread_self() }
-            started.signal()
             while true {
                 available.wait()
                 let job = jobs.withLock { $0.removeFirst() }
@@ -28,7 +27,6 @@ public final class ThreadExecutor: SerialExecutor, TaskExecutor, Sendable {
         }
         thread.name = name
         thread.start()
-        started.wait()
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {

@@ -35,7 +35,7 @@ struct VerifierKeyRotationTests {
             let (ready, signal) = AsyncStream<DevIdentityProvider>.makeStream()
             var idpConfiguration = DevIDPConfiguration()
             idpConfiguration.port = 0
-            let idpServer = DevIDPServer(configuration: idpConfiguration, logger: logger) { _, idp in signal.yield(idp) }
+            let idpServer = DevIDPServer(configuration: idpConfiguration, logger: logger, handlersOnItsThread: true) { _, idp in signal.yield(idp) }
             Task { try? await idpServer.run() }
             var iterator = ready.makeAsyncIterator()
             let idp = try #require(await iterator.next(), "the suite's dev-idp did not start")

@@ -1,3 +1,4 @@
+import Collections
 import Foundation
 
 /// One of this package's executables (`gateway`, `member-service`, ...) run as a child process, as
@@ -19,9 +20,7 @@ public final class ServiceProcess: @unchecked Sendable {
     /// descriptor the child could inherit), and on one of Swift's two cooperative threads it stalled the
     /// whole test process (the shared stack's provider calls timed out meanwhile).
     public static func start(_ product: String, environment: [String: String]) async throws -> ServiceProcess {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try spawn(product, environment: environment) }) }.start()
-        }
+        try await BlockingCall.run { try spawn(product, environment: environment) }
     }
 
     /// Where `product`, one of this package's executables, was built: next to the test bundle

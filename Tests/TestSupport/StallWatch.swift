@@ -3,9 +3,9 @@ import Synchronization
 
 /// Watches Swift's cooperative pool of the test process, on a thread of its own: every 100 ms it asks the
 /// pool for a job, and a job kept waiting over a second is said on standard error, with when. The
-/// in-process dev-idp and services answer on that pool (two threads on two cores), so a test that holds
-/// both threads with synchronous work times out the provider calls of every suite beside it; the line
-/// says when that happened. With `TEST_STALL_WATCH` naming a directory, the first stalls also get
+/// in-process services answer on that pool (two threads on two cores), so a test that holds both threads
+/// with synchronous work delays every suite beside it past its timeouts; the line says when that happened
+/// (dev-idp answers on a thread of its own, as a provider on the internet would). With `TEST_STALL_WATCH` naming a directory, the first stalls also get
 /// every thread's stack written there (`gdb`), which names the test that held the pool.
 public enum StallWatch {
     private static let started = Mutex(false)

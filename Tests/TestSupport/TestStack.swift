@@ -122,7 +122,7 @@ public actor TestStack {
             configuration.appleKeyID = appleKeyID
             configuration.appleKeyFile = appleKeyFile
             configuration.appleClientID = ClientID.apple
-            return DevIDPServer(configuration: configuration, logger: logger.named("dev-idp")) { signal(($0, $1)) }
+            return DevIDPServer(configuration: configuration, logger: logger.named("dev-idp"), handlersOnItsThread: true) { signal(($0, $1)) }
         } }
         let databaseURL = if let databaseAdminURL {
             try await TestDatabases.shared.fresh(adminURL: databaseAdminURL)

@@ -19,12 +19,19 @@ public struct DevIDPServer: Service {
     private let configuration: DevIDPConfiguration
     private let logger: Logger
     private let onListening: @Sendable (Int, DevIdentityProvider) -> Void
+    private let handlersOnItsThread: Bool
 
     /// Creates the server; `onListening` is told the bound port and the provider state.
-    public init(configuration: DevIDPConfiguration, logger: Logger,
+    ///
+    /// The provider's state is kept on a thread of its own (``DevIdentityProvider``). With `handlersOnItsThread`,
+    /// the HTTP handlers run there too, token signing included: nothing it answers then waits for Swift's
+    /// cooperative pool, as a test process needs of it (its suites hold the pool's threads for seconds), at
+    /// the price of one core. Without (the executable), handlers sign on the pool, on every core.
+    public init(configuration: DevIDPConfiguration, logger: Logger, handlersOnItsThread: Bool = false,
                 onListening: @escaping @Sendable (Int, DevIdentityProvider) -> Void = { _, _ in }) {
         self.configuration = configuration
         self.logger = logger
+        self.handlersOnItsThread = handlersOnItsThread
         self.onListening = onListening
     }
 
@@ -35,7 +42,8 @@ public struct DevIDPServer: Service {
         http.port = configuration.port
         let maxAge = configuration.jwksMaxAge
         let executor = ThreadExecutor(name: "dev-idp")
-        let server = HTTPServer(configuration: http, logger: logger.named("http"), executor: executor) { request in
+        let server = HTTPServer(configuration: http, logger: logger.named("http"),
+                                executor: handlersOnItsThread ? executor : nil) { request in
             guard let provider = box.provider else { return HTTPResponse(status: 503) }
             return await Self.handle(request, provider: provider, jwksMaxAge: maxAge)
         }

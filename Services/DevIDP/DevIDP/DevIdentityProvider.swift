@@ -7,12 +7,13 @@ import Runtime
 /// The state of the dev identity provider: one fake issuer per OIDC provider, Naver's tokens,
 /// Apple's codes and refresh tokens, the simulated outages and the counters of `GET /stats`.
 ///
-/// It runs on a thread of its own (`executor`), as a provider on the internet runs on its own machine:
-/// in a test process, beside suites that hold Swift's cooperative threads for seconds, its answers
-/// do not wait for them (they did, and the verifier's 4 s provider timeout ran out).
+/// Its state lives on a thread of its own (`executor`), as a provider on the internet runs on its own
+/// machine: in a test process, beside suites that hold Swift's cooperative threads for seconds, its
+/// answers do not wait for them (they did, and the verifier's 4 s provider timeout ran out).
 public actor DevIdentityProvider {
-    /// The thread it runs on; the server's handlers run there too.
-    public nonisolated let executor: ThreadExecutor
+    /// The thread the actor runs on (and the server's handlers, when asked: `DevIDPServer`).
+    nonisolated let executor: ThreadExecutor
+    /// The actor runs on `executor`'s thread.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// The OpenID Connect providers it stands in for, by path name.
     public static let providerNames = ["google", "apple", "kakao"]
@@ -123,11 +124,17 @@ public actor DevIdentityProvider {
         return String(decoding: signingInput, as: UTF8.self) + "." + Base64URL.encode(signature)
     }
 
-    /// Adds a signing key to `provider`; returns its kid. The key is made on the provider's thread (an
-    /// RSA key takes tens of milliseconds, more on a busy machine), not on one of the pool's.
-    public func rotate(_ provider: String) throws -> String? {
-        guard Self.providerNames.contains(provider), issuers[provider] != nil else { return nil }
+    /// Adds a signing key to `provider`; returns its kid. The key is made off the actor, on the caller's
+    /// executor (an RSA key takes tens of milliseconds, more on a busy machine), so the provider's other
+    /// answers do not wait for it.
+    @concurrent public nonisolated func rotate(_ provider: String) async throws -> String? {
+        guard Self.providerNames.contains(provider) else { return nil }
         let key = try FakeIssuer.makeKey(PrivateKey.generateRSA(bits: 2048), .RS256)
+        return await add(key, to: provider)
+    }
+
+    private func add(_ key: FakeIssuer.Key, to provider: String) -> String? {
+        guard issuers[provider] != nil else { return nil }
         issuers[provider]?.add(key)
         return key.kid
     }
