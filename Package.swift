@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 /// Every Swift target builds in Swift 6 language mode with `any` spelled out.

@@ -32,7 +32,7 @@ struct ProviderLoginTests {
 
     @Test("a link names the provider's token field and gets the same checks as that provider's login")
     func linkSameAsLogin() {
-        let long = String(repeating: "x", count: APIHandler.Limits.token + 1)
+        let long = String(repeating: "x", count: FieldLimits.token + 1)
         let cases: [(Provider, LinkIdentityBody, ServiceFailure?)] = [
             (.google, LinkIdentityBody(provider: "google", idToken: long), Self.failure { () throws(ServiceFailure) in
                 try ProviderLogin.google(idToken: long, nonce: nil, accessToken: nil) }),

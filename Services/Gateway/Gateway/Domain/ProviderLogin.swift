@@ -11,13 +11,11 @@ struct ProviderLogin: Sendable {
     /// The email the provider gave the app (Apple, first sign-in only).
     var email: String?
 
-    typealias Limits = APIHandler.Limits
-
     /// Google: the ID token, its raw nonce if any, and Google's access token if the app has one (not used).
     static func google(idToken: String?, nonce: String?, accessToken: String?) throws(ServiceFailure) -> ProviderLogin {
-        let idToken = try required(idToken, "idToken", for: .google, maxBytes: Limits.token)
-        try Field.optional(nonce, "nonce", maxBytes: Limits.nonce)
-        try Field.optional(accessToken, "accessToken", maxBytes: Limits.token)
+        let idToken = try required(idToken, "idToken", for: .google, maxBytes: FieldLimits.token)
+        try Field.optional(nonce, "nonce", maxBytes: FieldLimits.nonce)
+        try Field.optional(accessToken, "accessToken", maxBytes: FieldLimits.token)
         return ProviderLogin(verify: VerifyRequest(provider: .google, token: idToken, nonce: nonce))
     }
 
@@ -25,12 +23,12 @@ struct ProviderLogin: Sendable {
     /// Apple hands the app on the first sign-in only.
     static func apple(identityToken: String?, rawNonce: String?, authorizationCode: String?,
                       fullName: PersonName?, email: String?) throws(ServiceFailure) -> ProviderLogin {
-        let identityToken = try required(identityToken, "identityToken", for: .apple, maxBytes: Limits.token)
-        try Field.optional(rawNonce, "rawNonce", maxBytes: Limits.nonce)
-        try Field.optional(authorizationCode, "authorizationCode", maxBytes: Limits.token)
-        try Field.optional(email, "email", maxBytes: Limits.email)
-        try Field.optional(fullName?.givenName, "fullName.givenName", maxBytes: Limits.name)
-        try Field.optional(fullName?.familyName, "fullName.familyName", maxBytes: Limits.name)
+        let identityToken = try required(identityToken, "identityToken", for: .apple, maxBytes: FieldLimits.token)
+        try Field.optional(rawNonce, "rawNonce", maxBytes: FieldLimits.nonce)
+        try Field.optional(authorizationCode, "authorizationCode", maxBytes: FieldLimits.token)
+        try Field.optional(email, "email", maxBytes: FieldLimits.email)
+        try Field.optional(fullName?.givenName, "fullName.givenName", maxBytes: FieldLimits.name)
+        try Field.optional(fullName?.familyName, "fullName.familyName", maxBytes: FieldLimits.name)
         return ProviderLogin(verify: VerifyRequest(provider: .apple, token: identityToken, nonce: rawNonce,
                                                    authorizationCode: authorizationCode),
                              name: fullName?.formatted, email: email)
@@ -38,14 +36,14 @@ struct ProviderLogin: Sendable {
 
     /// Naver: the access token.
     static func naver(accessToken: String?) throws(ServiceFailure) -> ProviderLogin {
-        let accessToken = try required(accessToken, "accessToken", for: .naver, maxBytes: Limits.token)
+        let accessToken = try required(accessToken, "accessToken", for: .naver, maxBytes: FieldLimits.token)
         return ProviderLogin(verify: VerifyRequest(provider: .naver, token: accessToken))
     }
 
     /// Kakao: the ID token and its raw nonce if any.
     static func kakao(idToken: String?, nonce: String?) throws(ServiceFailure) -> ProviderLogin {
-        let idToken = try required(idToken, "idToken", for: .kakao, maxBytes: Limits.token)
-        try Field.optional(nonce, "nonce", maxBytes: Limits.nonce)
+        let idToken = try required(idToken, "idToken", for: .kakao, maxBytes: FieldLimits.token)
+        try Field.optional(nonce, "nonce", maxBytes: FieldLimits.nonce)
         return ProviderLogin(verify: VerifyRequest(provider: .kakao, token: idToken, nonce: nonce))
     }
 

@@ -16,7 +16,7 @@ extension APIHandler {
     /// which retries an unanswered notification, may send it again too.
     func appleNotification(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {
         let body = try RequestBody.decode(AppleNotificationBody.self, from: context.request)
-        try Field.required(body.payload, "payload", maxBytes: Limits.token)
+        try Field.required(body.payload, "payload", maxBytes: FieldLimits.token)
         let outcome = try await services().call(Endpoints.verifyAppleNotification, AppleNotificationRequest(payload: body.payload),
                                                 timeout: configuration.serviceTimeout, retries: 1)
         sessionsEnded(outcome.sessionsEnded)

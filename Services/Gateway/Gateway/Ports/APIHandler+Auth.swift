@@ -17,25 +17,11 @@ extension APIHandler {
     /// Rate-limited like a login (every `/api/auth/` path is).
     func nonce(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {
         let body = try RequestBody.decode(NonceBody.self, from: context.request)
-        try Field.required(body.deviceId, "deviceId", maxBytes: Limits.deviceId)
+        try Field.required(body.deviceId, "deviceId", maxBytes: FieldLimits.deviceId)
         // Nothing is stored, so a lost reply may be asked again.
         let issued = try await services().call(Endpoints.issueNonce, NonceRequest(deviceId: body.deviceId),
                                                timeout: configuration.serviceTimeout, retries: 1)
         return .data(NonceResponse(nonce: issued.nonce, expiresIn: issued.expiresIn))
-    }
-
-    /// Limits on fields the gateway sees before any service does.
-    enum Limits {
-        static let token = 16_384
-        static let deviceId = 255
-        static let nonce = 512
-        // Wider than the profile's own limits: a login's time zone and locale that are no IANA name or
-        // language tag (Apple's `en_US@calendar=japanese;numbers=arab`) are normalised or ignored
-        // by the member-service, never a reason to refuse the login.
-        static let timezone = 128
-        static let locale = 128
-        static let name = 200
-        static let email = 320
     }
 
     func googleLogin(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {
@@ -74,9 +60,9 @@ extension APIHandler {
     /// though the app replayed nothing; the app gets 504 `TIMEOUT` and signs in again with a new nonce.
     private func login(_ fields: ProviderLogin, deviceId: String, timezone: String?,
                        locale: String?) async throws(ServiceFailure) -> HTTPResponse {
-        try Field.required(deviceId, "deviceId", maxBytes: Limits.deviceId)
-        try Field.optional(timezone, "timezone", maxBytes: Limits.timezone)
-        try Field.optional(locale, "locale", maxBytes: Limits.locale)
+        try Field.required(deviceId, "deviceId", maxBytes: FieldLimits.deviceId)
+        try Field.optional(timezone, "timezone", maxBytes: FieldLimits.timezone)
+        try Field.optional(locale, "locale", maxBytes: FieldLimits.locale)
         let tokens = try await services().call(
             Endpoints.login,
             LoginRequest(verify: fields.verify, deviceId: deviceId, name: fields.name, email: fields.email, timezone: timezone, locale: locale,
@@ -95,8 +81,8 @@ extension APIHandler {
 
     func refresh(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {
         let body = try RequestBody.decode(RefreshBody.self, from: context.request)
-        try Field.required(body.refreshToken, "refreshToken", maxBytes: 512)
-        try Field.optional(body.deviceId, "deviceId", maxBytes: Limits.deviceId)
+        try Field.required(body.refreshToken, "refreshToken", maxBytes: FieldLimits.refreshToken)
+        try Field.optional(body.deviceId, "deviceId", maxBytes: FieldLimits.deviceId)
         // A retried refresh whose first attempt did rotate presents a rotated token: inside the
         // reuse grace window that yields the same successor, after it the session would end.
         // So retry only when the window outlasts the latest a resend goes out: the first attempt's

@@ -59,13 +59,13 @@ extension APIHandler {
     func linkIdentity(_ context: RequestContext, _ member: AuthenticatedMember) async throws(ServiceFailure) -> HTTPResponse {
         try recentSignIn.check(member.claims, now: Self.now())
         let body = try RequestBody.decode(LinkIdentityBody.self, from: context.request)
-        guard body.provider.utf8.count <= 16, let provider = Provider(name: body.provider) else {
+        guard body.provider.utf8.count <= FieldLimits.providerName, let provider = Provider(name: body.provider) else {
             throw ServiceFailure.invalidRequest("provider must be one of google, apple, naver, kakao.")
         }
         let fields = try ProviderLogin.linking(provider, body)
         // Linking is idempotent (the same identity again is a no-op), so a lost reply may be retried; not with
         // a server nonce, which the first attempt may have spent.
-        try Field.optional(body.deviceId, "deviceId", maxBytes: Limits.deviceId)
+        try Field.optional(body.deviceId, "deviceId", maxBytes: FieldLimits.deviceId)
         let profile = try await services().call(
             Endpoints.link, LinkRequest(verify: fields.verify, memberId: member.id, accessToken: member.token, name: fields.name, email: fields.email,
                                         deviceId: body.deviceId),
@@ -74,7 +74,7 @@ extension APIHandler {
     }
 
     func unlinkIdentity(_ member: AuthenticatedMember, provider name: String) async throws(ServiceFailure) -> HTTPResponse {
-        guard name.utf8.count <= 16, let provider = Provider(name: name) else {
+        guard name.utf8.count <= FieldLimits.providerName, let provider = Provider(name: name) else {
             throw ServiceFailure.invalidRequest("The provider in the path must be one of google, apple, naver, kakao.")
         }
         try recentSignIn.check(member.claims, now: Self.now())

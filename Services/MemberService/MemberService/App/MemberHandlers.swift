@@ -139,7 +139,7 @@ struct MemberHandlers: Sendable {
     }
 
     static func validate(_ identity: VerifiedIdentity) throws(ServiceFailure) {
-        guard !identity.subject.isEmpty, identity.subject.utf8.count <= 255 else {
+        guard !identity.subject.isEmpty, identity.subject.utf8.count <= FieldLimits.subject else {
             throw .invalidRequest("The identity's subject must be 1 to 255 bytes.")
         }
         guard !identity.subject.unicodeScalars.contains(where: \.isControlCharacter) else {
@@ -159,7 +159,7 @@ struct MemberHandlers: Sendable {
     }
 
     static func validate(_ notification: AppleNotification) throws(ServiceFailure) {
-        guard !notification.subject.isEmpty, notification.subject.utf8.count <= 255 else {
+        guard !notification.subject.isEmpty, notification.subject.utf8.count <= FieldLimits.subject else {
             throw .invalidRequest("The notification's subject must be 1 to 255 bytes.")
         }
         guard !notification.type.isEmpty, notification.type.utf8.count <= 64 else {

@@ -19,8 +19,8 @@ struct IssuerHandlers: Sendable {
 
     func issue(_ request: IssueTokensRequest) async throws -> TokenPair {
         guard request.memberId > 0 else { throw ServiceFailure.invalidRequest("memberId must be positive.") }
-        guard (1...255).contains(request.deviceId.utf8.count) else {
-            throw ServiceFailure.invalidRequest("deviceId must be 1 to 255 bytes.")
+        guard (1...FieldLimits.deviceId).contains(request.deviceId.utf8.count) else {
+            throw ServiceFailure.invalidRequest("deviceId must be 1 to \(FieldLimits.deviceId) bytes.")
         }
         // The provider's sign-in (its ID token's iat), never later than now: the session keeps it as every
         // token's auth_time, so a provider token replayed ten minutes on makes no recent sign-in.

@@ -53,7 +53,7 @@ struct NaverVerifier: ProviderTokenVerifier {
             logger.info("Naver refused the access token", ["naver.resultcode": answer.resultcode ?? "none"])
             throw Self.invalid
         }
-        guard let profile = answer.response, let id = profile.id, !id.isEmpty, id.utf8.count <= 255,
+        guard let profile = answer.response, let id = profile.id, !id.isEmpty, id.utf8.count <= FieldLimits.subject,
               !id.unicodeScalars.contains(where: \.isControlCharacter) else {
             throw Self.invalid
         }
