@@ -158,7 +158,10 @@ public struct EventConsumer<Payload: Codable & Sendable>: Service {
 
     /// The delay before a failed event is tried again: 1 s after the first delivery, doubling each
     /// time, at most a minute.
+    public static var redelivery: Backoff { Backoff(first: .seconds(1), cap: .seconds(60)) }
+
+    /// The delay before delivery `delivery + 1` of a failed event (``redelivery``).
     public static func retryDelay(delivery: Int) -> Duration {
-        .seconds(min(1 << min(max(delivery - 1, 0), 6), 60))
+        redelivery.delay(afterFailures: delivery)
     }
 }

@@ -1,6 +1,7 @@
 import Contracts
 import JSON
 import Logging
+import Runtime
 import NATS
 
 /// Publishes domain events to the JetStream stream, creating the stream when it is missing.
@@ -18,18 +19,8 @@ public struct EventPublisher: Sendable {
     /// Like ``ensureStream(_:)``, trying again every second while JetStream does not answer (a cluster
     /// electing its leader, a node of an R3 stream down); returns when done or when the task is cancelled.
     public func ensureStreamRetrying(_ settings: EventStreamSettings) async {
-        var warned = false
-        while !Task.isCancelled {
-            do {
-                try await ensureStream(settings)
-                return
-            } catch {
-                if !warned {
-                    logger.warning("JetStream not ready, retrying", ["error": String(describing: error)])
-                    warned = true
-                }
-                try? await Task.sleep(for: .seconds(1))
-            }
+        _ = try? await Retry.untilAvailable(logger: logger, warning: "JetStream not ready, retrying") {
+            try await ensureStream(settings)
         }
     }
 

@@ -7,18 +7,8 @@ extension NATSConnection {
     /// so a service that starts before nats-server waits for it instead of exiting.
     public static func connectRetrying(url: String, access: Access, name: String, logger: Logger) async throws -> NATSConnection {
         let configuration = NATSConnection.Configuration(url: url, name: name, access: access)
-        var warned = false
-        while true {
-            try Task.checkCancellation()
-            do {
-                return try await NATSConnection.connect(configuration, logger: logger.named("nats"))
-            } catch {
-                if !warned {
-                    logger.warning("NATS not reachable yet, retrying", ["nats.url": url, "error": String(describing: error)])
-                    warned = true
-                }
-                try await Task.sleep(for: .seconds(1))
-            }
+        return try await Retry.untilAvailable(logger: logger, warning: "NATS not reachable yet, retrying", fields: ["nats.url": url]) {
+            try await NATSConnection.connect(configuration, logger: logger.named("nats"))
         }
     }
 }

@@ -38,6 +38,8 @@ public struct ServiceClient: Sendable {
 
     /// The least time left worth another attempt.
     private static let shortestAttempt: Duration = .milliseconds(100)
+    /// The pause before a call is sent again: about 25 ms, doubling to 400 ms.
+    static let pauses = Backoff(first: .milliseconds(25), cap: .milliseconds(400), jitter: 0.75...1.25)
 
     /// Sends `request` to `endpoint` and returns its reply, or throws the service's failure.
     ///
@@ -90,7 +92,8 @@ public struct ServiceClient: Sendable {
             min(deadline, start + min(timeout, Self.failoverPatience))
         }
         var patienceEnds = patience(from: firstStarted)
-        var pause = Duration.milliseconds(25)
+        // The pauses since the call was last sent anew.
+        var paused = 0
         var attempt = 0
         while true {
             let started = ContinuousClock.now
@@ -107,7 +110,7 @@ public struct ServiceClient: Sendable {
                 let labels = ["subject": subject, "error": error.code.description]
                 let now = ContinuousClock.now
                 // Jitter, so the calls that failed together do not all come back together.
-                let wait = pause * Double.random(in: 0.75...1.25)
+                let wait = Self.pauses.delay(afterFailures: paused + 1)
                 let nextFits = now + wait + Self.shortestAttempt <= deadline
                 let reachedNobody = error.code == .noResponders || error.code == .notConnected
                 let resendLost = error.code == .connectionLost && attempt < retries
@@ -116,12 +119,12 @@ public struct ServiceClient: Sendable {
                         attempt += 1
                         // The resend waits for the connection as a first call would.
                         patienceEnds = patience(from: now)
-                        pause = .milliseconds(25)
+                        paused = 0
                     }
                     logger.debug("waiting to call again", ["nats.subject": subject, "nats.error": error.code.description])
                     try? await Task.sleep(for: wait)
                     if Task.isCancelled { throw Self.cancelled }
-                    pause = min(pause * 2, .milliseconds(400))
+                    paused += 1
                     // A pause that overslept may leave too little for an answer: fail as the last attempt did.
                     if deadline - ContinuousClock.now >= Self.shortestAttempt / 2 {
                         metrics?.increment("nats_request_retries_total", labels)
@@ -131,7 +134,7 @@ public struct ServiceClient: Sendable {
                     attempt += 1
                     // Sent again at once; should the connection be down by now, it waits for it as a first call would.
                     patienceEnds = patience(from: now)
-                    pause = .milliseconds(25)
+                    paused = 0
                     metrics?.increment("nats_request_retries_total", labels)
                     logger.warning("retrying call", ["nats.subject": subject, "nats.error": error.code.description])
                     continue

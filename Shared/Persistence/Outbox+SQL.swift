@@ -17,8 +17,9 @@ extension Outbox {
         return try rows.map { (key: try $0.int(table.key), row: $0) }.sorted { $0.key < $1.key }
     }
 
-    /// Deletes the `published` rows, makes the `parked` ones due again later (15 s doubling with each claim
-    /// of the row, at most ``parkedFor`` seconds) and the `handBack` ones due at once, each in one statement.
+    /// Deletes the `published` rows, makes the `parked` ones due again later (``parking``: 15 s doubling with
+    /// each claim of the row, at most ``parkedFor`` seconds) and the `handBack` ones due at once, each in one
+    /// statement.
     func finish(published: [Int64], parked: [Int64], handBack: [Int64]) async throws {
         if !published.isEmpty {
             _ = try await database.query(
@@ -27,7 +28,8 @@ extension Outbox {
         if !parked.isEmpty {
             _ = try await database.query("""
                 UPDATE \(unescaped: table.name)
-                   SET available_at = now() + make_interval(secs => least(\(Int64(Self.parkedFor)), 15 * power(2, least(attempts, 8))))
+                   SET available_at = now() + make_interval(secs => least(\(Self.parking.cap.components.seconds),
+                       \(Self.parking.first.components.seconds) * power(2, least(attempts, \(Int64(Self.parking.doublingsToCap))))))
                  WHERE \(unescaped: table.key) = ANY(\(Self.array(parked))::bigint[])
                 """)
         }

@@ -67,6 +67,9 @@ public struct Outbox: Service {
     /// The longest a row that cannot be made into an event waits before it is tried again (seconds); the
     /// first waits are shorter, so a replica of a newer version that knows the row publishes it soon.
     public static let parkedFor = 3600
+    /// A parked row's wait: 15 s doubling with each claim of the row, at most ``parkedFor`` (the SQL computes
+    /// it from these and the row's claim count).
+    static let parking = Backoff(first: .seconds(15), cap: .seconds(parkedFor))
 
     let table: Table
     let database: PostgresClient
@@ -185,10 +188,12 @@ public struct Outbox: Service {
         return failed.isEmpty ? .published(rows.count) : .failed
     }
 
-    /// How long to wait after `failures` failed rounds in a row: 1 s, 2 s, 4 s ... at most 30 s, each
-    /// between half and all of that (so replicas that failed together do not retry together).
+    /// How long to wait after failed rounds in a row: 1 s, 2 s, 4 s ... at most 30 s, each between half
+    /// and all of that (so replicas that failed together do not retry together).
+    static let rounds = Backoff(first: .seconds(1), cap: .seconds(30), jitter: 0.5...1.0)
+
+    /// The wait after `failures` failed rounds in a row (``rounds``).
     static func backoff(failures: Int) -> Duration {
-        let ceiling = Double(min(30, 1 << min(max(failures - 1, 0), 5)))
-        return .milliseconds(Int64(ceiling * 1000 * Double.random(in: 0.5...1.0)))
+        rounds.delay(afterFailures: failures)
     }
 }

@@ -8,20 +8,11 @@ extension PostgresClient {
     /// PostgreSQL does not exit. Other errors throw.
     public func migrateRetrying(schema: String, migrations: [Migration], functions: String? = nil,
                                 logger: Logger) async throws {
-        var warned = false
-        while true {
-            do {
-                try await migrate(schema: schema, migrations: migrations, functions: functions)
-                logger.info("schema up to date", ["db.schema": schema, "db.version": String(migrations.map(\.version).max() ?? 0)])
-                return
-            } catch let error as PostgresError where error.isUnavailable {
-                if !warned {
-                    logger.warning("database not reachable yet, retrying", ["error": String(describing: error)])
-                    warned = true
-                }
-                try await Task.sleep(for: .seconds(1))
-            }
+        try await Retry.untilAvailable(logger: logger, warning: "database not reachable yet, retrying",
+                                       isUnavailable: { ($0 as? PostgresError)?.isUnavailable == true }) {
+            try await migrate(schema: schema, migrations: migrations, functions: functions)
         }
+        logger.info("schema up to date", ["db.schema": schema, "db.version": String(migrations.map(\.version).max() ?? 0)])
     }
 }
 

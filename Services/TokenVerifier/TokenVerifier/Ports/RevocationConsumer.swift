@@ -4,6 +4,7 @@ import Logging
 import Messaging
 import Metrics
 import NATS
+import Runtime
 
 /// Revokes the provider grants of deleted members: the handler of `member.deleted` on the durable
 /// consumer shared by every replica. An event is acknowledged once all its grants are done; when a
@@ -37,7 +38,10 @@ enum RevocationConsumer {
     }
 
     /// 2 s after the first delivery, doubling each time, at most 30 s.
+    static let redelivery = Backoff(first: .seconds(2), cap: .seconds(30))
+
+    /// The delay before delivery `delivery + 1` of a revocation a provider could not take now.
     static func retryDelay(delivery: Int) -> Duration {
-        .seconds(min(2 << min(max(delivery - 1, 0), 4), 30))
+        redelivery.delay(afterFailures: delivery)
     }
 }
