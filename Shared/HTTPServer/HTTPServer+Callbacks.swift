@@ -15,7 +15,7 @@ extension HTTPServer {
             return .NO
         }
         let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-        let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+        let context = Unmanaged<RequestInProgress>.fromOpaque(existing).takeUnretainedValue()
         if !context.headersRead {
             context.headersRead = true
             // A body announced larger than the limit is answered now, unread: answering before the body makes MHD
@@ -42,7 +42,7 @@ extension HTTPServer {
     /// MHD's URI-log callback, called once per request as soon as its request line is read: makes the request's
     /// context, which keeps the target as sent (the access handler gets it decoded), and becomes `*con_cls`.
     static let uriLog: cmhd_uri_log_callback = { _, uri, _ in
-        let context = RequestContext(target: uri.map { String(cString: $0) } ?? "")
+        let context = RequestInProgress(target: uri.map { String(cString: $0) } ?? "")
         return Unmanaged.passRetained(context).toOpaque()
     }
 
@@ -50,7 +50,7 @@ extension HTTPServer {
     /// a request MHD refused itself).
     static let requestCompleted: MHD_RequestCompletedCallback = { _, _, conCls, _ in
         guard let conCls, let existing = conCls.pointee else { return }
-        Unmanaged<RequestContext>.fromOpaque(existing).release()
+        Unmanaged<RequestInProgress>.fromOpaque(existing).release()
         conCls.pointee = nil
     }
 
@@ -76,7 +76,7 @@ extension HTTPServer {
     }
 
     /// Appends a chunk of body, or discards it once the body is over `maxBodySize`.
-    func receive(_ chunk: UnsafeRawBufferPointer, into context: RequestContext, connection: OpaquePointer) {
+    func receive(_ chunk: UnsafeRawBufferPointer, into context: RequestInProgress, connection: OpaquePointer) {
         guard !context.bodyTooLarge else { return }
         let limit = configuration.maxBodySize
         guard context.body.count + chunk.count <= limit else {
@@ -92,7 +92,7 @@ extension HTTPServer {
     }
 
     /// Last access-handler call of a request: suspends the connection and runs the handler in a task.
-    func dispatch(connection: OpaquePointer, context: RequestContext,
+    func dispatch(connection: OpaquePointer, context: RequestInProgress,
                   method: UnsafePointer<CChar>, url: UnsafePointer<CChar>) -> MHD_Result {
         let request = HTTPRequest(
             method: String(cString: method),

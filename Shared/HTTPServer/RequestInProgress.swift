@@ -3,7 +3,7 @@
 /// Only MHD's thread for the connection touches it (one call at a time), so it needs no lock and is not `Sendable`.
 /// MHD's URI-log callback creates it, retained in `*con_cls`, as soon as the request line is read; the
 /// request-completed callback releases it.
-final class RequestContext {
+final class RequestInProgress {
     /// The request target exactly as the client sent it (before MHD decodes the path and splits off the query).
     let target: String
     /// Set by the first access-handler call, which MHD makes once the headers are read.
