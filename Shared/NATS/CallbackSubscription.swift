@@ -1,3 +1,5 @@
+import Collections
+
 /// A subscription that hands each message to a callback on cnats's delivery thread
 /// (``NATSConnection/subscribe(_:queue:onMessage:)``).
 public final class CallbackSubscription: Sendable {
@@ -5,7 +7,7 @@ public final class CallbackSubscription: Sendable {
     final class Receiver: Sendable, SubscriptionReceiver {
         let onMessage: @Sendable (NATSMessage) -> Void
         /// Open once the subscription ended: cnats delivers nothing more.
-        let ended = Latch()
+        let ended = Gate()
 
         init(onMessage: @escaping @Sendable (NATSMessage) -> Void) {
             self.onMessage = onMessage
@@ -31,7 +33,7 @@ public final class CallbackSubscription: Sendable {
     /// Returns once the subscription has ended (drained, unsubscribed or its connection closed) and
     /// its last message was handed over.
     public func finished() async {
-        await receiver.ended.wait()
+        await receiver.ended.opened()
     }
 
     /// Stops the subscription: the messages cnats already holds are still handed over, then it ends.

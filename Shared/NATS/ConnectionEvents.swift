@@ -1,4 +1,5 @@
 import CNats
+import Collections
 import Logging
 import Synchronization
 
@@ -15,7 +16,7 @@ final class ConnectionEvents: Sendable {
     let logger: Logger
     let multiplexer: RequestMultiplexer
     private let state = Mutex(State())
-    private let closedLatch = Latch()
+    private let closedGate = Gate()
 
     init(logger: Logger, multiplexer: RequestMultiplexer) {
         self.logger = logger
@@ -23,7 +24,7 @@ final class ConnectionEvents: Sendable {
     }
 
     /// True once the closed callback ran.
-    var isClosed: Bool { closedLatch.isOpen }
+    var isClosed: Bool { closedGate.isOpen }
 
     func disconnected(closing: Bool) {
         if closing {
@@ -94,11 +95,11 @@ final class ConnectionEvents: Sendable {
         }
         for watcher in watchers { watcher.finish() }
         multiplexer.failAll(with: .connectionClosed)
-        closedLatch.open()
+        closedGate.open()
     }
 
     /// Returns once the closed callback ran.
     func waitUntilClosed() async {
-        await closedLatch.wait()
+        await closedGate.opened()
     }
 }

@@ -1,9 +1,10 @@
+import Authentication
+import Collections
 import Contracts
 import Crypto
 import Foundation
 import JOSE
 import Testing
-import Authentication
 @testable import Gateway
 
 /// The pure parts of the gateway's access-token check: the signature and claims check, the cache of
@@ -85,7 +86,7 @@ struct AccessTokenPartsTests {
 
     @Test("the catch-up gate holds waiters until it opens, lets them all through, and times out a waiter")
     func catchUpGate() async {
-        let gate = CatchUpGate()
+        let gate = Gate()
         #expect(!gate.isOpen)
         #expect(await gate.wait(timeout: .milliseconds(50)) == false)
         let waiters = Task {

@@ -1,3 +1,4 @@
+import Collections
 import Contracts
 import Foundation
 import JSON
@@ -8,7 +9,7 @@ import NATS
 /// Keeps the ``EndedSessions`` list: `session.ended` events as they are published (a plain subscription),
 /// and, at start and after every gap in that subscription (a reconnect, or messages dropped), the sessions
 /// the token-issuer says ended while their access tokens may still be live (`auth.issuer.ended-sessions`,
-/// from its table). Once the first such read is done it opens the ``CatchUpGate`` that requests with a
+/// from its table). Once the first such read is done it opens the ``Gate`` that requests with a
 /// token wait at.
 ///
 /// The gateway reads the stream through no JetStream consumer: a consumer's creator chooses where it
@@ -16,7 +17,7 @@ import NATS
 /// at its creator's inbox), so the gateway's identity may create none.
 struct EndedSessionsFollower: Sendable {
     let sessions: EndedSessions
-    let caughtUp: CatchUpGate
+    let caughtUp: Gate
     let logger: Logger
 
     /// Follows the ended sessions for as long as the calling task runs.

@@ -1,4 +1,5 @@
 import Authentication
+import Collections
 import Contracts
 import Foundation
 import JOSE
@@ -8,7 +9,7 @@ import Messaging
 import Metrics
 
 /// Answers "whose is this access token?" for the gateway, from its parts, each with one job: the
-/// ``CatchUpGate`` (wait until the ended sessions are read), the ``VerifiedTokens`` cache, the
+/// ``Gate`` (wait until the ended sessions are read), the ``VerifiedTokens`` cache, the
 /// ``AccessTokenCheck`` (signature and claims) against the ``IssuerKeys`` copy, and the ``EndedSessions``
 /// list, which the ``EndedSessionsFollower`` fills from `session.ended` and the issuer's list of ended sessions.
 final class AccessTokenVerifier: Sendable {
@@ -17,7 +18,7 @@ final class AccessTokenVerifier: Sendable {
     /// The sessions whose tokens are refused.
     let endedSessions: EndedSessions
     /// Opens once the issuer's ended sessions have been read.
-    let caughtUp: CatchUpGate
+    let caughtUp: Gate
     /// Hears `session.ended`, reads the issuer's ended sessions into ``endedSessions`` and opens ``caughtUp``.
     let follower: EndedSessionsFollower
     private let check: AccessTokenCheck
@@ -30,7 +31,7 @@ final class AccessTokenVerifier: Sendable {
         self.keys = IssuerKeys(logger: logger)
         self.endedSessions = EndedSessions(capacity: maxEndedSessions, leeway: leeway.components.seconds, logger: logger, metrics: metrics)
         self.verified = VerifiedTokens(capacity: maxCached)
-        self.caughtUp = CatchUpGate()
+        self.caughtUp = Gate()
         self.follower = EndedSessionsFollower(sessions: endedSessions, caughtUp: caughtUp, logger: logger)
         self.metrics = metrics
         metrics.describeCounter("access_token_signature_checks_total",

@@ -1,8 +1,9 @@
 import Synchronization
 
-/// A gate that opens once and stays open: requests with a token wait at it until the gateway has read
-/// the stored `session.ended` events, so no token of a session that ended while it was away passes.
-final class CatchUpGate: Sendable {
+/// Opens once, from any thread (a cnats callback, a follower task), and stays open; tasks wait at it
+/// until it has. The one waiter queue of its kind: a NATS connection's close, a subscription's end,
+/// the gateway's catch-up on ended sessions.
+public final class Gate: Sendable {
     private struct State {
         var open = false
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
@@ -12,16 +13,16 @@ final class CatchUpGate: Sendable {
     private let state = Mutex(State())
 
     /// A closed gate.
-    init() {}
+    public init() {}
 
     /// True once the gate has opened.
-    var isOpen: Bool {
+    public var isOpen: Bool {
         state.withLock { $0.open }
     }
 
     /// Opens the gate and lets every waiter through; true when this call opened it, false when it was open.
     @discardableResult
-    func open() -> Bool {
+    public func open() -> Bool {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>]? in
             guard !state.open else { return nil }
             state.open = true
@@ -33,11 +34,26 @@ final class CatchUpGate: Sendable {
         return true
     }
 
-    /// Waits until the gate opens (true) or `timeout` has passed (false, and the waiter is gone).
-    func wait(timeout: Duration) async -> Bool {
+    /// Returns once the gate is open, cancelled or not (what a close waits for must have happened).
+    public func opened() async {
+        if isOpen { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state -> Bool in
+                guard !state.open else { return true }
+                state.nextWaiter += 1
+                state.waiters[state.nextWaiter] = continuation
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    /// Waits until the gate opens (true), or until `timeout` has passed or the task is cancelled (false,
+    /// and the waiter is gone).
+    public func wait(timeout: Duration) async -> Bool {
         if isOpen { return true }
         return await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await self.passed() }
+            group.addTask { await self.openedUnlessCancelled() }
             group.addTask {
                 try? await Task.sleep(for: timeout)
                 return false
@@ -49,7 +65,7 @@ final class CatchUpGate: Sendable {
     }
 
     /// Waits until the gate opens (true), or until the task is cancelled (false).
-    private func passed() async -> Bool {
+    private func openedUnlessCancelled() async -> Bool {
         let id = state.withLock { state -> UInt64 in
             state.nextWaiter += 1
             return state.nextWaiter
