@@ -20,6 +20,11 @@ public final class Gate: Sendable {
         state.withLock { $0.open }
     }
 
+    /// The tasks waiting now (for tests).
+    var waiterCount: Int {
+        state.withLock { $0.waiters.count }
+    }
+
     /// Opens the gate and lets every waiter through; true when this call opened it, false when it was open.
     @discardableResult
     public func open() -> Bool {

@@ -1,8 +1,8 @@
 import Contracts
 import JSON
 import Logging
-import Runtime
 import NATS
+import Runtime
 
 /// Publishes domain events to the JetStream stream, creating the stream when it is missing.
 /// The event's `id` is the JetStream message ID, so a retried publish is stored once.
@@ -19,7 +19,8 @@ public struct EventPublisher: Sendable {
     /// Like ``ensureStream(_:)``, trying again every second while JetStream does not answer (a cluster
     /// electing its leader, a node of an R3 stream down); returns when done or when the task is cancelled.
     public func ensureStreamRetrying(_ settings: EventStreamSettings) async {
-        _ = try? await Retry.untilAvailable(logger: logger, warning: "JetStream not ready, retrying") {
+        _ = try? await Retry.untilAvailable(logger: logger, warning: "JetStream not ready, retrying",
+                                            isUnavailable: { _ in true }) {
             try await ensureStream(settings)
         }
     }

@@ -7,7 +7,8 @@ extension NATSConnection {
     /// so a service that starts before nats-server waits for it instead of exiting.
     public static func connectRetrying(url: String, access: Access, name: String, logger: Logger) async throws -> NATSConnection {
         let configuration = NATSConnection.Configuration(url: url, name: name, access: access)
-        return try await Retry.untilAvailable(logger: logger, warning: "NATS not reachable yet, retrying", fields: ["nats.url": url]) {
+        return try await Retry.untilAvailable(logger: logger, warning: "NATS not reachable yet, retrying", fields: ["nats.url": url],
+                                              isUnavailable: { _ in true }) {
             try await NATSConnection.connect(configuration, logger: logger.named("nats"))
         }
     }

@@ -28,8 +28,8 @@ extension Outbox {
         if !parked.isEmpty {
             _ = try await database.query("""
                 UPDATE \(unescaped: table.name)
-                   SET available_at = now() + make_interval(secs => least(\(Self.parking.cap.components.seconds),
-                       \(Self.parking.first.components.seconds) * power(2, least(attempts, \(Int64(Self.parking.doublingsToCap))))))
+                   SET available_at = now() + make_interval(secs => least(\(Self.parking.cap / .seconds(1)),
+                       \(Self.parking.first / .seconds(1)) * power(2, least(attempts, \(Self.parking.doublingsToCap)))))
                  WHERE \(unescaped: table.key) = ANY(\(Self.array(parked))::bigint[])
                 """)
         }

@@ -67,8 +67,9 @@ public struct Outbox: Service {
     /// The longest a row that cannot be made into an event waits before it is tried again (seconds); the
     /// first waits are shorter, so a replica of a newer version that knows the row publishes it soon.
     public static let parkedFor = 3600
-    /// A parked row's wait: 15 s doubling with each claim of the row, at most ``parkedFor`` (the SQL computes
-    /// it from these and the row's claim count).
+    /// A parked row's wait: 15 s doubling with each claim of the row, at most ``parkedFor``. The SQL computes
+    /// it from these and the row's claim count `attempts`, already 1 at the first claim: the wait is
+    /// `parking.ceiling(afterFailures: attempts + 1)`, 30 s after the first claim.
     static let parking = Backoff(first: .seconds(15), cap: .seconds(parkedFor))
 
     let table: Table

@@ -1,11 +1,12 @@
-/// The one formula for waiting between attempts: `first` after the first failure, doubling after each
-/// one, never more than `cap`; each wait drawn from `jitter` times that (so the replicas and calls that
-/// failed together do not all come back together). Every retry of the services uses it: a call's
-/// pause (`ServiceClient`), the outbox's rounds and its rows' next try, an event's redelivery.
+/// The one formula for growing waits between attempts: `first` after the first failure, doubling after
+/// each one, never more than `cap`; each wait drawn from `jitter` times that (so the replicas and calls
+/// that failed together do not all come back together). Every growing wait of the services uses it: a
+/// call's pause (`ServiceClient`), the outbox's rounds and its parked rows, an event's and a revocation's
+/// redelivery. (A fixed wait is no backoff: `Retry.untilAvailable` waits a second each time.)
 public struct Backoff: Sendable, Equatable {
     /// The wait after the first failure.
     public var first: Duration
-    /// The longest wait.
+    /// The longest wait, before jitter.
     public var cap: Duration
     /// The factors a wait is drawn from; `1...1` for none.
     public var jitter: ClosedRange<Double>
@@ -45,7 +46,8 @@ public struct Backoff: Sendable, Equatable {
     /// The wait before attempt `failures + 1`, jitter drawn (`draw` picks a factor in the range it is given).
     public func delay(afterFailures failures: Int,
                       draw: (ClosedRange<Double>) -> Double = { Double.random(in: $0) }) -> Duration {
-        let factor = jitter.lowerBound == jitter.upperBound ? jitter.lowerBound : draw(jitter)
-        return ceiling(afterFailures: failures) * factor
+        let ceiling = ceiling(afterFailures: failures)
+        if jitter == 1...1 { return ceiling }
+        return ceiling * (jitter.lowerBound == jitter.upperBound ? jitter.lowerBound : draw(jitter))
     }
 }

@@ -4,11 +4,11 @@ import Logging
 /// JetStream leader waits for it instead of exiting.
 public enum Retry {
     /// Runs `attempt` until it returns, waiting `interval` after each failure that `isUnavailable` says
-    /// is the other side not answering yet; any other error is thrown. The first such failure is logged
+    /// is the other side not answering yet (`{ _ in true }`: every failure); any other error is thrown. The first such failure is logged
     /// once, as `warning` with `fields` and the error. Cancelled, it throws `CancellationError`.
     public static func untilAvailable<T>(every interval: Duration = .seconds(1), logger: Logger, warning: String,
                                          fields: [String: String] = [:],
-                                         isUnavailable: (any Error) -> Bool = { _ in true },
+                                         isUnavailable: (any Error) -> Bool,
                                          _ attempt: () async throws -> T) async throws -> T {
         var warned = false
         while true {

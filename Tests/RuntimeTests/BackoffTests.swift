@@ -3,13 +3,14 @@ import Runtime
 import Synchronization
 import Testing
 
-@Suite("Backoff and Retry: the one retry policy")
+@Suite("Backoff and Retry: the one retry policy", .timeLimit(.minutes(1)))
 struct BackoffTests {
     @Test("waits double from first and stop at the cap", arguments: [
         // (first, cap, the waits after 1, 2, ... failures): the presets the services use, as they were before.
         (1, 60, [1, 2, 4, 8, 16, 32, 60, 60]),   // an event's redelivery (EventConsumer)
         (2, 30, [2, 4, 8, 16, 30, 30]),          // a revocation's redelivery (RevocationConsumer)
         (1, 30, [1, 2, 4, 8, 16, 30, 30]),       // the outbox's failed rounds
+        // The outbox's parked rows: its SQL waits ceiling(afterFailures: attempts + 1), 30 s after the first claim.
         (15, 3600, [15, 30, 60, 120, 240, 480, 960, 1920, 3600, 3600]),
     ])
     func ceilings(first: Int, cap: Int, waits: [Int]) {
@@ -46,7 +47,8 @@ struct BackoffTests {
         let attempts = Atomic<Int>(0)
         let sink = LogSink.capturing()
         let logger = Logger(label: "t", level: .info, format: .text, sink: sink)
-        let answer = try await Retry.untilAvailable(every: .milliseconds(1), logger: logger, warning: "not yet", fields: ["what": "test"]) {
+        let answer = try await Retry.untilAvailable(every: .milliseconds(1), logger: logger, warning: "not yet", fields: ["what": "test"],
+                                                    isUnavailable: { $0 is Unavailable }) {
             if attempts.add(1, ordering: .relaxed).newValue < 3 { throw Unavailable() }
             return 42
         }
@@ -71,11 +73,16 @@ struct BackoffTests {
 
     @Test("untilAvailable ends with CancellationError when its task is cancelled")
     func untilAvailableCancelled() async {
+        let attempts = Atomic<Int>(0)
         let task = Task {
-            try await Retry.untilAvailable(every: .seconds(3600), logger: Logger(label: "t", level: .critical), warning: "w") { () async throws -> Int in
+            try await Retry.untilAvailable(every: .seconds(3600), logger: Logger(label: "t", level: .critical), warning: "w",
+                                           isUnavailable: { _ in true }) { () async throws -> Int in
+                attempts.add(1, ordering: .relaxed)
                 throw Unavailable()
             }
         }
+        // Cancelled while it waits for the next attempt: the wait ends at once.
+        while attempts.load(ordering: .relaxed) == 0 { await Task.yield() }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
     }

@@ -11,7 +11,7 @@ struct ThreadsOfTheirOwnTests {
     @Test("more blocking calls than the machine has cores leave Swift's pool free: a job on it runs while they all wait")
     func blockingCallsLeaveThePoolFree() async throws {
         let count = 64
-        let gate = Gate()
+        let gate = Hold()
         let calls = (0..<count).map { _ in
             Task {
                 try await BlockingCall.run { () -> Bool in
@@ -33,7 +33,7 @@ struct ThreadsOfTheirOwnTests {
         #expect(released == count, "\(count - released) calls were released only by their timeout")
     }
 
-    private final class Gate: Sendable {
+    private final class Hold: Sendable {
         let release = DispatchSemaphore(value: 0)
         let waiting = Atomic<Int>(0)
     }

@@ -26,7 +26,7 @@ struct DevIDPThreadTests {
         let threads = ProcessInfo.processInfo.activeProcessorCount
         // Driven from a thread of its own: the test's own task would wait for the pool it holds.
         let (held, status) = try await BlockingCall.run { () -> (Int, Int?) in
-            let gate = Gate()
+            let gate = Hold()
             defer { for _ in 0..<threads { gate.release.signal() } }
             for _ in 0..<threads {
                 Task.detached {
@@ -44,7 +44,7 @@ struct DevIDPThreadTests {
         #expect(status == 200, "dev-idp did not answer while the pool was held")
     }
 
-    private final class Gate: Sendable {
+    private final class Hold: Sendable {
         let release = DispatchSemaphore(value: 0)
         let held = Atomic<Int>(0)
     }

@@ -25,8 +25,8 @@ struct MemberHandlers: Sendable {
     /// token-issuer, which starts the device's session and answers the caller.
     func login(_ request: MemberLoginRequest) async throws -> Hop<TokenPair> {
         try Self.validate(request.identity)
-        guard (1...255).contains(request.deviceId.utf8.count) else {
-            throw ServiceFailure.invalidRequest("deviceId must be 1 to 255 bytes.")
+        guard (1...FieldLimits.deviceId).contains(request.deviceId.utf8.count) else {
+            throw ServiceFailure.invalidRequest("deviceId must be 1 to \(FieldLimits.deviceId) bytes.")
         }
         // Used up first: whatever the rest of the login comes to, the nonce is spent.
         if let nonce = request.nonce { try await use(nonce) }
@@ -140,7 +140,7 @@ struct MemberHandlers: Sendable {
 
     static func validate(_ identity: VerifiedIdentity) throws(ServiceFailure) {
         guard !identity.subject.isEmpty, identity.subject.utf8.count <= FieldLimits.subject else {
-            throw .invalidRequest("The identity's subject must be 1 to 255 bytes.")
+            throw .invalidRequest("The identity's subject must be 1 to \(FieldLimits.subject) bytes.")
         }
         guard !identity.subject.unicodeScalars.contains(where: \.isControlCharacter) else {
             throw .invalidRequest("The identity's subject must not contain control characters.")
@@ -160,7 +160,7 @@ struct MemberHandlers: Sendable {
 
     static func validate(_ notification: AppleNotification) throws(ServiceFailure) {
         guard !notification.subject.isEmpty, notification.subject.utf8.count <= FieldLimits.subject else {
-            throw .invalidRequest("The notification's subject must be 1 to 255 bytes.")
+            throw .invalidRequest("The notification's subject must be 1 to \(FieldLimits.subject) bytes.")
         }
         guard !notification.type.isEmpty, notification.type.utf8.count <= 64 else {
             throw .invalidRequest("The notification's type must be 1 to 64 bytes.")

@@ -73,8 +73,8 @@ struct VerifierHandlers: Sendable {
     }
 
     static func checkDeviceId(_ deviceId: String) throws(ServiceFailure) {
-        guard (1...255).contains(deviceId.utf8.count), !deviceId.unicodeScalars.contains(where: \.isControlCharacter) else {
-            throw ServiceFailure.invalidRequest("deviceId must be 1 to 255 bytes without control characters.")
+        guard (1...FieldLimits.deviceId).contains(deviceId.utf8.count), !deviceId.unicodeScalars.contains(where: \.isControlCharacter) else {
+            throw ServiceFailure.invalidRequest("deviceId must be 1 to \(FieldLimits.deviceId) bytes without control characters.")
         }
     }
 
