@@ -44,6 +44,9 @@ struct DocumentLinkTests {
     func relativeLinks() throws {
         let pattern = try NSRegularExpression(pattern: #"\]\(([^)\s]+)\)"#)
         var checked = 0
+        // Each target's anchors, read once: parsed anew for every link, they held Swift's cooperative
+        // threads for seconds while the other suites started.
+        var anchors: [URL: Set<String>] = [:]
         for document in try Self.documents() {
             let url = DeployFiles.root.appendingPathComponent(document)
             guard let text = try? String(contentsOf: url, encoding: .utf8) else {
@@ -61,8 +64,10 @@ struct DocumentLinkTests {
                     continue
                 }
                 if parts.count == 2, target.pathExtension == "md" {
-                    let headings = Self.headings(try String(contentsOf: target, encoding: .utf8)).map(Self.anchor)
-                    #expect(headings.contains(parts[1]), "\(document): no heading #\(parts[1]) in \(parts[0].isEmpty ? document : parts[0])")
+                    if anchors[target] == nil {
+                        anchors[target] = Set(Self.headings(try String(contentsOf: target, encoding: .utf8)).map(Self.anchor))
+                    }
+                    #expect(anchors[target]?.contains(parts[1]) == true, "\(document): no heading #\(parts[1]) in \(parts[0].isEmpty ? document : parts[0])")
                 }
             }
         }

@@ -2,6 +2,7 @@ import Foundation
 import Messaging
 import NATS
 import Runtime
+import Synchronization
 
 /// The NATS identities the tests connect with. The test command makes their seeds
 /// (`nats-auth seeds`, plus an unrestricted `tests.nk` for the tests' own inspecting connections)
@@ -49,8 +50,17 @@ public enum TestIdentities {
 
     private static func credentials(file: String) -> NATSConnection.NKeyCredentials? {
         guard let directory else { return nil }
-        return try? seed("\(directory)/\(file)")
+        let path = "\(directory)/\(file)"
+        if let known = read.withLock({ $0[path] }) { return known }
+        // Read once per process: every test connection asks, and ~500 suites starting at once made the
+        // reads (a file, base32, a key) hold Swift's cooperative threads for seconds.
+        let credentials = try? seed(path)
+        read.withLock { $0[path] = credentials }
+        return credentials
     }
+
+    /// The credentials read so far, by seed file.
+    private static let read = Mutex<[String: NATSConnection.NKeyCredentials?]>([:])
 
     /// The key of a seed file, read as a service reads its `NATS_NKEY_SEED_FILE`.
     private static func seed(_ path: String) throws -> NATSConnection.NKeyCredentials? {

@@ -1,3 +1,4 @@
+import Collections
 import Foundation
 import Synchronization
 
@@ -71,7 +72,7 @@ public final class TestNATSCluster: Sendable {
             processes.killAll()
             try? FileManager.default.removeItem(at: folder)
         }
-        for index in nodes.indices { try cluster.launch(index) }
+        for index in nodes.indices { try await cluster.launch(index) }
         for index in nodes.indices { try await cluster.waitReady(index) }
         return cluster
     }
@@ -83,7 +84,7 @@ public final class TestNATSCluster: Sendable {
 
     /// Starts node `index` again with its configuration and store, and waits until it has caught up.
     public func restart(_ index: Int) async throws {
-        try launch(index)
+        try await launch(index)
         try await waitReady(index)
     }
 
@@ -109,7 +110,7 @@ public final class TestNATSCluster: Sendable {
         return nil
     }
 
-    private func launch(_ index: Int) throws {
+    private func launch(_ index: Int) async throws {
         let candidates = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"]
         guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw TestStackError("nats-server is not installed (deploy/local/test installs it)")
@@ -120,7 +121,9 @@ public final class TestNATSCluster: Sendable {
         process.arguments = ["-c", nodes[index].configuration.path, "-l", log(index).path]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        // On a thread of its own: Process.run() closes every descriptor the child could inherit (a loop to
+        // the descriptor limit), which held Swift's cooperative threads for seconds beside the other suites.
+        try await BlockingCall.run { try process.run() }
         processes.set(index, process)
     }
 

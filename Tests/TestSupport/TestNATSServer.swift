@@ -1,3 +1,4 @@
+import Collections
 import Foundation
 import Synchronization
 
@@ -39,7 +40,9 @@ public final class TestNATSServer: Sendable {
         }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        // On a thread of its own: Process.run() closes every descriptor the child could inherit, and ~500
+        // suites starting at once held Swift's cooperative threads for seconds in it.
+        try await BlockingCall.run { try process.run() }
         let pid = process.processIdentifier
         AtExit.register("nats-server \(pid)") {
             kill(pid, SIGKILL)
