@@ -42,15 +42,7 @@ public final class Gate: Sendable {
     /// Returns once the gate is open, cancelled or not (what a close waits for must have happened).
     public func opened() async {
         if isOpen { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumeNow = state.withLock { state -> Bool in
-                guard !state.open else { return true }
-                state.nextWaiter += 1
-                state.waiters[state.nextWaiter] = continuation
-                return false
-            }
-            if resumeNow { continuation.resume() }
-        }
+        await park(newWaiter(), cancellable: false)
     }
 
     /// Waits until the gate opens (true), or until `timeout` has passed or the task is cancelled (false,
@@ -71,22 +63,32 @@ public final class Gate: Sendable {
 
     /// Waits until the gate opens (true), or until the task is cancelled (false).
     private func openedUnlessCancelled() async -> Bool {
-        let id = state.withLock { state -> UInt64 in
-            state.nextWaiter += 1
-            return state.nextWaiter
-        }
+        let id = newWaiter()
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    if state.open || Task.isCancelled { return true }
-                    state.waiters[id] = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
+            await park(id, cancellable: true)
         } onCancel: {
             state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
         return isOpen
+    }
+
+    private func newWaiter() -> UInt64 {
+        state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+    }
+
+    /// Waits as waiter `id` until the gate opens; with `cancellable`, not at all once the task is cancelled
+    /// (its cancellation handler resumes a waiter registered before).
+    private func park(_ id: UInt64, cancellable: Bool) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state -> Bool in
+                if state.open || cancellable && Task.isCancelled { return true }
+                state.waiters[id] = continuation
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
     }
 }

@@ -1,4 +1,5 @@
 import CNats
+import Collections
 import Foundation
 
 /// A message read from a stream by ``JetStream/follow(stream:subject:since:)``; followers do not acknowledge.
@@ -43,7 +44,7 @@ extension JetStream {
         // Clamped to 1970 and 2262 (Int64 nanoseconds); the server takes 0 as "no start time", hence at least 1 s.
         let startSeconds = Int64(min(max(since.timeIntervalSince1970.rounded(.down), 1), 9e9))
         let startNanoseconds = startSeconds * 1_000_000_000
-        return try await connection.runBlocking {
+        return try await BlockingCall.run {
             let caughtUpAt = try Self.lastSequence(connection.handle.jetStream, stream: stream, subject: subject,
                                                    notBefore: startNanoseconds)
             let startSequence = try Self.startSequence(connection.handle.jetStream, stream: stream, subject: subject,

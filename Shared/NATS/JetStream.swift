@@ -1,4 +1,5 @@
 import CNats
+import Collections
 import Foundation
 import JSON
 
@@ -32,7 +33,7 @@ public struct JetStream: Sendable {
         for subject in subjects { try Subject.validate(subject, wildcards: true) }
         guard (1...5).contains(replicas) else { throw NATSError(code: .invalidArgument, detail: "stream replicas \(replicas) is not in 1...5") }
         let handle = connection.handle
-        return try await connection.runBlocking {
+        return try await BlockingCall.run {
             // Looked up first: an existing stream is never re-created with settings that may not even fit the cluster.
             if let outcome = try Self.reconcileStream(handle, name: name, subjects: subjects, maxAge: maxAge, replicas: replicas) {
                 return outcome
@@ -117,7 +118,7 @@ public struct JetStream: Sendable {
     public func deleteStream(name: String) async throws {
         try Subject.validateName(name, kind: "stream name")
         let handle = connection.handle
-        try await connection.runBlocking {
+        try await BlockingCall.run {
             var errorCode = jsErrCode(0)
             let status = js_DeleteStream(handle.jetStream, name, nil, &errorCode)
             guard errorCode != JSStreamNotFoundErr, status != NATS_NOT_FOUND else { return }

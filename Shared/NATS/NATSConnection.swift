@@ -79,7 +79,7 @@ public final class NATSConnection: Sendable {
     public func flush(timeout: Duration) async throws {
         let handle = handle
         let milliseconds = max(1, timeout.milliseconds)
-        try await runBlocking {
+        try await BlockingCall.run {
             try check(natsConnection_FlushTimeout(handle.connection, milliseconds), "flush")
         }
     }
@@ -135,10 +135,5 @@ public final class NATSConnection: Sendable {
                 try check(natsConnection_PublishMsg(connection, message), "publish to '\(subject)'")
             }
         }
-    }
-
-    /// Runs a blocking cnats call on a thread of its own and resumes the caller with its result.
-    func runBlocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await BlockingCall.run(body)
     }
 }

@@ -22,13 +22,7 @@ public struct Backoff: Sendable, Equatable {
     /// The wait before attempt `failures + 1`, without jitter: `first × 2^(failures − 1)`, at most `cap`
     /// (`first` for `failures` of 1 or less).
     public func ceiling(afterFailures failures: Int) -> Duration {
-        var wait = first
-        var doublings = max(failures - 1, 0)
-        while doublings > 0, wait < cap {
-            wait = wait * 2
-            doublings -= 1
-        }
-        return min(wait, cap)
+        min(first * (1 << min(max(failures - 1, 0), doublingsToCap)), cap)
     }
 
     /// How many doublings take `first` to `cap` (more change nothing): a bound for an exponent
@@ -47,7 +41,7 @@ public struct Backoff: Sendable, Equatable {
     public func delay(afterFailures failures: Int,
                       draw: (ClosedRange<Double>) -> Double = { Double.random(in: $0) }) -> Duration {
         let ceiling = ceiling(afterFailures: failures)
-        if jitter == 1...1 { return ceiling }
-        return ceiling * (jitter.lowerBound == jitter.upperBound ? jitter.lowerBound : draw(jitter))
+        guard jitter.lowerBound < jitter.upperBound else { return jitter.lowerBound == 1 ? ceiling : ceiling * jitter.lowerBound }
+        return ceiling * draw(jitter)
     }
 }

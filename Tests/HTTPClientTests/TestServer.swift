@@ -1,3 +1,4 @@
+import Collections
 import Foundation
 import Synchronization
 
@@ -35,21 +36,17 @@ final class TestServer: Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Reading the port blocks, so it happens on a thread of its own, not on a cooperative thread.
-        let line: String = try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                var bytes: [UInt8] = []
-                let handle = output.fileHandleForReading
-                while let byte = try? handle.read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") {
-                    bytes.append(first)
-                }
-                if bytes.isEmpty {
-                    continuation.resume(throwing: TestServerError(message: "python3 test server did not start"))
-                } else {
-                    continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
-                }
-            }.start()
+        // Spawning (Process.run closes every descriptor up to the limit) and reading the port block, so
+        // both happen on a thread of their own, not on a cooperative thread.
+        let line = try await BlockingCall.run { () throws -> String in
+            try process.run()
+            var bytes: [UInt8] = []
+            let handle = output.fileHandleForReading
+            while let byte = try? handle.read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") {
+                bytes.append(first)
+            }
+            guard !bytes.isEmpty else { throw TestServerError(message: "python3 test server did not start") }
+            return String(decoding: bytes, as: UTF8.self)
         }
         guard let port = Int(line) else { throw TestServerError(message: "python3 test server printed \(line)") }
         return TestServer(port: port, process: process, input: input)
