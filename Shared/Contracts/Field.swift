@@ -14,6 +14,12 @@ public enum Field {
         }
     }
 
+    /// A device identifier: required, at most ``FieldLimits/deviceId`` bytes, no control characters. The
+    /// gateway checks it, and so does every service that keeps or compares one, trusting no caller.
+    public static func deviceId(_ value: String) throws(ServiceFailure) {
+        try required(value, "deviceId", maxBytes: FieldLimits.deviceId)
+    }
+
     /// An optional string: when present, not blank and at most `maxBytes` UTF-8 bytes.
     public static func optional(_ value: String?, _ name: String, maxBytes: Int) throws(ServiceFailure) {
         if let value { try required(value, name, maxBytes: maxBytes) }

@@ -25,3 +25,33 @@ struct IssuerInputTests {
         #expect(issued.memberId == login.memberId)
     }
 }
+
+/// A device ID the gateway refuses (blank, control characters) is refused by each service it reaches when
+/// sent past the gateway, and the login starts nothing.
+@Suite("Device IDs, sent past the gateway")
+struct DeviceIdInputTests {
+    @Test("the verifier's login and the issuer refuse a blank device ID or one with control characters", arguments: ["   ", "dev\nice", "\u{1b}[2J"])
+    func refused(deviceId: String) async throws {
+        let stack = try await TestStack.shared.running()
+        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let issued = try await stack.callResult(Endpoints.issueTokens,
+                                                IssueTokensRequest(memberId: login.memberId, deviceId: deviceId, provider: .google))
+        guard case .failure(let issuerFailure) = issued else {
+            Issue.record("the issuer started a session for device ID \(String(reflecting: deviceId))")
+            return
+        }
+        #expect(issuerFailure.code == .invalidRequest, "\(issuerFailure)")
+        let subject = RunningStack.uniqueSubject()
+        let token = try await stack.idToken("google", sub: subject)
+        let verified = try await stack.callResult(Endpoints.login,
+                                                  LoginRequest(verify: VerifyRequest(provider: .google, token: token), deviceId: deviceId))
+        guard case .failure(let loginFailure) = verified else {
+            Issue.record("a login with device ID \(String(reflecting: deviceId)) went through")
+            return
+        }
+        #expect(loginFailure.code == .invalidRequest, "\(loginFailure)")
+        // Refused before anything was made: the same token then logs in as a new member.
+        let again = try await stack.call(Endpoints.login, LoginRequest(verify: VerifyRequest(provider: .google, token: token), deviceId: "device"))
+        #expect(again.isExistingMember == false)
+    }
+}

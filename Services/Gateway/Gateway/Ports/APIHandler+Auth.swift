@@ -17,7 +17,7 @@ extension APIHandler {
     /// Rate-limited like a login (every `/api/auth/` path is).
     func nonce(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {
         let body = try RequestBody.decode(NonceBody.self, from: context.request)
-        try Field.required(body.deviceId, "deviceId", maxBytes: FieldLimits.deviceId)
+        try Field.deviceId(body.deviceId)
         // Nothing is stored, so a lost reply may be asked again.
         let issued = try await services().call(Endpoints.issueNonce, NonceRequest(deviceId: body.deviceId),
                                                timeout: configuration.serviceTimeout, retries: 1)
@@ -60,7 +60,7 @@ extension APIHandler {
     /// though the app replayed nothing; the app gets 504 `TIMEOUT` and signs in again with a new nonce.
     private func login(_ fields: ProviderLogin, deviceId: String, timezone: String?,
                        locale: String?) async throws(ServiceFailure) -> HTTPResponse {
-        try Field.required(deviceId, "deviceId", maxBytes: FieldLimits.deviceId)
+        try Field.deviceId(deviceId)
         try Field.optional(timezone, "timezone", maxBytes: FieldLimits.timezone)
         try Field.optional(locale, "locale", maxBytes: FieldLimits.locale)
         let tokens = try await services().call(

@@ -25,9 +25,7 @@ struct MemberHandlers: Sendable {
     /// token-issuer, which starts the device's session and answers the caller.
     func login(_ request: MemberLoginRequest) async throws -> Hop<TokenPair> {
         try Self.validate(request.identity)
-        guard (1...FieldLimits.deviceId).contains(request.deviceId.utf8.count) else {
-            throw ServiceFailure.invalidRequest("deviceId must be 1 to \(FieldLimits.deviceId) bytes.")
-        }
+        try Field.deviceId(request.deviceId)
         // Used up first: whatever the rest of the login comes to, the nonce is spent.
         if let nonce = request.nonce { try await use(nonce) }
         var request = request

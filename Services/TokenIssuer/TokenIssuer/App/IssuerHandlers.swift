@@ -19,9 +19,7 @@ struct IssuerHandlers: Sendable {
 
     func issue(_ request: IssueTokensRequest) async throws -> TokenPair {
         guard request.memberId > 0 else { throw ServiceFailure.invalidRequest("memberId must be positive.") }
-        guard (1...FieldLimits.deviceId).contains(request.deviceId.utf8.count) else {
-            throw ServiceFailure.invalidRequest("deviceId must be 1 to \(FieldLimits.deviceId) bytes.")
-        }
+        try Field.deviceId(request.deviceId)
         // The provider's sign-in (its ID token's iat), never later than now: the session keeps it as every
         // token's auth_time, so a provider token replayed ten minutes on makes no recent sign-in.
         let now = Int64(Date().timeIntervalSince1970)

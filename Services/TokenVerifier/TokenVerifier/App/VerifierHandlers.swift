@@ -15,7 +15,7 @@ struct VerifierHandlers: Sendable {
 
     /// A server nonce for the device: nothing is stored.
     func issueNonce(_ request: NonceRequest) throws(ServiceFailure) -> IssuedNonce {
-        try Self.checkDeviceId(request.deviceId)
+        try Field.deviceId(request.deviceId)
         return IssuedNonce(nonce: nonces.issue(deviceId: request.deviceId, now: Int64(Date().timeIntervalSince1970)),
                            expiresIn: Int(ServerNonce.lifetime))
     }
@@ -33,6 +33,7 @@ struct VerifierHandlers: Sendable {
     /// claim must match (the provider's verifier checks that); the member-service records it used first.
     func login(_ request: LoginRequest) async throws(ServiceFailure) -> Hop<TokenPair> {
         if let key = request.attemptKey { try LoginRequest.checkAttemptKey(key) }
+        try Field.deviceId(request.deviceId)
         let nonce = try serverNonce(request.verify, deviceId: request.deviceId)
         let identity = try await verify(request.verify)
         return try .forward(to: Endpoints.memberLogin,
@@ -44,6 +45,7 @@ struct VerifierHandlers: Sendable {
     /// Proves the provider token of the identity to link, then hands it, with the Bearer's access token, to
     /// the member-service, which checks that token.
     func link(_ request: LinkRequest) async throws(ServiceFailure) -> Hop<MemberProfile> {
+        if let deviceId = request.deviceId { try Field.deviceId(deviceId) }
         let nonce = try serverNonce(request.verify, deviceId: request.deviceId)
         let identity = try await verify(request.verify)
         return try .forward(to: Endpoints.memberLinkIdentity,
@@ -69,12 +71,6 @@ struct VerifierHandlers: Sendable {
         case .unknown:
             throw ServiceFailure(.invalidProviderToken, "The nonce is not one this server issued for this device: ask for a new one.",
                                  reason: NonceRefusal.unknown)
-        }
-    }
-
-    static func checkDeviceId(_ deviceId: String) throws(ServiceFailure) {
-        guard (1...FieldLimits.deviceId).contains(deviceId.utf8.count), !deviceId.unicodeScalars.contains(where: \.isControlCharacter) else {
-            throw ServiceFailure.invalidRequest("deviceId must be 1 to \(FieldLimits.deviceId) bytes without control characters.")
         }
     }
 
