@@ -99,9 +99,11 @@ let package = Package(
             tests("HTTPServerTests", ["HTTPServer", "HTTPTesting", "Collections", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "Collections", "Logging"]),
             tests("IntegrationTests", ["Authentication", "TestSupport", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "HTTPServer", "Logging", "DevIDP", "TokenVerifier", "Runtime", "Collections"]),
-            tests("GatewayTests", ["Gateway", "Contracts", "JSON", "JOSE", "Crypto", "HTTPServer", "Logging", "Messaging", "Metrics", "Authentication", "Collections"]),
-            tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Contracts", "Crypto", "Logging", "Runtime", "Collections"]),
-            tests("MemberServiceTests", ["MemberService", "TestSupport", "Postgres", "Contracts", "JSON", "Runtime", "Authentication", "Crypto", "JOSE"]),
+            // Services stood in for in process, behind ServiceCalling: the unit tests of the gateway and the use cases.
+            .target(name: "ServiceStubs", dependencies: ["Contracts", "Logging", "Messaging"], path: "Tests/ServiceStubs", swiftSettings: swiftSettings),
+            tests("GatewayTests", ["ServiceStubs", "Gateway", "Contracts", "JSON", "JOSE", "Crypto", "HTTPServer", "Logging", "Metrics", "Authentication", "Collections"]),
+            tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Contracts", "Crypto", "Logging", "Runtime", "Collections", "Authentication", "JOSE"]),
+            tests("MemberServiceTests", ["MemberService", "TestSupport", "ServiceStubs", "Postgres", "Contracts", "JSON", "Runtime", "Authentication", "Crypto", "JOSE", "Logging", "Messaging"]),
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging", "TestVectors", "HTTPTesting", "Collections"]),
             // The app-side client: Foundation only, so it builds for iOS, macOS and Linux.
             .target(name: "SocialLoginClient", path: "Client/SocialLoginClient", swiftSettings: swiftSettings),

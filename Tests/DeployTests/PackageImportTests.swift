@@ -68,6 +68,78 @@ struct PackageImportTests {
         #expect(problems.isEmpty, Comment(rawValue: "\n" + problems.joined(separator: "\n")))
     }
 
+    @Test("a service's Domain and App files name no type its Adapters declare: they hold the ports' protocols")
+    func appHoldsPortsNotAdapters() throws {
+        var problems: [String] = []
+        var adapterTypes = 0
+        for service in try FileManager.default.contentsOfDirectory(atPath: DeployFiles.root.appendingPathComponent("Services").path) {
+            let library = DeployFiles.root.appendingPathComponent("Services/\(service)/\(service)")
+            let declared = try Self.swiftFiles(in: library.appendingPathComponent("Adapters"))
+                .reduce(into: Set<String>()) { $0.formUnion(Self.declaredTypes(in: $1.text)) }
+            adapterTypes += declared.count
+            for layer in ["Domain", "App"] {
+                for file in try Self.swiftFiles(in: library.appendingPathComponent(layer)) {
+                    let named = Self.identifiers(in: Self.code(of: file.text))
+                    for type in declared.intersection(named).sorted() {
+                        problems.append("\(service)/\(layer)/\(file.name) names \(type), an adapter: hold a protocol of its own instead")
+                    }
+                }
+            }
+        }
+        #expect(adapterTypes > 10, "no adapter types found under Services/")
+        #expect(problems.isEmpty, Comment(rawValue: "\n" + problems.joined(separator: "\n")))
+    }
+
+    @Test("the adapter check reads declarations and names in code, not in comments")
+    func adapterCheckReading() {
+        let adapter = """
+            struct MemberStore: MemberRepository {
+                struct Row {}
+            }
+            final actor SigningKeys {}
+            extension NaverVerifier: NaverTokenEndpoint {}
+            """
+        #expect(Self.declaredTypes(in: adapter) == ["MemberStore", "SigningKeys"])
+        let app = """
+            /// Calls the ``MemberStore`` in the service.
+            let members: any MemberRepository  // not a MemberStore
+            let keys: SigningKeys?
+            """
+        #expect(Self.identifiers(in: Self.code(of: app)).intersection(["MemberStore", "SigningKeys"]) == ["SigningKeys"])
+    }
+
+    /// The Swift files directly in `folder`, with their text; none when there is no such folder.
+    private static func swiftFiles(in folder: URL) throws -> [(name: String, text: String)] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
+        return try names.filter { $0.hasSuffix(".swift") }.sorted().map {
+            ($0, try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8))
+        }
+    }
+
+    /// The names of the types `text` declares at its top level (not nested, not extended).
+    private static func declaredTypes(in text: String) -> Set<String> {
+        let modifiers: Set<Substring> = ["public", "package", "internal", "fileprivate", "private", "final"]
+        let kinds: Set<Substring> = ["struct", "class", "actor", "enum", "protocol", "typealias"]
+        var names: Set<String> = []
+        for line in text.split(separator: "\n") where !(line.first?.isWhitespace ?? true) {
+            let words = line.split(whereSeparator: { $0 == " " || $0 == ":" || $0 == "<" || $0 == "{" }).drop { modifiers.contains($0) }
+            if let kind = words.first, kinds.contains(kind), let name = words.dropFirst().first { names.insert(String(name)) }
+        }
+        return names
+    }
+
+    /// `text` without its comments (from `//` to the end of a line): a doc comment may name an adapter.
+    private static func code(of text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { line in line.range(of: "//").map { String(line[..<$0.lowerBound]) } ?? String(line) }
+            .joined(separator: "\n")
+    }
+
+    /// The identifiers `text` uses.
+    private static func identifiers(in text: String) -> Set<String> {
+        Set(text.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init))
+    }
+
     @Test("the import reader sees every spelling of an import, and nothing else")
     func importLines() {
         let text = """

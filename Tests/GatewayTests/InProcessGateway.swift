@@ -6,6 +6,7 @@ import JOSE
 import JSON
 import Logging
 import Metrics
+import ServiceStubs
 import Testing
 @testable import Gateway
 

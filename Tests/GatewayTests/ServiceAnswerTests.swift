@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import ServiceStubs
 import Testing
 @testable import Gateway
 

@@ -14,9 +14,9 @@ struct MemberDeletionStoreTests {
         let fixture = try await Self.fixture.value
         let google = MemberStoreFixture.identity(sealed: "sealed-google")
         let member = try await fixture.login(google).memberId
-        _ = try await fixture.store.link(LinkIdentityRequest(memberId: member, accessToken: "store-test", identity: MemberStoreFixture.identity(.kakao)))
+        _ = try await fixture.link(LinkIdentityRequest(memberId: member, accessToken: "store-test", identity: MemberStoreFixture.identity(.kakao)))
         #expect(try await fixture.store.delete(memberId: member, reason: "requested"))
-        #expect(try await fixture.store.profile(memberId: member) == nil)
+        #expect(try await fixture.store.member(member)?.profile == nil)
         #expect(try await fixture.database.query("SELECT 1 FROM member.identities WHERE member_id = \(member)").isEmpty)
         let data = try #require(try await fixture.database.query("""
             SELECT convert_from(data, 'UTF8') AS data FROM member.outbox
@@ -33,7 +33,7 @@ struct MemberDeletionStoreTests {
         let fixture = try await Self.fixture.value
         let apple = MemberStoreFixture.identity(.apple)
         let member = try await fixture.login(apple).memberId
-        _ = try await fixture.store.link(LinkIdentityRequest(memberId: member, accessToken: "store-test", identity: MemberStoreFixture.identity()))
+        _ = try await fixture.link(LinkIdentityRequest(memberId: member, accessToken: "store-test", identity: MemberStoreFixture.identity()))
         let notification = AppleNotification(type: "consent-revoked", subject: apple.subject, eventTime: Date().addingTimeInterval(5),
                                              jti: UUID().uuidString, issuedAt: Date())
         let first = try await fixture.store.handle(notification)
@@ -53,7 +53,7 @@ struct MemberDeletionStoreTests {
         let outcome = try await fixture.store.handle(AppleNotification(
             type: "account-delete", subject: apple.subject, eventTime: Date().addingTimeInterval(5), jti: UUID().uuidString, issuedAt: Date()))
         #expect(outcome == AppleNotificationOutcome(memberId: member, identityEnded: true, memberDeleted: true))
-        #expect(try await fixture.store.profile(memberId: member) == nil)
+        #expect(try await fixture.store.member(member)?.profile == nil)
         let grants = try await fixture.database.query("""
             SELECT convert_from(data, 'UTF8')::jsonb -> 'grants' AS grants FROM member.outbox
              WHERE event_type = 'member.deleted' AND convert_from(data, 'UTF8')::jsonb ->> 'memberId' = \(String(member))

@@ -75,7 +75,7 @@ struct MemberLoginStoreTests {
         let google = MemberStoreFixture.identity(email: "google@example.com", verified: true)
         let member = try await fixture.login(google).memberId
         var kakao = MemberStoreFixture.identity(.kakao, email: "kakao@example.com", verified: true)
-        _ = try await fixture.store.link(LinkIdentityRequest(memberId: member, accessToken: "store-test", identity: kakao))
+        _ = try await fixture.link(LinkIdentityRequest(memberId: member, accessToken: "store-test", identity: kakao))
         kakao.email = "kakao-new@example.com"
         _ = try await fixture.login(kakao)
         let profile = try await fixture.profile(member)

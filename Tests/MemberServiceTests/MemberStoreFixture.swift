@@ -31,7 +31,14 @@ struct MemberStoreFixture: Sendable {
     }
 
     func profile(_ memberId: Int64) async throws -> MemberProfile {
-        try #require(try await store.profile(memberId: memberId))
+        try #require(try await store.member(memberId)).profile
+    }
+
+    /// Links the identity of `request`, then answers the member's profile, as the link endpoint does.
+    @discardableResult
+    func link(_ request: LinkIdentityRequest) async throws -> MemberProfile {
+        try await store.link(request)
+        return try await profile(request.memberId)
     }
 
     /// The member's events waiting in the outbox, oldest first.

@@ -62,7 +62,9 @@ public struct GatewayServer: Service {
             let client = ServiceClient(connection: nats, logger: logger, metrics: metrics, sealing: try ReplySeal())
             handler.client = client
             logger.info("gateway connected to NATS")
-            let following = Task { await handler.accessTokens.follower.follow(client, timeout: configuration.serviceTimeout) }
+            let follower = EndedSessionsFollower(sessions: handler.accessTokens.endedSessions, caughtUp: handler.accessTokens.caughtUp,
+                                                 logger: logger)
+            let following = Task { await follower.follow(client, timeout: configuration.serviceTimeout) }
             // Until cancelled: the gateway is ready for Bearer requests before the first one, not at it.
             await handler.accessTokens.keys.follow(client: client, timeout: configuration.serviceTimeout)
             following.cancel()

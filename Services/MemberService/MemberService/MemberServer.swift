@@ -52,7 +52,8 @@ public struct MemberServer: Service {
             let snapshot = try await keys.snapshot(for: kid, client: issuer, timeout: timeout)
             return MemberProof.TrustedKeys(set: snapshot.set, issuer: snapshot.issuer, audience: snapshot.audience)
         }
-        let members = MemberHandlers(store: MemberStore(database: database, outbox: outbox.wakeup), proof: proof, issuer: issuer,
+        let store = MemberStore(database: database, outbox: outbox.wakeup)
+        let members = MemberHandlers(members: store, proof: proof, issuer: issuer,
                                      issuerTimeout: timeout, recentSignIn: RecentSignIn(window: configuration.reauthenticationWindow),
                                      logger: logger)
         let queue = QueueGroups.memberService
@@ -78,7 +79,6 @@ public struct MemberServer: Service {
         let events = EventStreamServices(connection: nats, settings: configuration.events, services: [outbox], logger: logger)
         let followKeys = ClosureService { await keys.follow(client: issuer, timeout: timeout) }
         // Used server nonces are kept until they expire (10 minutes), then forgotten.
-        let store = members.store
         let sweepNonces = ClosureService {
             while !Task.isCancelled {
                 do { _ = try await store.forgetExpiredNonces() } catch { logger.warning("could not forget expired nonces", ["error": "\(error)"]) }

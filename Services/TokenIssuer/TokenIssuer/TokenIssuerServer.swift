@@ -63,7 +63,7 @@ public struct TokenIssuerServer: Service {
         let proof = MemberProof(leeway: configuration.clockSkew) { [configuration] _ in
             MemberProof.TrustedKeys(set: await keys.verificationKeys(), issuer: configuration.issuer, audience: configuration.audience)
         }
-        let handlers = IssuerHandlers(store: store, tokens: AccessTokens(keys: keys, configuration: configuration), keys: keys,
+        let handlers = IssuerHandlers(repository: store, tokens: AccessTokens(keys: keys, configuration: configuration), keys: keys,
                                       outbox: outbox.wakeup, successorSecret: secret, configuration: configuration, proof: proof,
                                       logger: logger)
         var events: [any Service] = [outbox]

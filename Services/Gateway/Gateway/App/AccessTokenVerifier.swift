@@ -11,7 +11,8 @@ import Metrics
 /// Answers "whose is this access token?" for the gateway, from its parts, each with one job: the
 /// ``Gate`` (wait until the ended sessions are read), the ``VerifiedTokens`` cache, the
 /// ``AccessTokenCheck`` (signature and claims) against the ``IssuerKeys`` copy, and the ``EndedSessions``
-/// list, which the ``EndedSessionsFollower`` fills from `session.ended` and the issuer's list of ended sessions.
+/// list, which an adapter (`EndedSessionsFollower`, wired by `GatewayServer`) fills from `session.ended` and
+/// the issuer's list of ended sessions, opening ``caughtUp`` once it read that list.
 final class AccessTokenVerifier: Sendable {
     /// The issuer's keys, followed while the gateway is connected to NATS.
     let keys: IssuerKeys
@@ -19,8 +20,6 @@ final class AccessTokenVerifier: Sendable {
     let endedSessions: EndedSessions
     /// Opens once the issuer's ended sessions have been read.
     let caughtUp: Gate
-    /// Hears `session.ended`, reads the issuer's ended sessions into ``endedSessions`` and opens ``caughtUp``.
-    let follower: EndedSessionsFollower
     private let check: AccessTokenCheck
     private let verified: VerifiedTokens
     private let metrics: MetricsRegistry
@@ -32,7 +31,6 @@ final class AccessTokenVerifier: Sendable {
         self.endedSessions = EndedSessions(capacity: maxEndedSessions, leeway: leeway.components.seconds, logger: logger, metrics: metrics)
         self.verified = VerifiedTokens(capacity: maxCached)
         self.caughtUp = Gate()
-        self.follower = EndedSessionsFollower(sessions: endedSessions, caughtUp: caughtUp, logger: logger)
         self.metrics = metrics
         metrics.describeCounter("access_token_signature_checks_total",
                                 "Access-token signatures checked; tokens remembered as verified or as issued cost none.")

@@ -25,22 +25,22 @@ extension MemberStore {
             if let row = owner.first, try row.bool("linked_before") {
                 let memberId = try row.int("member_id")
                 outcome.memberId = memberId
-                switch notification.type {
-                case "consent-revoked", "account-delete":
+                switch AppleNotificationAction(type: notification.type) {
+                case .endIdentity:
                     (outcome.identityEnded, outcome.memberDeleted) = try await Self.endAppleIdentity(notification, memberId: memberId,
                                                                                                    on: connection)
-                case "email-disabled", "email-enabled":
+                case .setEmailDisabled(let disabled):
                     // Apple's notification is not one of the sources that vouch for an email: a new address is unverified.
                     _ = try await connection.query("""
                         UPDATE member.identities
-                           SET email_disabled = \(notification.type == "email-disabled"), email = COALESCE(\(notification.email), email),
+                           SET email_disabled = \(disabled), email = COALESCE(\(notification.email), email),
                                email_verified = CASE WHEN \(notification.email)::text IS NULL OR \(notification.email) = email
                                                      THEN email_verified ELSE FALSE END,
                                is_private_email = COALESCE(\(notification.isPrivateEmail), is_private_email)
                          WHERE provider = 'APPLE' AND provider_user_id = \(notification.subject)
                         """)
-                default:
-                    break  // A type Apple may add later: recorded, nothing to change.
+                case .none:
+                    break
                 }
             }
             _ = try await connection.query("""

@@ -4,7 +4,7 @@ import Postgres
 extension MemberStore {
     /// Links a verified identity to the member: idempotent when it is already the member's,
     /// `IDENTITY_IN_USE` when it is another member's or the member has another of that provider.
-    func link(_ request: LinkIdentityRequest) async throws -> MemberProfile {
+    func link(_ request: LinkIdentityRequest) async throws {
         let identity = request.identity
         let picture = identity.pictureUrl
         try await change { connection in
@@ -66,8 +66,6 @@ extension MemberStore {
             try await OutboxEvent(Events.identityLinked, IdentityLinked(memberId: request.memberId, provider: identity.provider))
                 .write(on: connection)
         }
-        guard let profile = try await profile(memberId: request.memberId) else { throw ServiceFailure.memberGone }
-        return profile
     }
 
     /// Unlinks the member's identity of `request.provider`; `NOT_FOUND` when there is none,

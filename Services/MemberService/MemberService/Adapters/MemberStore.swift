@@ -4,20 +4,17 @@ import Postgres
 import Persistence
 import Runtime
 
-/// Members and their linked identities in the `member` schema. Every change writes its events to
-/// the outbox in the same transaction and wakes the relay after commit.
-struct MemberStore: Sendable {
+/// Members and their linked identities in the `member` schema (``MemberRepository``). Every change writes its
+/// events to the outbox in the same transaction and wakes the relay after commit.
+struct MemberStore: MemberRepository {
     let database: PostgresClient
     let outbox: Wakeup
 
     /// Finds the member of `request.identity`, or creates one; exactly one concurrent caller creates.
     /// The login's events (`member.created`, `member.logged-in`, `member.updated`) go to the outbox in
-    /// the same call. A time zone or locale the app sent is kept only when it is one (``ProfileRules``):
-    /// a login is never refused over them. The identity's fields come cleaned (`MemberHandlers.cleaned`).
+    /// the same call. The request comes cleaned (``ProviderDetails``).
     func login(_ request: MemberLoginRequest) async throws -> MemberLoginReply {
         let identity = request.identity
-        let timezone = request.timezone.flatMap { ProfileRules.isKnownTimeZone($0) ? $0 : nil }
-        let locale = request.locale.flatMap(ProfileRules.loginLocale)
         let rows = try await retryingConflicts {
             try await database.query(
                 """
@@ -27,7 +24,7 @@ struct MemberStore: Sendable {
                     p_private_email => \(identity.isPrivateEmail), p_name => \(identity.name),
                     p_app_email => \(request.email), p_app_name => \(request.name),
                     p_sealed_credential => \(identity.sealedCredential),
-                    p_timezone => \(timezone), p_locale => \(locale), p_picture => \(identity.pictureUrl))
+                    p_timezone => \(request.timezone), p_locale => \(request.locale), p_picture => \(identity.pictureUrl))
                 """)
         }
         outbox.signal()
@@ -35,8 +32,8 @@ struct MemberStore: Sendable {
         return MemberLoginReply(memberId: try row.int("member_id"), isExistingMember: !(try row.bool("created")))
     }
 
-    /// The member's profile with its identities, or nil when there is no such member.
-    func profile(memberId: Int64) async throws -> MemberProfile? {
+    /// The member with its identities, or nil when there is no such member.
+    func member(_ memberId: Int64) async throws -> MemberRecord? {
         // One round trip: the member's columns repeat on each of its identity rows.
         let rows = try await database.query("""
             SELECT m.id, m.email, m.name, m.picture_url, m.timezone, m.locale, m.created_at, i.provider, i.email AS identity_email, i.email_verified, i.linked_at
@@ -46,21 +43,15 @@ struct MemberStore: Sendable {
              ORDER BY i.linked_at, i.provider
             """)
         guard let member = rows.first else { return nil }
-        let email = try member.optionalString("email")
         let identities = try rows.compactMap { row -> LinkedIdentity? in
             guard !row.isNull("provider"), let provider = Provider(rawValue: try row.string("provider")) else { return nil }
             return LinkedIdentity(provider: provider, email: try row.optionalString("identity_email"),
                                   emailVerified: try row.bool("email_verified"), linkedAt: try row.date("linked_at"))
         }
-        // The member's email is verified while a linked identity's provider vouches for that address.
-        let verified = email != nil && identities.contains { $0.email == email && $0.emailVerified }
-        return MemberProfile(memberId: try member.int("id"), email: email, emailVerified: verified,
-                             name: try member.optionalString("name"), pictureUrl: try member.optionalString("picture_url"),
-                             // Logins before the profile rules stored what apps sent: shown only when it is one now.
-                             timezone: try member.optionalString("timezone").flatMap { ProfileRules.isKnownTimeZone($0) ? $0 : nil },
-                             locale: try member.optionalString("locale").flatMap(ProfileRules.loginLocale),
-                             identities: identities,
-                             createdAt: try member.date("created_at"))
+        return MemberRecord(memberId: try member.int("id"), email: try member.optionalString("email"),
+                            name: try member.optionalString("name"), pictureUrl: try member.optionalString("picture_url"),
+                            timezone: try member.optionalString("timezone"), locale: try member.optionalString("locale"),
+                            identities: identities, createdAt: try member.date("created_at"))
     }
 
     /// Runs `body` in a transaction whose events the relay publishes after commit. Changes of one

@@ -5,13 +5,14 @@ import Logging
 import Messaging
 
 /// What member-service's endpoints do, one method per endpoint: check the proof the request carries and
-/// what the store cannot, call the store, log the change. `MemberServer` wires them to NATS.
+/// what the repository cannot, call the repository, log the change. `MemberServer` wires them to NATS.
 ///
 /// Nothing on the bus is trusted, the gateway least: a login's identity arrives only from the
 /// token-verifier (the one identity that may publish `auth.member.login`), and every request that acts on a
 /// member carries that member's access token, checked here (``MemberProof``).
 struct MemberHandlers: Sendable {
-    let store: MemberStore
+    /// The members and their identities (PostgreSQL's ``MemberStore`` in the service).
+    let members: any MemberRepository
     /// The check of the access token a member-scoped request carries.
     let proof: MemberProof
     /// The token-issuer: sessions to start, or to end after a deletion or unlink.
@@ -28,11 +29,8 @@ struct MemberHandlers: Sendable {
         try Field.deviceId(request.deviceId)
         // Used up first: whatever the rest of the login comes to, the nonce is spent.
         if let nonce = request.nonce { try await use(nonce) }
-        var request = request
-        request.identity = Self.cleaned(request.identity)
-        request.name = ProfileRules.providerName(request.name)
-        request.email = ProfileRules.providerEmail(request.email)
-        let member = try await store.login(request)
+        let request = ProviderDetails.cleaned(request)
+        let member = try await members.login(request)
         return try .forward(to: Endpoints.issueTokens,
                             IssueTokensRequest(memberId: member.memberId, deviceId: request.deviceId, provider: request.identity.provider,
                                                isExistingMember: member.isExistingMember, signedInAt: request.identity.signedInAt,
@@ -41,19 +39,19 @@ struct MemberHandlers: Sendable {
 
     func profile(_ request: MemberGetRequest) async throws -> MemberProfile {
         try await proof.claims(of: request.accessToken, memberId: request.memberId)
-        guard let profile = try await store.profile(memberId: request.memberId) else {
+        guard let member = try await members.member(request.memberId) else {
             throw ServiceFailure(.notFound, "No such member.")
         }
-        return profile
+        return member.profile
     }
 
     /// Checks the fields again (nothing on the bus is trusted), then changes them.
     func update(_ request: MemberUpdateRequest) async throws -> MemberProfile {
         try await proof.claims(of: request.accessToken, memberId: request.memberId)
         try ProfileRules.check(name: request.name, timezone: request.timezone, locale: request.locale)
-        let profile = try await store.update(request)
+        try await members.update(request)
         logger.info("member updated", ["member.id": String(request.memberId)])
-        return profile
+        return try await profileAfterChange(request.memberId)
     }
 
     /// Links the identity the verifier proved to the member whose access token came with it.
@@ -68,19 +66,16 @@ struct MemberHandlers: Sendable {
             throw ServiceFailure(.providerTokenExpired, "The provider token to link was issued more than \(recentSignIn.maxAge) s ago: "
                                  + "get a fresh one from the provider, then retry.", reason: "tooOldToLink")
         }
-        var request = request
-        request.identity = Self.cleaned(request.identity)
-        request.name = ProfileRules.providerName(request.name)
-        request.email = ProfileRules.providerEmail(request.email)
-        let profile = try await store.link(request)
+        let request = ProviderDetails.cleaned(request)
+        try await members.link(request)
         logger.info("identity linked", ["member.id": String(request.memberId), "identity.provider": request.identity.provider.rawValue])
-        return profile
+        return try await profileAfterChange(request.memberId)
     }
 
     /// Unlinks the identity, then has the token-issuer end the sessions opened through it; answers those.
     func unlink(_ request: UnlinkIdentityRequest) async throws -> SessionsEnded {
         try await recentProof(request.accessToken, memberId: request.memberId)
-        try await store.unlink(request)
+        try await members.unlink(request)
         logger.info("identity unlinked", ["member.id": String(request.memberId), "identity.provider": request.provider.rawValue])
         return try await identityEnded(request.memberId, request.provider)
     }
@@ -89,7 +84,7 @@ struct MemberHandlers: Sendable {
     /// request (the member is gone already) does the second step again and answers the same.
     func delete(_ request: MemberDeleteRequest) async throws -> MemberDeleteReply {
         try await recentProof(request.accessToken, memberId: request.memberId)
-        let deleted = try await store.delete(memberId: request.memberId, reason: "requested")
+        let deleted = try await members.delete(memberId: request.memberId, reason: "requested")
         if deleted { logger.info("member deleted", ["member.id": String(request.memberId)]) }
         return MemberDeleteReply(memberId: request.memberId, deleted: deleted, sessionsEnded: try await memberDeleted(request.memberId))
     }
@@ -98,7 +93,7 @@ struct MemberHandlers: Sendable {
     /// the token-issuer end the sessions of what it ended.
     func appleNotification(_ notification: AppleNotification) async throws -> AppleNotificationOutcome {
         try Self.validate(notification)
-        var outcome = try await store.handle(notification)
+        var outcome = try await members.handle(notification)
         logger.info("apple notification handled",
                     ["apple.event": notification.type, "member.id": outcome.memberId.map(String.init) ?? "none",
                      "identity.ended": String(outcome.identityEnded), "member.deleted": String(outcome.memberDeleted)])
@@ -115,7 +110,13 @@ struct MemberHandlers: Sendable {
     /// Records a server nonce the verifier checked as used (it checked it is genuine, the device's and unexpired).
     private func use(_ nonce: UsedNonce) async throws {
         guard (1...64).contains(nonce.id.utf8.count) else { throw ServiceFailure.invalidRequest("The nonce's id must be 1 to 64 bytes.") }
-        try await store.use(nonce)
+        try await members.use(nonce)
+    }
+
+    /// The member's profile after a change of its own; the member deleted meanwhile is `UNAUTHORIZED`.
+    private func profileAfterChange(_ memberId: Int64) async throws -> MemberProfile {
+        guard let member = try await members.member(memberId) else { throw ServiceFailure.memberGone }
+        return member.profile
     }
 
     /// The member's proof for a change that can take or destroy the account: its access token, of a session
@@ -143,17 +144,6 @@ struct MemberHandlers: Sendable {
         guard !identity.subject.unicodeScalars.contains(where: \.isControlCharacter) else {
             throw .invalidRequest("The identity's subject must not contain control characters.")
         }
-    }
-
-    /// What a provider says of the user, as the member-service keeps it (``ProfileRules``): a name with
-    /// control or invisible characters cleaned, an email that is none dropped, a picture that is not a
-    /// plain https URL dropped. Nothing on the bus is trusted, the verifier's answer neither.
-    static func cleaned(_ identity: VerifiedIdentity) -> VerifiedIdentity {
-        var identity = identity
-        identity.name = ProfileRules.providerName(identity.name)
-        identity.email = ProfileRules.providerEmail(identity.email)
-        identity.pictureUrl = ProfileRules.pictureURL(identity.pictureUrl)
-        return identity
     }
 
     static func validate(_ notification: AppleNotification) throws(ServiceFailure) {

@@ -3,15 +3,8 @@ import Crypto
 import Foundation
 import Postgres
 
-/// Sessions and refresh tokens in the `issuer` schema.
-struct SessionStore: Sendable {
-    /// What a refresh attempt came to, with the session and successor when the outcome grants them.
-    struct Rotation: Sendable {
-        let outcome: RefreshOutcome
-        /// The session, its member, when it signed in with its provider (seconds since 1970) and the successor token.
-        let grant: (sessionId: String, memberId: Int64, signedInAt: Int64, token: RefreshToken)?
-    }
-
+/// Sessions and refresh tokens in the `issuer` schema (``SessionRepository``).
+struct SessionStore: SessionRepository {
     let database: PostgresClient
     let refreshTokenTTL: Duration
     let reuseGrace: Duration
@@ -44,7 +37,7 @@ struct SessionStore: Sendable {
 
     /// Rotates `token`: the first use yields its successor, a duplicate inside the grace window
     /// the same successor, a use after that ends the session (see `RefreshOutcome`).
-    func rotate(_ token: RefreshToken, deviceId: String?, secret: [UInt8]) async throws -> Rotation {
+    func rotate(_ token: RefreshToken, deviceId: String?, secret: [UInt8]) async throws -> RefreshRotation {
         let successor = token.successor(secret: secret)
         let rows = try await database.query(
             """
@@ -55,9 +48,9 @@ struct SessionStore: Sendable {
         guard let row = rows.first else { throw ServiceFailure.internal }
         let text = try row.string("outcome")
         guard let outcome = RefreshOutcome(rawValue: text) else { throw IssuerError.unexpectedStatus(text) }
-        guard outcome.failure == nil else { return Rotation(outcome: outcome, grant: nil) }
+        guard outcome.failure == nil else { return RefreshRotation(outcome: outcome, grant: nil) }
         let sessionId = try row.uuid("session_id").uuidString.lowercased()
-        return Rotation(outcome: outcome, grant: (sessionId, try row.int("member_id"), try row.int("signed_in_at"), successor))
+        return RefreshRotation(outcome: outcome, grant: (sessionId, try row.int("member_id"), try row.int("signed_in_at"), successor))
     }
 
     /// Ends the member's session `sessionId` if it is live; returns the IDs it ended (none or one).

@@ -13,7 +13,7 @@ import Runtime
 /// it retired. The private keys come from that table (generated there when `SIGNING_KEY_FILE` is unset)
 /// or from the key files; a key first seen in a file is recorded there (public half only) and signs from
 /// `publishLead` later. Every replica reloads regularly, so all publish and sign alike.
-actor SigningKeys {
+actor SigningKeys: SigningKeyProvider {
     private let database: PostgresClient
     private let keyFiles: [String]?
     private let accessTokenTTL: Duration
@@ -74,6 +74,11 @@ actor SigningKeys {
 
     /// Whether the keys come from `SIGNING_KEY_FILE` (then they rotate when a key file is added).
     var fromFile: Bool { keyFiles != nil }
+
+    /// Starts a rotation now, whatever the signing key's age.
+    func rotate() async throws -> SigningKeyRotation? {
+        try await rotate(olderThan: nil)
+    }
 
     /// Starts a rotation of database keys: a new key, published at once, that signs from `now + publishLead`,
     /// when the key it replaces retires. With `olderThan`, only when the newest key began signing that long

@@ -5,7 +5,7 @@ import JOSE
 
 /// Signs access tokens and pairs them with refresh tokens.
 struct AccessTokens: Sendable {
-    let keys: SigningKeys
+    let keys: any SigningKeyProvider
     let configuration: TokenIssuerConfiguration
 
     /// A new access token for the session, with `authTime` (seconds since 1970) as its sign-in, and `refreshToken`.

@@ -7,9 +7,10 @@ import Runtime
 
 /// What the issuer's endpoints do, one method per endpoint; `TokenIssuerServer` wires them to NATS.
 struct IssuerHandlers: Sendable {
-    let store: SessionStore
+    /// The sessions and refresh tokens (PostgreSQL's ``SessionStore`` in the service).
+    let repository: any SessionRepository
     let tokens: AccessTokens
-    let keys: SigningKeys
+    let keys: any SigningKeyProvider
     let outbox: Wakeup
     let successorSecret: [UInt8]
     let configuration: TokenIssuerConfiguration
@@ -29,7 +30,7 @@ struct IssuerHandlers: Sendable {
             try LoginRequest.checkAttemptKey(key)
             return RefreshToken.first(ofLogin: key, memberId: request.memberId, deviceId: request.deviceId, secret: successorSecret)
         } ?? .random()
-        let (sessionId, refreshToken) = try await store.startSession(memberId: request.memberId, deviceId: request.deviceId,
+        let (sessionId, refreshToken) = try await repository.startSession(memberId: request.memberId, deviceId: request.deviceId,
                                                                      provider: request.provider, signedInAt: signedInAt, token: first)
         // The device's previous session, if any, ended in the same transaction.
         outbox.signal()
@@ -42,7 +43,7 @@ struct IssuerHandlers: Sendable {
         guard let token = RefreshToken(request.refreshToken) else {
             throw ServiceFailure(.invalidRefreshToken, "The refresh token is not valid.")
         }
-        let rotation = try await store.rotate(token, deviceId: request.deviceId, secret: successorSecret)
+        let rotation = try await repository.rotate(token, deviceId: request.deviceId, secret: successorSecret)
         if rotation.outcome.endedSession {
             outbox.signal()
             logger.notice("refresh token reused; session ended")
@@ -57,19 +58,19 @@ struct IssuerHandlers: Sendable {
         guard claims.sid == request.sessionId else {
             throw ServiceFailure(.unauthorized, "The access token is not of this session.")
         }
-        let ended = try await store.endSession(memberId: request.memberId, sessionId: request.sessionId, reason: .logout)
+        let ended = try await repository.endSession(memberId: request.memberId, sessionId: request.sessionId, reason: .logout)
         return ended.isEmpty ? SessionsEnded(sessionIds: []) : sessionsEnded(ended, memberId: request.memberId, reason: .logout)
     }
 
     func logoutAll(_ request: LogoutAllRequest) async throws -> SessionsEnded {
         try await proof.claims(of: request.accessToken, memberId: request.memberId)
-        let ended = try await store.endSessions(memberId: request.memberId, reason: .logoutAll)
+        let ended = try await repository.endSessions(memberId: request.memberId, provider: nil, reason: .logoutAll)
         return sessionsEnded(ended, memberId: request.memberId, reason: .logoutAll)
     }
 
     func endSession(_ request: EndSessionRequest) async throws -> SessionsEnded {
         try await proof.claims(of: request.accessToken, memberId: request.memberId)
-        let ended = try await store.endSession(memberId: request.memberId, sessionId: request.sessionId, reason: .revoked)
+        let ended = try await repository.endSession(memberId: request.memberId, sessionId: request.sessionId, reason: .revoked)
         guard !ended.isEmpty else { throw ServiceFailure(.notFound, "No such session.") }
         return sessionsEnded(ended, memberId: request.memberId, reason: .revoked)
     }
@@ -79,9 +80,9 @@ struct IssuerHandlers: Sendable {
     /// Only the member-service's identity may send it, once it deleted the member.
     func endDeletedMember(_ request: DeletedMemberRequest) async throws -> SessionsEnded {
         try Self.checkMember(request.memberId)
-        let ended = try await store.endDeletedMember(request.memberId)
+        let ended = try await repository.endDeletedMember(request.memberId)
         var reply = sessionsEnded(ended, memberId: request.memberId, reason: .memberDeleted)
-        reply.sessionIds = try await store.ended(memberId: request.memberId, reason: .memberDeleted, within: configuration.accessTokenTTL)
+        reply.sessionIds = try await repository.ended(memberId: request.memberId, provider: nil, reason: .memberDeleted, within: configuration.accessTokenTTL)
         return reply
     }
 
@@ -89,16 +90,16 @@ struct IssuerHandlers: Sendable {
     /// consumer ended first (the member-service's event can arrive before this request).
     func endIdentitySessions(_ request: EndIdentitySessionsRequest) async throws -> SessionsEnded {
         try Self.checkMember(request.memberId)
-        let ended = try await store.endSessions(memberId: request.memberId, provider: request.provider, reason: .identityEnded)
+        let ended = try await repository.endSessions(memberId: request.memberId, provider: request.provider, reason: .identityEnded)
         var reply = sessionsEnded(ended, memberId: request.memberId, reason: .identityEnded)
-        reply.sessionIds = try await store.ended(memberId: request.memberId, provider: request.provider, reason: .identityEnded,
+        reply.sessionIds = try await repository.ended(memberId: request.memberId, provider: request.provider, reason: .identityEnded,
                                                  within: configuration.accessTokenTTL)
         return reply
     }
 
     func sessions(_ request: ListSessionsRequest) async throws -> SessionList {
         try await proof.claims(of: request.accessToken, memberId: request.memberId)
-        return SessionList(sessions: try await store.sessions(memberId: request.memberId))
+        return SessionList(sessions: try await repository.sessions(memberId: request.memberId))
     }
 
     /// A page of the sessions whose access tokens may still be live though they ended.
@@ -116,7 +117,7 @@ struct IssuerHandlers: Sendable {
             after = (micros, id)
         }
         let ttl = configuration.accessTokenTTL.timeInterval
-        let rows = try await store.endedSessions(within: configuration.accessTokenTTL, after: after, limit: request.limit)
+        let rows = try await repository.endedSessions(within: configuration.accessTokenTTL, after: after, limit: request.limit)
         return EndedSessionsPage(sessions: rows.map { EndedSession(sessionId: $0.id, tokensExpireAt: $0.endedAt.addingTimeInterval(ttl), endedAt: $0.endedAt) },
                                  next: rows.count == request.limit ? rows.last?.cursor : nil)
     }

@@ -19,7 +19,7 @@ enum SessionEventsConsumer {
     static let identityUnlinkedDurable = Events.Durables.sessionsOfUnlinkedIdentities
 
     /// The two consumers; the session events their changes write go out through `outbox`.
-    static func make(connection: NATSConnection, store: SessionStore, outbox: Wakeup, metrics: MetricsRegistry?,
+    static func make(connection: NATSConnection, store: any SessionRepository, outbox: Wakeup, metrics: MetricsRegistry?,
                      logger: Logger) -> [any Service] {
         [
             EventConsumer(connection: connection, type: Events.memberDeleted, durable: memberDeletedDurable, metrics: metrics,

@@ -5,15 +5,7 @@ import Logging
 
 /// Apple's token endpoint (authorization-code exchange) and revoke endpoint, called with a
 /// cached ES256 client secret through the shared HTTP client.
-struct AppleTokenClient: Sendable {
-    /// What an exchange gave.
-    enum Exchange: Sendable, Equatable {
-        /// Apple's refresh token, and the `sub` of the ID token that came with it (if readable).
-        case granted(refreshToken: String, subject: String?)
-        /// No refresh token: the code was refused, or Apple could not be reached (logged).
-        case notGranted
-    }
-
+struct AppleTokenClient: AppleTokenEndpoint {
     let credentials: AppleCredentials
     let secrets: AppleClientSecret
     let client: HTTPClient
@@ -29,7 +21,7 @@ struct AppleTokenClient: Sendable {
     }
 
     /// Exchanges an authorization code issued to `clientID` for Apple's refresh token.
-    func exchange(code: String, clientID: String) async -> Exchange {
+    func exchange(code: String, clientID: String) async -> AppleCodeExchange {
         let answer: (status: Int, body: TokenAnswer?)
         do {
             answer = try await post(credentials.tokenURL, clientID: clientID,

@@ -1,7 +1,7 @@
 import HTTPClient
 import JSON
 
-extension NaverVerifier {
+extension NaverVerifier: NaverTokenEndpoint {
     /// Deletes a Naver access token (`grant_type=delete`), ending the grant. A token Naver no
     /// longer knows counts as done.
     func deleteToken(_ accessToken: String) async -> RevocationOutcome {

@@ -10,7 +10,7 @@ import Logging
 /// ID token names another user is refused.
 struct AppleVerifier: ProviderTokenVerifier {
     let oidc: OIDCVerifier
-    let tokens: AppleTokenClient?
+    let tokens: (any AppleTokenEndpoint)?
     let sealer: CredentialSealer?
     let logger: Logger
 

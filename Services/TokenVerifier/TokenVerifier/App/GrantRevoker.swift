@@ -6,8 +6,8 @@ import Logging
 /// them, the provider not configured, another provider) are logged and count as done.
 struct GrantRevoker: Sendable {
     let sealer: CredentialSealer?
-    let apple: AppleTokenClient?
-    let naver: NaverVerifier?
+    let apple: (any AppleTokenEndpoint)?
+    let naver: (any NaverTokenEndpoint)?
     let logger: Logger
 
     /// Revokes `grant`; `.retry` when the provider could not do it now.

@@ -6,14 +6,16 @@ import Synchronization
 /// Stands in for the services behind the gateway's handler, in process: answers each endpoint (by subject)
 /// as the test told it, with a reply or a failure, and records every request with the request ID it
 /// carried. An endpoint it was told nothing about has no responder: `SERVICE_UNAVAILABLE`, as over NATS.
-final class StubServices: ServiceCalling {
+/// The gateway's tests stand it behind the handler, the member-service's behind its use cases.
+public final class StubServices: ServiceCalling {
     /// One request the gateway sent.
-    struct Call: Sendable {
-        let request: any Sendable
+    public struct Call: Sendable {
+        /// The request as sent.
+        public let request: any Sendable
         /// The request ID the call carried (what ``ServiceClient`` sends as `X-Request-Id`).
-        let requestID: String?
+        public let requestID: String?
         /// How often ``ServiceClient`` would send it again after no answer (0 for what is not idempotent).
-        let retries: Int
+        public let retries: Int
     }
 
     private struct State {
@@ -25,10 +27,13 @@ final class StubServices: ServiceCalling {
     private let state = Mutex(State())
 
     /// Always connected: a test that wants no services gives the handler none.
-    var isConnected: Bool { true }
+    public var isConnected: Bool { true }
+
+    /// A stub that answers nothing yet.
+    public init() {}
 
     /// Answers `endpoint` with what `reply` makes of each request, or the failure it throws.
-    func answer<Request, Reply>(_ endpoint: Endpoint<Request, Reply>,
+    public func answer<Request, Reply>(_ endpoint: Endpoint<Request, Reply>,
                                 _ reply: @escaping @Sendable (Request) throws(ServiceFailure) -> Reply) {
         let answer: @Sendable (any Sendable) -> Result<any Sendable, ServiceFailure> = { request in
             do throws(ServiceFailure) {
@@ -41,26 +46,27 @@ final class StubServices: ServiceCalling {
     }
 
     /// Answers every request to `endpoint` with `reply`.
-    func answer<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, with reply: Reply) {
+    public func answer<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, with reply: Reply) {
         answer(endpoint) { _ in reply }
     }
 
     /// Refuses every request to `endpoint` with `failure`.
-    func refuse<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, with failure: ServiceFailure) {
+    public func refuse<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, with failure: ServiceFailure) {
         answer(endpoint) { _ throws(ServiceFailure) -> Reply in throw failure }
     }
 
     /// The requests sent to `endpoint`, in order.
-    func requests<Request, Reply>(to endpoint: Endpoint<Request, Reply>) -> [Request] {
+    public func requests<Request, Reply>(to endpoint: Endpoint<Request, Reply>) -> [Request] {
         calls(to: endpoint).compactMap { $0.request as? Request }
     }
 
     /// The calls made to `endpoint`, in order.
-    func calls<Request, Reply>(to endpoint: Endpoint<Request, Reply>) -> [Call] {
+    public func calls<Request, Reply>(to endpoint: Endpoint<Request, Reply>) -> [Call] {
         state.withLock { $0.calls[endpoint.subject] ?? [] }
     }
 
-    func call<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, _ request: Request,
+    /// Records the call, then answers it as told (`SERVICE_UNAVAILABLE` when told nothing).
+    public func call<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, _ request: Request,
                               timeout: Duration, retries: Int) async throws(ServiceFailure) -> Reply {
         let answer = state.withLock { state in
             state.calls[endpoint.subject, default: []].append(Call(request: request, requestID: RequestID.current?.value, retries: retries))

@@ -1,0 +1,111 @@
+import Contracts
+import Foundation
+import Testing
+@testable import MemberService
+
+/// What the use cases rely on of a ``MemberRepository``, checked against both: PostgreSQL's `MemberStore`
+/// and the ``InMemoryMemberRepository`` that the use cases' millisecond tests stand on, so the fake cannot
+/// drift from the store in what those tests take for granted.
+@Suite("A member repository keeps its contract, in PostgreSQL and in memory")
+struct MemberRepositoryContractTests {
+    enum Kind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case postgres, memory
+        var testDescription: String { rawValue }
+    }
+
+    private static func make(_ kind: Kind) async throws -> any MemberRepository {
+        switch kind {
+        case .postgres: try await MemberStoreFixture.make().store
+        case .memory: InMemoryMemberRepository()
+        }
+    }
+
+    private static func login(_ repository: any MemberRepository, _ identity: VerifiedIdentity,
+                              timezone: String? = nil) async throws -> MemberLoginReply {
+        try await repository.login(MemberLoginRequest(identity: identity, deviceId: "contract", timezone: timezone))
+    }
+
+    @Test("a first login creates the member, the next finds it; the profile shows the identity", arguments: Kind.allCases)
+    func loginFindsOrCreates(_ kind: Kind) async throws {
+        let repository = try await Self.make(kind)
+        let identity = MemberStoreFixture.identity(email: "a@example.com", verified: true, name: "A")
+        let first = try await Self.login(repository, identity, timezone: "Asia/Seoul")
+        let again = try await Self.login(repository, identity)
+        #expect(!first.isExistingMember)
+        #expect(again == MemberLoginReply(memberId: first.memberId, isExistingMember: true))
+        let profile = try #require(try await repository.member(first.memberId)).profile
+        #expect(profile.email == "a@example.com" && profile.emailVerified && profile.name == "A" && profile.timezone == "Asia/Seoul")
+        #expect(profile.identities.map(\.provider) == [.google])
+        #expect(try await repository.member(first.memberId + 1_000_000) == nil)
+    }
+
+    @Test("a link is refused for another member's identity or a second of one provider, and is idempotent", arguments: Kind.allCases)
+    func linkRules(_ kind: Kind) async throws {
+        let repository = try await Self.make(kind)
+        let member = try await Self.login(repository, MemberStoreFixture.identity()).memberId
+        let other = MemberStoreFixture.identity(.kakao)
+        let otherMember = try await Self.login(repository, other).memberId
+        let taken = await failure { try await repository.link(LinkIdentityRequest(memberId: member, accessToken: "t", identity: other)) }
+        #expect(taken?.code == .identityInUse)
+        let secondGoogle = await failure {
+            try await repository.link(LinkIdentityRequest(memberId: member, accessToken: "t", identity: MemberStoreFixture.identity()))
+        }
+        #expect(secondGoogle?.code == .identityInUse)
+        let apple = MemberStoreFixture.identity(.apple, email: "x@privaterelay.appleid.com", verified: true)
+        try await repository.link(LinkIdentityRequest(memberId: member, accessToken: "t", identity: apple))
+        try await repository.link(LinkIdentityRequest(memberId: member, accessToken: "t", identity: apple))
+        #expect(try #require(try await repository.member(member)).identities.map(\.provider) == [.google, .apple])
+        #expect(try #require(try await repository.member(otherMember)).identities.map(\.provider) == [.kakao])
+        let gone = await failure { try await repository.link(LinkIdentityRequest(memberId: member + 1_000_000, accessToken: "t", identity: apple)) }
+        #expect(gone?.code == .unauthorized)
+    }
+
+    @Test("an unlink needs the identity and another one; a deletion happens once", arguments: Kind.allCases)
+    func unlinkAndDelete(_ kind: Kind) async throws {
+        let repository = try await Self.make(kind)
+        let member = try await Self.login(repository, MemberStoreFixture.identity()).memberId
+        let last = await failure { try await repository.unlink(UnlinkIdentityRequest(memberId: member, accessToken: "t", provider: .google)) }
+        #expect(last?.code == .lastIdentity)
+        let none = await failure { try await repository.unlink(UnlinkIdentityRequest(memberId: member, accessToken: "t", provider: .naver)) }
+        #expect(none?.code == .notFound)
+        try await repository.link(LinkIdentityRequest(memberId: member, accessToken: "t", identity: MemberStoreFixture.identity(.naver)))
+        try await repository.unlink(UnlinkIdentityRequest(memberId: member, accessToken: "t", provider: .google))
+        #expect(try #require(try await repository.member(member)).identities.map(\.provider) == [.naver])
+        #expect(try await repository.delete(memberId: member, reason: "requested"))
+        #expect(try await !repository.delete(memberId: member, reason: "requested"))
+        #expect(try await repository.member(member) == nil)
+    }
+
+    @Test("an update changes what it names and keeps the rest; a gone member is unauthorized", arguments: Kind.allCases)
+    func update(_ kind: Kind) async throws {
+        let repository = try await Self.make(kind)
+        let member = try await Self.login(repository, MemberStoreFixture.identity(name: "Old"), timezone: "Asia/Seoul").memberId
+        try await repository.update(MemberUpdateRequest(memberId: member, accessToken: "t", name: "  New  ", locale: "KO-kr"))
+        let profile = try #require(try await repository.member(member)).profile
+        #expect(profile.name == "New" && profile.locale == "ko-KR" && profile.timezone == "Asia/Seoul")
+        let gone = await failure { try await repository.update(MemberUpdateRequest(memberId: member + 1_000_000, accessToken: "t", name: "X")) }
+        #expect(gone?.code == .unauthorized)
+    }
+
+    @Test("a nonce is used once", arguments: Kind.allCases)
+    func nonceOnce(_ kind: Kind) async throws {
+        let repository = try await Self.make(kind)
+        let nonce = UsedNonce(id: UUID().uuidString, expiresAt: Int64(Date().timeIntervalSince1970) + 600)
+        try await repository.use(nonce)
+        let again = await failure { try await repository.use(nonce) }
+        #expect(again?.code == .invalidProviderToken && again?.reason == NonceRefusal.used)
+    }
+
+    @Test("Apple's consent-revoked of a member's only identity deletes it, once per jti", arguments: Kind.allCases)
+    func appleConsentRevoked(_ kind: Kind) async throws {
+        let repository = try await Self.make(kind)
+        let apple = MemberStoreFixture.identity(.apple)
+        let member = try await Self.login(repository, apple).memberId
+        let notification = AppleNotification(type: "consent-revoked", subject: apple.subject, eventTime: Date().addingTimeInterval(60),
+                                             jti: UUID().uuidString, issuedAt: Date())
+        let outcome = try await repository.handle(notification)
+        #expect(outcome.memberId == member && outcome.identityEnded && outcome.memberDeleted)
+        #expect(try await repository.member(member) == nil)
+        #expect(try await repository.handle(notification) == outcome)
+    }
+}

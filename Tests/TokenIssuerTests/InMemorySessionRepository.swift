@@ -1,0 +1,160 @@
+import Contracts
+import Crypto
+import Foundation
+import JOSE
+@testable import TokenIssuer
+
+/// Sessions and refresh tokens in memory, for the issuer's use cases' tests that need no PostgreSQL. It keeps
+/// the repository's contract (``SessionRepositoryContractTests`` runs the same checks against it and against
+/// `SessionStore`): `issuer.rotate_refresh_token`'s order of checks and outcomes, a login's replacement of the
+/// device's session, a deleted member's refusal. Its clock is ``now``, which a test moves.
+actor InMemorySessionRepository: SessionRepository {
+    private struct Session {
+        let id: String
+        let memberId: Int64
+        let deviceId: String
+        let provider: Provider
+        let signedInAt: Int64
+        let createdAt: Date
+        var lastUsedAt: Date
+        var expiresAt: Date
+        var ended: (at: Date, reason: String)?
+    }
+
+    private struct Token {
+        let sessionId: String
+        let expiresAt: Date
+        var rotated: (at: Date, successor: [UInt8])?
+    }
+
+    private let refreshTokenTTL: TimeInterval
+    private let reuseGrace: TimeInterval
+    private var sessions: [String: Session] = [:]
+    private var tokens: [[UInt8]: Token] = [:]
+    private var deletedMembers: Set<Int64> = []
+    /// The repository's clock.
+    private(set) var now = Date()
+
+    init(refreshTokenTTL: Duration = .seconds(86_400), reuseGrace: Duration = .seconds(10)) {
+        self.refreshTokenTTL = refreshTokenTTL.timeInterval
+        self.reuseGrace = reuseGrace.timeInterval
+    }
+
+    /// Moves the clock on by `interval`.
+    func advance(by interval: Duration) {
+        now += interval.timeInterval
+    }
+
+    /// Why the session ended, or nil while it is live.
+    func endReason(_ sessionId: String) -> String? {
+        sessions[sessionId]?.ended?.reason
+    }
+
+    func startSession(memberId: Int64, deviceId: String, provider: Provider, signedInAt: Int64,
+                      token: RefreshToken) async throws -> (sessionId: String, token: RefreshToken) {
+        guard !deletedMembers.contains(memberId) else { throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.") }
+        if let held = tokens[token.hash], let session = sessions[held.sessionId], session.ended == nil,
+           session.memberId == memberId, session.deviceId == deviceId {
+            return (session.id, token)
+        }
+        for (id, session) in sessions where session.memberId == memberId && session.deviceId == deviceId && session.ended == nil {
+            sessions[id]?.ended = (now, SessionEndReason.replaced.rawValue)
+        }
+        let id = UUID().uuidString.lowercased()
+        sessions[id] = Session(id: id, memberId: memberId, deviceId: deviceId, provider: provider, signedInAt: signedInAt,
+                               createdAt: now, lastUsedAt: now, expiresAt: now + refreshTokenTTL)
+        tokens[token.hash] = Token(sessionId: id, expiresAt: now + refreshTokenTTL)
+        return (id, token)
+    }
+
+    func endDeletedMember(_ memberId: Int64) async throws -> [String] {
+        deletedMembers.insert(memberId)
+        return end(.memberDeleted) { $0.memberId == memberId }
+    }
+
+    func rotate(_ token: RefreshToken, deviceId: String?, secret: [UInt8]) async throws -> RefreshRotation {
+        let successor = token.successor(secret: secret)
+        guard let stored = tokens[token.hash], let session = sessions[stored.sessionId] else {
+            return RefreshRotation(outcome: .unknown, grant: nil)
+        }
+        let outcome: RefreshOutcome
+        if session.ended != nil {
+            outcome = .ended
+        } else if session.expiresAt <= now || stored.expiresAt <= now {
+            outcome = .expired
+        } else if let deviceId, deviceId != session.deviceId {
+            outcome = .wrongDevice
+        } else if let rotated = stored.rotated {
+            if rotated.at > now - reuseGrace, rotated.successor == successor.hash {
+                outcome = .replayed
+            } else {
+                sessions[session.id]?.ended = (now, SessionEndReason.reuse.rawValue)
+                outcome = .reused
+            }
+        } else {
+            tokens[token.hash]?.rotated = (now, successor.hash)
+            tokens[successor.hash] = Token(sessionId: session.id, expiresAt: now + refreshTokenTTL)
+            sessions[session.id]?.lastUsedAt = now
+            sessions[session.id]?.expiresAt = now + refreshTokenTTL
+            outcome = .rotated
+        }
+        guard outcome.failure == nil else { return RefreshRotation(outcome: outcome, grant: nil) }
+        return RefreshRotation(outcome: outcome, grant: (session.id, session.memberId, session.signedInAt, successor))
+    }
+
+    func endSession(memberId: Int64, sessionId: String, reason: SessionEndReason) async throws -> [String] {
+        end(reason) { $0.memberId == memberId && $0.id == sessionId }
+    }
+
+    func endSessions(memberId: Int64, provider: Provider?, reason: SessionEndReason) async throws -> [String] {
+        end(reason) { $0.memberId == memberId && (provider == nil || $0.provider == provider) }
+    }
+
+    func ended(memberId: Int64, provider: Provider?, reason: SessionEndReason, within window: Duration) async throws -> [String] {
+        sessions.values.filter {
+            $0.memberId == memberId && (provider == nil || $0.provider == provider) && $0.ended?.reason == reason.rawValue
+                && $0.ended!.at >= now - window.timeInterval
+        }.map(\.id)
+    }
+
+    func endedSessions(within window: Duration, after: (micros: Int64, id: UUID)?,
+                       limit: Int) async throws -> [(id: String, endedAt: Date, cursor: String)] {
+        let ended = sessions.values.compactMap { session -> (id: String, endedAt: Date, micros: Int64)? in
+            guard let at = session.ended?.at, at >= now - window.timeInterval else { return nil }
+            return (session.id, at, Int64((at.timeIntervalSince1970 * 1_000_000).rounded()))
+        }
+        let after = after.map { ($0.micros, $0.id.uuidString.lowercased()) } ?? (Int64.min, "")
+        return ended.filter { ($0.micros, $0.id) > after }.sorted { ($0.micros, $0.id) < ($1.micros, $1.id) }
+            .prefix(limit).map { ($0.id, $0.endedAt, "\($0.micros):\($0.id)") }
+    }
+
+    func sessions(memberId: Int64) async throws -> [SessionSummary] {
+        sessions.values.filter { $0.memberId == memberId && $0.ended == nil && $0.expiresAt > now }
+            .sorted { ($0.lastUsedAt, $0.createdAt) > ($1.lastUsedAt, $1.createdAt) }
+            .map { SessionSummary(sessionId: $0.id, deviceId: $0.deviceId, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt) }
+    }
+
+    /// Ends the live sessions `matching` picks for `reason`; returns their IDs.
+    private func end(_ reason: SessionEndReason, _ matching: (Session) -> Bool) -> [String] {
+        let ids = sessions.values.filter { $0.ended == nil && matching($0) }.map(\.id)
+        for id in ids { sessions[id]?.ended = (now, reason.rawValue) }
+        return ids
+    }
+}
+
+/// One P-256 key in memory, published and signing, for the issuer's use cases' tests.
+struct InMemorySigningKey: SigningKeyProvider {
+    let signer: JWTSigner
+    let publicKey: JWK
+
+    init(kid: String = "test-key") throws {
+        let key = try PrivateKey.generateP256()
+        signer = JWTSigner(key: key, kid: kid, algorithm: .ES256)
+        publicKey = JWK(publicKey: key.publicKey, kid: kid, alg: .ES256)
+    }
+
+    func signer() async throws -> (signer: JWTSigner, expiresBy: Date?) { (signer, nil) }
+    func published() async -> JWKSet { JWKSet(keys: [publicKey]) }
+    var fromFile: Bool { false }
+    func rotate() async throws -> SigningKeyRotation? { nil }
+}

@@ -1,0 +1,82 @@
+import Contracts
+import Crypto
+import Foundation
+import Testing
+import TestSupport
+@testable import TokenIssuer
+
+/// What the issuer's use cases rely on of a ``SessionRepository``, checked against both: PostgreSQL's
+/// `SessionStore` and the ``InMemorySessionRepository`` that the use cases' millisecond tests stand on.
+@Suite("A session repository keeps its contract, in PostgreSQL and in memory")
+struct SessionRepositoryContractTests {
+    enum Kind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case postgres, memory
+        var testDescription: String { rawValue }
+    }
+
+    private static let database = Task {
+        try await SchemaDatabase.fresh(.tokenIssuer, schema: IssuerMigrations.schema, migrations: IssuerMigrations.all,
+                                       functions: IssuerMigrations.functions)
+    }
+    private static let secret = SecureRandom.bytes(32)
+
+    private static func make(_ kind: Kind) async throws -> any SessionRepository {
+        switch kind {
+        case .postgres: SessionStore(database: try await database.value, refreshTokenTTL: .seconds(3_600), reuseGrace: .seconds(30))
+        case .memory: InMemorySessionRepository(refreshTokenTTL: .seconds(3_600), reuseGrace: .seconds(30))
+        }
+    }
+
+    private static func member() -> Int64 { Int64.random(in: 1...Int64(Int32.max)) }
+
+    @Test("a login on a device replaces its session, and the same first token gets the live session back", arguments: Kind.allCases)
+    func startSession(_ kind: Kind) async throws {
+        let repository = try await Self.make(kind)
+        let member = Self.member()
+        let token = RefreshToken.random()
+        let first = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, token: token)
+        let resent = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, token: token)
+        #expect(resent.sessionId == first.sessionId)
+        let next = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1,
+                                                     token: .random())
+        let tablet = try await repository.startSession(memberId: member, deviceId: "tablet", provider: .apple, signedInAt: 1,
+                                                       token: .random())
+        #expect(Set(try await repository.sessions(memberId: member).map(\.sessionId)) == [next.sessionId, tablet.sessionId])
+        #expect(try await repository.ended(memberId: member, provider: nil, reason: .replaced, within: .seconds(60)) == [first.sessionId])
+    }
+
+    @Test("a token rotates once; a duplicate gets the same successor; the wrong device or an unknown token gets none",
+          arguments: Kind.allCases)
+    func rotation(_ kind: Kind) async throws {
+        let repository = try await Self.make(kind)
+        let member = Self.member()
+        let token = RefreshToken.random()
+        let session = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 5, token: token)
+        #expect(try await repository.rotate(token, deviceId: "tablet", secret: Self.secret).outcome == .wrongDevice)
+        let rotated = try await repository.rotate(token, deviceId: "phone", secret: Self.secret)
+        let replayed = try await repository.rotate(token, deviceId: nil, secret: Self.secret)
+        #expect(rotated.outcome == .rotated && replayed.outcome == .replayed)
+        #expect(rotated.grant?.sessionId == session.sessionId && rotated.grant?.memberId == member && rotated.grant?.signedInAt == 5)
+        #expect(rotated.grant?.token.value == replayed.grant?.token.value)
+        #expect(try await repository.rotate(.random(), deviceId: nil, secret: Self.secret).outcome == .unknown)
+        // A duplicate that derived another successor (another secret) is a reuse: the session ends.
+        #expect(try await repository.rotate(token, deviceId: nil, secret: SecureRandom.bytes(32)).outcome == .reused)
+        #expect(try await repository.rotate(try #require(rotated.grant?.token), deviceId: nil, secret: Self.secret).outcome == .ended)
+    }
+
+    @Test("a deleted member's sessions end and none starts again; ending by provider ends only its sessions", arguments: Kind.allCases)
+    func ending(_ kind: Kind) async throws {
+        let repository = try await Self.make(kind)
+        let member = Self.member()
+        let google = try await repository.startSession(memberId: member, deviceId: "a", provider: .google, signedInAt: 1, token: .random())
+        let apple = try await repository.startSession(memberId: member, deviceId: "b", provider: .apple, signedInAt: 1, token: .random())
+        #expect(try await repository.endSessions(memberId: member, provider: .apple, reason: .identityEnded) == [apple.sessionId])
+        #expect(try await repository.endSession(memberId: member + 1, sessionId: google.sessionId, reason: .revoked).isEmpty)
+        #expect(try await repository.endDeletedMember(member) == [google.sessionId])
+        #expect(try await repository.endDeletedMember(member).isEmpty)
+        let refused = await failure {
+            _ = try await repository.startSession(memberId: member, deviceId: "c", provider: .google, signedInAt: 1, token: .random())
+        }
+        #expect(refused?.code == .unauthorized)
+    }
+}
