@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import HTTPServer
 import JSON
+import Rules
 import Testing
 @testable import Gateway
 

@@ -1,4 +1,5 @@
 import Contracts
+import Rules
 
 /// What a provider's login hands the gateway, checked in one place per provider: a login
 /// (`/api/auth/<provider>-login`) and linking an identity (`/api/members/me/identities`) send the same

@@ -1,5 +1,6 @@
 import Contracts
 import HTTPServer
+import Rules
 
 extension APIHandler {
     /// Apple's server-to-server notifications.

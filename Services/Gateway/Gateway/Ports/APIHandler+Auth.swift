@@ -2,6 +2,7 @@ import Contracts
 import HTTPServer
 import Logging
 import Messaging
+import Rules
 
 extension APIHandler {
     static let authRoutes: [Route] = [

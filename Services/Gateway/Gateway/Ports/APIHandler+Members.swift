@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import HTTPServer
+import Rules
 
 extension APIHandler {
     static let memberRoutes: [Route] = [

@@ -3,6 +3,7 @@ import Contracts
 import Foundation
 import Logging
 import Messaging
+import Rules
 
 /// What member-service's endpoints do, one method per endpoint: check the proof the request carries and
 /// what the repository cannot, call the repository, log the change. `MemberServer` wires them to NATS.

@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import Rules
 
 /// A member as stored: its own details and its linked identities. ``profile`` is what the member is shown.
 struct MemberRecord: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import Rules
 
 /// A member's own fields as `PATCH /api/members/me` changes them.
 struct ProfileUpdate: Sendable, Equatable {

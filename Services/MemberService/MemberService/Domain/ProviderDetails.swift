@@ -1,4 +1,5 @@
 import Contracts
+import Rules
 
 /// What a provider and an app say of the user, as the member-service keeps it (``ProfileRules``). Nothing on
 /// the bus is trusted, the verifier's answer neither: a login or link is never refused over these, what is

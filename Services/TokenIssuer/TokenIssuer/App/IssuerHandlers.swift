@@ -3,6 +3,7 @@ import Contracts
 import Foundation
 import JSON
 import Logging
+import Rules
 import Runtime
 
 /// What the issuer's endpoints do, one method per endpoint; `TokenIssuerServer` wires them to NATS.

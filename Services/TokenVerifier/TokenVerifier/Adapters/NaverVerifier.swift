@@ -2,6 +2,7 @@ import Contracts
 import HTTPClient
 import JSON
 import Logging
+import Rules
 
 /// Proves a Naver access token by asking Naver's profile API who it belongs to (docs/providers.md):
 /// `resultcode` must be `"00"` and only `id` is required. Naver refusing the token is

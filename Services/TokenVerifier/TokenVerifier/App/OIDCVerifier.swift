@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import JOSE
+import Rules
 
 /// Proves one OpenID Connect provider's ID tokens: signature against the provider's keys,
 /// then the claims and the nonce (docs/providers.md, "How ID tokens are checked").

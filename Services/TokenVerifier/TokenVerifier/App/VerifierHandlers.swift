@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import Messaging
+import Rules
 
 /// What the token-verifier's endpoints do. A login, a link and an Apple notification are the first hop of a
 /// chain: the verifier proves the provider's token and hands what it proved to the member-service, which

@@ -1,4 +1,5 @@
 import Contracts
+import Rules
 import Testing
 
 @Suite("Profile rules: time zones, language tags, pictures")

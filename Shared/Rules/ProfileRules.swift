@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 
 /// The rules for a member's profile fields: what `PATCH /api/members/me` accepts (the gateway checks

@@ -1,3 +1,5 @@
+import Contracts
+
 /// Checks of decoded fields; each failure names the field.
 public enum Field {
     /// A required string: not blank, at most `maxBytes` UTF-8 bytes, no control characters (NUL, line
