@@ -7,8 +7,13 @@ public struct ManagementConfiguration: Sendable, Equatable {
     /// The port; nil serves nothing, 0 picks a free one.
     public var port: Int?
 
-    /// Off unless a port is given.
-    public init(host: String = "0.0.0.0", port: Int? = nil) {
+    /// On the default host; off unless a port is given.
+    public init(port: Int? = nil) {
+        self.port = port
+    }
+
+    /// On `host` and `port`.
+    public init(host: String, port: Int?) {
         self.host = host
         self.port = port
     }
@@ -17,8 +22,9 @@ public struct ManagementConfiguration: Sendable, Equatable {
 extension EnvironmentReader {
     /// `MANAGEMENT_HOST` and `MANAGEMENT_PORT`; `defaultPort` nil leaves the management port off unless set.
     public func management(defaultPort: Int?) throws(ConfigurationError) -> ManagementConfiguration {
-        let host = string("MANAGEMENT_HOST", default: "0.0.0.0")
-        let port: Int? = optional("MANAGEMENT_PORT") == nil ? defaultPort : try int("MANAGEMENT_PORT", default: 0, in: 1...65535)
-        return ManagementConfiguration(host: host, port: port)
+        var management = ManagementConfiguration(port: defaultPort)
+        management.host = string("MANAGEMENT_HOST", default: management.host)
+        if optional("MANAGEMENT_PORT") != nil { management.port = try int("MANAGEMENT_PORT", default: 0, in: 1...65535) }
+        return management
     }
 }

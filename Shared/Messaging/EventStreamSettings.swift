@@ -9,10 +9,7 @@ public struct EventStreamSettings: Sendable, Equatable {
     public var replicas: Int = 1
 
     /// The defaults.
-    public init(maxAge: Duration = .seconds(604_800), replicas: Int = 1) {
-        self.maxAge = maxAge
-        self.replicas = replicas
-    }
+    public init() {}
 }
 
 extension EnvironmentReader {
@@ -22,7 +19,9 @@ extension EnvironmentReader {
 
     /// `EVENTS_MAX_AGE` (seconds, at least ``minimumEventsMaxAge``) and `EVENTS_REPLICAS` (1 to 5).
     public func eventStream() throws(ConfigurationError) -> EventStreamSettings {
-        EventStreamSettings(maxAge: try seconds("EVENTS_MAX_AGE", default: 604_800, in: Self.minimumEventsMaxAge...315_360_000),
-                            replicas: try int("EVENTS_REPLICAS", default: 1, in: 1...5))
+        var settings = EventStreamSettings()
+        settings.maxAge = try seconds("EVENTS_MAX_AGE", default: settings.maxAge, in: Self.minimumEventsMaxAge...315_360_000)
+        settings.replicas = try int("EVENTS_REPLICAS", default: settings.replicas, in: 1...5)
+        return settings
     }
 }

@@ -60,9 +60,11 @@ public struct EnvironmentReader: Sendable {
         return value
     }
 
-    /// A number of seconds within `range`, or `defaultValue` when unset.
-    public func seconds(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(ConfigurationError) -> Duration {
-        .seconds(try int(name, default: defaultValue, in: range))
+    /// A whole number of seconds within `range`, or `defaultValue` when unset (the configuration's own default,
+    /// so that each default is written once, where the setting is declared).
+    public func seconds(_ name: String, default defaultValue: Duration, in range: ClosedRange<Int>) throws(ConfigurationError) -> Duration {
+        guard optional(name) != nil else { return defaultValue }
+        return .seconds(try int(name, default: 0, in: range))
     }
 
     /// An absolute `http`/`https` (or, with `schemes`, other) URL, or `defaultValue` when unset.

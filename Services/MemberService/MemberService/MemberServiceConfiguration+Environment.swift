@@ -11,10 +11,10 @@ extension MemberServiceConfiguration {
         natsAccess = try environment.natsAccess(for: .memberService)
         databaseURL = try environment.databaseURL(default: databaseURL)
         databasePoolSize = try environment.int("DATABASE_POOL_SIZE", default: databasePoolSize, in: 1...256)
-        outboxPollInterval = try environment.seconds("OUTBOX_POLL_INTERVAL", default: 1, in: 1...60)
+        outboxPollInterval = try environment.seconds("OUTBOX_POLL_INTERVAL", default: outboxPollInterval, in: 1...60)
         management = try environment.management(defaultPort: nil)
         events = try environment.eventStream()
-        clockSkew = try environment.seconds("CLOCK_SKEW", default: 60, in: 0...600)
-        reauthenticationWindow = try environment.seconds("REAUTHENTICATION_WINDOW", default: 300, in: 1...86_400)
+        clockSkew = try environment.seconds("CLOCK_SKEW", default: clockSkew, in: 0...600)
+        reauthenticationWindow = try environment.seconds("REAUTHENTICATION_WINDOW", default: reauthenticationWindow, in: 1...86_400)
     }
 }

@@ -13,16 +13,16 @@ extension TokenIssuerConfiguration {
         databasePoolSize = try environment.int("DATABASE_POOL_SIZE", default: databasePoolSize, in: 1...256)
         issuer = environment.string("TOKEN_ISSUER", default: issuer)
         audience = environment.string("TOKEN_AUDIENCE", default: audience)
-        clockSkew = try environment.seconds("CLOCK_SKEW", default: 60, in: 0...600)
-        accessTokenTTL = try environment.seconds("ACCESS_TOKEN_TTL", default: 900, in: 10...86_400)
-        refreshTokenTTL = try environment.seconds("REFRESH_TOKEN_TTL", default: 2_592_000, in: 60...31_536_000)
-        refreshReuseGrace = try environment.seconds("REFRESH_REUSE_GRACE", default: 10, in: 0...300)
-        signingKeyRotation = try environment.seconds("SIGNING_KEY_ROTATION", default: 2_592_000, in: 0...31_536_000)
-        signingKeyPublishLead = try environment.seconds("SIGNING_KEY_PUBLISH_LEAD", default: 600, in: 1...86_400)
+        clockSkew = try environment.seconds("CLOCK_SKEW", default: clockSkew, in: 0...600)
+        accessTokenTTL = try environment.seconds("ACCESS_TOKEN_TTL", default: accessTokenTTL, in: 10...86_400)
+        refreshTokenTTL = try environment.seconds("REFRESH_TOKEN_TTL", default: refreshTokenTTL, in: 60...31_536_000)
+        refreshReuseGrace = try environment.seconds("REFRESH_REUSE_GRACE", default: refreshReuseGrace, in: 0...300)
+        signingKeyRotation = try environment.seconds("SIGNING_KEY_ROTATION", default: signingKeyRotation, in: 0...31_536_000)
+        signingKeyPublishLead = try environment.seconds("SIGNING_KEY_PUBLISH_LEAD", default: signingKeyPublishLead, in: 1...86_400)
         if signingKeyRotation > .zero, signingKeyRotation <= signingKeyPublishLead {
             throw ConfigurationError(variable: "SIGNING_KEY_ROTATION", problem: "must be longer than SIGNING_KEY_PUBLISH_LEAD")
         }
-        outboxPollInterval = try environment.seconds("OUTBOX_POLL_INTERVAL", default: 1, in: 1...60)
+        outboxPollInterval = try environment.seconds("OUTBOX_POLL_INTERVAL", default: outboxPollInterval, in: 1...60)
         management = try environment.management(defaultPort: nil)
         events = try environment.eventStream()
         if let paths = environment.list("SIGNING_KEY_FILE") {

@@ -12,8 +12,8 @@ extension TokenVerifierConfiguration {
         self.init()
         natsURL = try environment.urlList("NATS_URL", default: natsURL, schemes: ["nats", "tls"])
         natsAccess = try environment.natsAccess(for: .tokenVerifier)
-        clockSkew = try environment.seconds("CLOCK_SKEW", default: 60, in: 0...600)
-        providerTimeout = try environment.seconds("PROVIDER_TIMEOUT", default: 3, in: 1...60)
+        clockSkew = try environment.seconds("CLOCK_SKEW", default: clockSkew, in: 0...600)
+        providerTimeout = try environment.seconds("PROVIDER_TIMEOUT", default: providerTimeout, in: 1...60)
         management = try environment.management(defaultPort: nil)
         events = try environment.eventStream()
 
@@ -43,7 +43,7 @@ extension TokenVerifierConfiguration {
             let nonceName = try environment.choice("\(prefix)_NONCE_MODE", default: defaultNonce.rawValue,
                                                    from: [NonceMode.sha256Hex, .raw, .either].map(\.rawValue))
             let skew: Duration? = environment.optional("\(prefix)_CLOCK_SKEW") == nil
-                ? nil : try environment.seconds("\(prefix)_CLOCK_SKEW", default: 60, in: 0...600)
+                ? nil : try environment.seconds("\(prefix)_CLOCK_SKEW", default: clockSkew, in: 0...600)
             providers[provider] = OIDCProviderConfiguration(
                 provider: provider,
                 clientIDs: Set(clientIDs),
