@@ -52,7 +52,7 @@ let package = Package(
         shared("JSON", []),
         shared("Logging", ["JSON"]),
         shared("Collections", []),
-        shared("Runtime", ["Logging"]),
+        shared("Runtime", ["Collections", "Logging"]),
         shared("Crypto", ["COpenSSL"]),
         shared("JOSE", ["Crypto", "JSON"]),
         shared("NATS", ["CNats", "Collections", "JSON", "Logging"]),
