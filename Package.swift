@@ -93,6 +93,7 @@ let package = Package(
             tests("JOSETests", ["JOSE", "Crypto", "TestVectors"]),
             tests("ContractsTests", ["Contracts", "JSON"]),
             tests("NATSTests", ["NATS", "Crypto", "Logging"]),
+            tests("MessagingTests", ["Messaging", "NATS", "Contracts"]),
             tests("PostgresTests", ["Postgres", "Logging", "TestSupport"]),
             // A raw HTTP/1.1 client on one socket, for what URLSession and libcurl hide or refuse to send.
             .target(name: "HTTPTesting", path: "Tests/HTTPTesting", swiftSettings: swiftSettings),
