@@ -34,12 +34,7 @@ public struct ServiceClient: Sendable {
     /// subscribes. A NATS cluster that loses a node moves the clients that were on it to the others
     /// within a second or two; a call made meanwhile waits for that rather than failing. Capped by the
     /// call's own timeout.
-    public static let failoverPatience: Duration = .seconds(3)
-
-    /// The least time left worth another attempt.
-    private static let shortestAttempt: Duration = .milliseconds(100)
-    /// The pause before a call is sent again: about 25 ms, doubling to 400 ms.
-    static let pauses = Backoff(first: .milliseconds(25), cap: .milliseconds(400), jitter: 0.75...1.25)
+    public static let failoverPatience = CallRetryPolicy.failoverPatience
 
     /// Sends `request` to `endpoint` and returns its reply, or throws the service's failure.
     ///
@@ -75,30 +70,19 @@ public struct ServiceClient: Sendable {
 
     /// Sends an encoded request to `subject` and returns the reply as it came, under the same policy as
     /// ``call(_:_:timeout:retries:)``: a chain's hop uses it to hand a request on and pass the answer back
-    /// unread.
+    /// unread. ``CallRetryPolicy`` decides after each failed attempt; this loop sends, pauses and throws.
     public func send(_ subject: String, _ payload: [UInt8], timeout: Duration, retries: Int = 0,
                      headers extra: [String: String] = [:]) async throws(ServiceFailure) -> NATSMessage {
-        guard timeout > .zero else { throw Self.failure(for: .timeout) }
-        let retries = min(max(0, retries), 16)
+        let firstStarted = ContinuousClock.now
+        let policy = try CallRetryPolicy(timeout: timeout, retries: retries, start: firstStarted, callerGivesUp: RequestDeadline.current)
+        var state = policy.sentAnew(at: firstStarted)
         var headers = extra
         if let id = RequestID.current { headers[RequestID.header] = id.value }
-        let firstStarted = ContinuousClock.now
-        var deadline = firstStarted + timeout * (retries + 1)
-        // Called while a request is handled, no longer than its caller waits.
-        if let callerGivesUp = RequestDeadline.current { deadline = min(deadline, callerGivesUp) }
-        guard deadline > firstStarted else { throw Self.failure(for: .timeout) }
-        // How long an attempt made at `start` may keep asking while nobody can take it.
-        func patience(from start: ContinuousClock.Instant) -> ContinuousClock.Instant {
-            min(deadline, start + min(timeout, Self.failoverPatience))
-        }
-        var patienceEnds = patience(from: firstStarted)
-        // The pauses since the call was last sent anew.
-        var paused = 0
-        var attempt = 0
         while true {
             let started = ContinuousClock.now
+            let error: NATSError
             do {
-                let wait = min(timeout, deadline - started)
+                let wait = policy.attemptTimeout(at: started)
                 headers[RequestDeadline.header] = RequestDeadline.value(wait)
                 let message = try await connection.request(subject, payload, headers: headers, timeout: wait)
                 if let metrics {
@@ -106,57 +90,35 @@ public struct ServiceClient: Sendable {
                     metrics.observe("nats_request_duration_seconds", ["subject": subject], elapsed.timeInterval)
                 }
                 return message
-            } catch let error as NATSError {
-                let labels = ["subject": subject, "error": error.code.description]
-                let now = ContinuousClock.now
-                // Jitter, so the calls that failed together do not all come back together.
-                let wait = Self.pauses.delay(afterFailures: paused + 1)
-                let nextFits = now + wait + Self.shortestAttempt <= deadline
-                let reachedNobody = error.code == .noResponders || error.code == .notConnected
-                let resendLost = error.code == .connectionLost && attempt < retries
-                if !Task.isCancelled, nextFits, reachedNobody && now + wait <= patienceEnds || resendLost {
-                    if resendLost {
-                        attempt += 1
-                        // The resend waits for the connection as a first call would.
-                        patienceEnds = patience(from: now)
-                        paused = 0
-                    }
-                    logger.debug("waiting to call again", ["nats.subject": subject, "nats.error": error.code.description])
-                    try? await Task.sleep(for: wait)
-                    if Task.isCancelled { throw Self.cancelled }
-                    paused += 1
-                    // A pause that overslept may leave too little for an answer: fail as the last attempt did.
-                    if deadline - ContinuousClock.now >= Self.shortestAttempt / 2 {
-                        metrics?.increment("nats_request_retries_total", labels)
-                        continue
-                    }
-                } else if !Task.isCancelled, error.code == .timeout, attempt < retries, now + Self.shortestAttempt <= deadline {
-                    attempt += 1
-                    // Sent again at once; should the connection be down by now, it waits for it as a first call would.
-                    patienceEnds = patience(from: now)
-                    paused = 0
-                    metrics?.increment("nats_request_retries_total", labels)
-                    logger.warning("retrying call", ["nats.subject": subject, "nats.error": error.code.description])
-                    continue
-                }
-                metrics?.increment("nats_request_errors_total", labels)
-                logger.warning("call failed", ["nats.subject": subject, "nats.error": error.code.description])
-                throw Self.failure(for: error)
+            } catch let failed as NATSError {
+                error = failed
             } catch {
                 throw Task.isCancelled ? Self.cancelled : .internal
+            }
+            let labels = ["subject": subject, "error": error.code.description]
+            let fields = ["nats.subject": subject, "nats.error": error.code.description]
+            var decision = policy.afterFailure(error, state, now: .now, cancelled: Task.isCancelled)
+            if case .sendAgain(let pause, let next) = decision, pause > .zero {
+                logger.debug("waiting to call again", fields)
+                try? await Task.sleep(for: pause)
+                decision = policy.afterPause(error, next, now: .now, cancelled: Task.isCancelled)
+            } else if case .sendAgain = decision {
+                logger.warning("retrying call", fields)
+            }
+            switch decision {
+            case .sendAgain(_, let next):
+                metrics?.increment("nats_request_retries_total", labels)
+                state = next
+            case .giveUp(let failure):
+                metrics?.increment("nats_request_errors_total", labels)
+                logger.warning("call failed", fields)
+                throw failure
+            case .cancelled:
+                throw Self.cancelled
             }
         }
     }
 
     /// What a call cancelled by its caller throws.
     static let cancelled = ServiceFailure(.timeout, "The request was cancelled.")
-
-    static func failure(for error: NATSError) -> ServiceFailure {
-        switch error {
-        case .timeout:
-            ServiceFailure(.timeout, "A service did not answer in time; try again.")
-        default:
-            .unavailable
-        }
-    }
 }

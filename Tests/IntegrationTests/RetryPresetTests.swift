@@ -10,7 +10,7 @@ import Testing
 struct RetryPresetTests {
     @Test("each preset is what it says")
     func presets() {
-        #expect(ServiceClient.pauses == Backoff(first: .milliseconds(25), cap: .milliseconds(400), jitter: 0.75...1.25))
+        #expect(CallRetryPolicy.pauses == Backoff(first: .milliseconds(25), cap: .milliseconds(400), jitter: 0.75...1.25))
         #expect(Outbox.rounds == Backoff(first: .seconds(1), cap: .seconds(30), jitter: 0.5...1.0))
         #expect(Outbox.parking == Backoff(first: .seconds(15), cap: .seconds(Outbox.parkedFor)))
         #expect(EventConsumer<MemberCreated>.redelivery == Backoff(first: .seconds(1), cap: .seconds(60)))

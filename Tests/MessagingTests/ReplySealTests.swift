@@ -25,4 +25,13 @@ struct ReplySealTests {
             try caller.open(NATSMessage(subject: reply.subject, payload: forged.payload, headers: forged.headers), headers: headers)
         }
     }
+
+    @Test("only 32 bytes in base64url (43 characters) are a public key")
+    func publicKeys() throws {
+        #expect(ReplySeal.isPublicKey(try ReplySeal().publicKeyText))
+        #expect(!ReplySeal.isPublicKey(""))
+        #expect(!ReplySeal.isPublicKey(String(repeating: "A", count: 42)))
+        #expect(!ReplySeal.isPublicKey(String(repeating: "A", count: 44)))
+        #expect(!ReplySeal.isPublicKey(String(repeating: "*", count: 43)))
+    }
 }
