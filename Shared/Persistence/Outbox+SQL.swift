@@ -1,24 +1,33 @@
 import Postgres
 
-/// The outbox's statements, all in one place. The table and column names come from the service's
-/// code (``Outbox/Table``), never from input.
-extension Outbox {
-    /// Takes up to ``batchSize`` due rows in key order for ``lease`` seconds; returns them in key order.
-    func claim() async throws -> [(key: Int64, row: PostgresRow)] {
+/// An outbox's rows in the service's PostgreSQL table, with the statements all in one place. The table and
+/// column names come from the service's code (``Outbox/Table``), never from input.
+struct OutboxTable: OutboxRows {
+    let table: Outbox.Table
+    let database: PostgresClient
+    /// The event of one row, or nil (or an error) for a row this replica cannot publish.
+    let message: @Sendable (PostgresRow) throws -> Outbox.Message?
+
+    var name: String { table.name }
+
+    /// Takes up to ``Outbox/batchSize`` due rows in key order for ``Outbox/lease`` seconds; returns them in key order.
+    func claim() async throws -> [OutboxRow] {
         let columns = ([table.key] + table.columns).joined(separator: ", ")
         let rows = try await database.query("""
             UPDATE \(unescaped: table.name)
-               SET available_at = now() + make_interval(secs => \(Int64(Self.lease))), attempts = attempts + 1
+               SET available_at = now() + make_interval(secs => \(Int64(Outbox.lease))), attempts = attempts + 1
              WHERE \(unescaped: table.key) IN (SELECT \(unescaped: table.key) FROM \(unescaped: table.name)
                                                WHERE available_at <= now()
-                                               ORDER BY \(unescaped: table.key) LIMIT \(Int64(Self.batchSize)) FOR UPDATE SKIP LOCKED)
+                                               ORDER BY \(unescaped: table.key) LIMIT \(Int64(Outbox.batchSize)) FOR UPDATE SKIP LOCKED)
             RETURNING \(unescaped: columns)
             """)
-        return try rows.map { (key: try $0.int(table.key), row: $0) }.sorted { $0.key < $1.key }
+        return try rows.map { row in
+            OutboxRow(key: try row.int(table.key), message: Result { try message(row) })
+        }.sorted { $0.key < $1.key }
     }
 
-    /// Deletes the `published` rows, makes the `parked` ones due again later (``parking``: 15 s doubling with
-    /// each claim of the row, at most ``parkedFor`` seconds) and the `handBack` ones due at once, each in one
+    /// Deletes the `published` rows, makes the `parked` ones due again later (``Outbox/parking``: 15 s doubling with
+    /// each claim of the row, at most ``Outbox/parkedFor`` seconds) and the `handBack` ones due at once, each in one
     /// statement.
     func finish(published: [Int64], parked: [Int64], handBack: [Int64]) async throws {
         if !published.isEmpty {
@@ -28,8 +37,8 @@ extension Outbox {
         if !parked.isEmpty {
             _ = try await database.query("""
                 UPDATE \(unescaped: table.name)
-                   SET available_at = now() + make_interval(secs => least(\(Self.parking.cap / .seconds(1)),
-                       \(Self.parking.first / .seconds(1)) * power(2, least(attempts, \(Self.parking.doublingsToCap)))))
+                   SET available_at = now() + make_interval(secs => least(\(Outbox.parking.cap / .seconds(1)),
+                       \(Outbox.parking.first / .seconds(1)) * power(2, least(attempts, \(Outbox.parking.doublingsToCap)))))
                  WHERE \(unescaped: table.key) = ANY(\(Self.array(parked))::bigint[])
                 """)
         }

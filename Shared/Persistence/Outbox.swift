@@ -72,12 +72,12 @@ public struct Outbox: Service {
     /// `parking.ceiling(afterFailures: attempts + 1)`, 30 s after the first claim.
     static let parking = Backoff(first: .seconds(15), cap: .seconds(parkedFor))
 
-    let table: Table
-    let database: PostgresClient
-    let jetStream: JetStream
+    /// The rows: the service's table in PostgreSQL (``OutboxTable``), memory in `PersistenceTests`.
+    let rows: any OutboxRows
+    /// Where the events go: JetStream, or a stand-in in `PersistenceTests`.
+    let events: any EventPublishing
     let pollInterval: Duration
     let logger: Logger
-    let message: @Sendable (PostgresRow) throws -> Message?
     /// Signalled after a commit that may have written events (``signal()``); a store that writes them
     /// holds this, not the outbox, so it can be tested without NATS.
     public let wakeup = Wakeup()
@@ -87,12 +87,16 @@ public struct Outbox: Service {
     /// then tried again.
     public init(table: Table, database: PostgresClient, connection: NATSConnection, pollInterval: Duration = .seconds(1),
                 logger: Logger, message: @escaping @Sendable (PostgresRow) throws -> Message?) {
-        self.table = table
-        self.database = database
-        self.jetStream = connection.jetStream
+        self.init(rows: OutboxTable(table: table, database: database, message: message), events: connection.jetStream,
+                  pollInterval: pollInterval, logger: logger)
+    }
+
+    /// An outbox on `rows`, publishing to `events`.
+    init(rows: any OutboxRows, events: any EventPublishing, pollInterval: Duration = .seconds(1), logger: Logger) {
+        self.rows = rows
+        self.events = events
         self.pollInterval = pollInterval
         self.logger = logger
-        self.message = message
     }
 
     /// Publishes soon: call after a commit that may have written events.
@@ -132,38 +136,32 @@ public struct Outbox: Service {
     /// Claims due rows, publishes them together (sent in key order, acknowledgements awaited at once),
     /// deletes the stored ones and hands back the failed ones.
     func publishBatch() async -> Outcome {
-        let rows: [(key: Int64, row: PostgresRow)]
+        let claimed: [OutboxRow]
         do {
-            rows = try await claim()
+            claimed = try await rows.claim()
         } catch {
-            logger.warning("outbox not readable; retrying", ["db.table": table.name, "error": String(describing: error)])
+            logger.warning("outbox not readable; retrying", ["db.table": rows.name, "error": String(describing: error)])
             return .failed
         }
-        guard !rows.isEmpty else { return .published(0) }
+        guard !claimed.isEmpty else { return .published(0) }
         var parked: [Int64] = []
         var outgoing: [(key: Int64, message: Message)] = []
-        for (key, row) in rows {
-            let message: Message?
-            do {
-                message = try self.message(row)
-            } catch {
-                logger.error("unreadable outbox row kept aside; tried again later",
-                             ["db.table": table.name, "outbox.key": String(key), "error": String(describing: error)])
-                message = nil
-            }
-            guard let message else {
+        for row in claimed {
+            switch row.message {
+            case .success(let message?):
+                outgoing.append((row.key, message))
+            case .success(nil):
                 // Kept, not deleted: a replica of a newer version may know the row (a rolling upgrade), and
                 // an operator can mend it; meanwhile it does not hold up the rows after it.
-                parked.append(key)
-                continue
+                parked.append(row.key)
+            case .failure(let error):
+                logger.error("unreadable outbox row kept aside; tried again later",
+                             ["db.table": rows.name, "outbox.key": String(row.key), "error": String(describing: error)])
+                parked.append(row.key)
             }
-            outgoing.append((key, message))
         }
         // Sent in key order without waiting between them; the acknowledgements are awaited together.
-        let messages = outgoing.map {
-            JetStream.OutgoingMessage($0.message.subject, $0.message.payload, messageID: $0.message.id)
-        }
-        let results = await jetStream.publishAll(messages)
+        let results = await events.publishAll(outgoing.map(\.message))
         var done: [Int64] = []
         var failed: [(message: Message, error: any Error)] = []
         for (item, result) in zip(outgoing, results) {
@@ -179,14 +177,14 @@ public struct Outbox: Service {
         }
         do {
             let settled = Set(done).union(parked)
-            try await finish(published: done, parked: parked, handBack: rows.map(\.key).filter { !settled.contains($0) })
+            try await rows.finish(published: done, parked: parked, handBack: claimed.map(\.key).filter { !settled.contains($0) })
         } catch {
             // The published rows go again after the lease; JetStream drops the copies by event ID.
             logger.warning("outbox rows not updated; they are published again after the lease",
-                           ["db.table": table.name, "error": String(describing: error)])
+                           ["db.table": rows.name, "error": String(describing: error)])
             return .failed
         }
-        return failed.isEmpty ? .published(rows.count) : .failed
+        return failed.isEmpty ? .published(claimed.count) : .failed
     }
 
     /// How long to wait after failed rounds in a row: 1 s, 2 s, 4 s ... at most 30 s, each between half
