@@ -39,15 +39,19 @@ struct InProcessGateway {
     let signer: JWTSigner
 
     /// A handler with services behind it when `connected`, else with none (every call is then 503);
-    /// `caughtUp` false leaves the gate on ended sessions closed.
-    init(connected: Bool = true, caughtUp: Bool = true, serviceTimeout: Duration = .seconds(5)) throws {
+    /// `caughtUp` false leaves the gate on ended sessions closed. The rate limit is off unless
+    /// `rateLimitBurst` is given (then a request a second with bursts of that many); with `logs`, the
+    /// handler's lines from debug up are written there.
+    init(connected: Bool = true, caughtUp: Bool = true, serviceTimeout: Duration = .seconds(5), rateLimitBurst: Int? = nil,
+         logs: LogSink? = nil) throws {
         var configuration = GatewayConfiguration()
-        configuration.rateLimitRPS = 0
+        configuration.rateLimitRPS = rateLimitBurst == nil ? 0 : 1
+        configuration.rateLimitBurst = rateLimitBurst ?? 0
         configuration.tokenIssuer = Self.issuer
         configuration.tokenAudience = Self.audience
         configuration.serviceTimeout = serviceTimeout
-        handler = APIHandler(configuration: configuration, logger: Logger(label: "gateway-test", level: .critical),
-                             metrics: MetricsRegistry())
+        let logger = logs.map { Logger(label: "gateway-test", level: .debug, sink: $0) } ?? Logger(label: "gateway-test", level: .critical)
+        handler = APIHandler(configuration: configuration, logger: logger, metrics: MetricsRegistry())
         signer = JWTSigner(key: try PrivateKey.generateP256(), kid: "issuer-key", algorithm: .ES256)
         services = connected ? StubServices() : nil
         if let services {
@@ -70,14 +74,16 @@ struct InProcessGateway {
     }
 
     /// Sends a request to the handler; a JSON body gets its content type, `bearer` the Authorization header,
-    /// and a request without `X-Request-Id` a new one, which the answer must carry back.
-    func send(_ method: String, _ path: String, headers: [String: String] = [:], json: String? = nil,
+    /// a request without `X-Request-Id` a new one, which the answer must carry back, and `target` is the path
+    /// as sent, before the server decoded it (`path` by default).
+    func send(_ method: String, _ path: String, target: String? = nil, headers: [String: String] = [:], json: String? = nil,
               bearer: String? = nil, bodyTooLarge: Bool = false) async -> Answer {
         var all = headers
         if json != nil, all["Content-Type"] == nil { all["Content-Type"] = "application/json" }
         if let bearer { all["Authorization"] = "Bearer \(bearer)" }
         if all["X-Request-Id"] == nil { all["X-Request-Id"] = UUID().uuidString.lowercased() }
-        let request = HTTPRequest(method: method, path: path, headers: all, body: Array((json ?? "").utf8), bodyTooLarge: bodyTooLarge)
+        let request = HTTPRequest(method: method, path: path, target: target, headers: all, body: Array((json ?? "").utf8),
+                                  bodyTooLarge: bodyTooLarge)
         let response = await handler.handle(request)
         let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(response.body))
         return Answer(status: response.status, code: envelope?.error.code.rawValue, message: envelope?.error.message,

@@ -12,6 +12,22 @@ import TestSupport
 /// every gateway out of its load balancer.
 @Suite("Gateway readiness")
 struct GatewayReadinessTests {
+    @Test("with NATS not answering, the API port opens after its 5 s wait and answers 503 itself, not ready")
+    func withoutNATS() async throws {
+        let closed = try TestNATSServer.freePort()
+        let starting = ContinuousClock.now
+        let gateway = try await StandaloneGateway.start(natsURL: "nats://127.0.0.1:\(closed)")
+        let waited = ContinuousClock.now - starting
+        try await withResource(gateway, close: { await $0.stop() }) { gateway in
+            #expect(waited >= .seconds(5), "listened after \(waited)")
+            let refresh = try await RunningStack.send("POST", gateway.url + "/api/auth/refresh", headers: [("Content-Type", "application/json")],
+                                                      body: Array(#"{"refreshToken": "r"}"#.utf8))
+            #expect(refresh.status == 503, "\(refresh.text)")
+            let ready = try await RunningStack.send("GET", gateway.managementURL + "/readyz")
+            #expect(ready.status == 503 && ready.text.contains("nats"), "\(ready.text)")
+        }
+    }
+
     @Test("ready once it has the issuer's keys and the ended sessions, whether or not the verifier answers; ?services=all tells the rest")
     func ownReadiness() async throws {
         // No issuer at first: neither its keys nor the ended sessions can be read.

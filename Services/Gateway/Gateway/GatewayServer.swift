@@ -1,16 +1,17 @@
+import Collections
 import HTTPServer
 import Logging
 import Management
 import Messaging
 import Metrics
-import NATS
 import Runtime
 
 /// The gateway process: the HTTP API on libmicrohttpd, fanning requests out over NATS.
 ///
-/// The management port starts at once (so `/healthz` answers); the API port once NATS is connected,
-/// or after 5 s without it (requests that need a service then get 503 until it connects). It stops in
-/// the reverse order: it stops accepting, answers what is in flight, and only then drains NATS.
+/// The management port starts at once (so `/healthz` answers); NATS is a ``ResourceService`` of the group,
+/// as in every service; the API port opens once NATS is connected, or after 5 s without it (requests that
+/// need a service then get 503 until it connects). It stops in the reverse order: it stops accepting,
+/// answers what is in flight, and only then drains NATS.
 public struct GatewayServer: Service {
     private let configuration: GatewayConfiguration
     private let logger: Logger
@@ -56,11 +57,13 @@ public struct GatewayServer: Service {
         // The API port is bound (after NATS connects, below); until then a probe must not route here.
         handler.readiness.require("http") { server.port != 0 }
         handler.readiness.started()
-        let connector = ClosureService {
-            let nats = try await NATSConnection.connectRetrying(url: configuration.natsURL, access: configuration.natsAccess, name: "gateway", logger: logger)
+        let nats = ResourceService.nats(url: configuration.natsURL, access: configuration.natsAccess, name: "gateway", logger: logger)
+        let connected = Gate()
+        let services = ClosureService {
             // Every reply sealed to this process: the gateway's seed, stolen and used elsewhere, reads no one's tokens.
-            let client = ServiceClient(connection: nats, logger: logger, metrics: metrics, sealing: try ReplySeal())
+            let client = ServiceClient(connection: try await nats.value, logger: logger, metrics: metrics, sealing: try ReplySeal())
             handler.client = client
+            connected.open()
             logger.info("gateway connected to NATS")
             let follower = EndedSessionsFollower(sessions: handler.accessTokens.endedSessions, caughtUp: handler.accessTokens.caughtUp,
                                                  logger: logger)
@@ -70,23 +73,20 @@ public struct GatewayServer: Service {
             following.cancel()
             await following.value
             handler.client = nil
-            await nats.drainAndClose()
         }
         let listener = ClosureService {
             // The port is joined (with several gateways, its SO_REUSEPORT group) once NATS is connected, so a
             // restarted gateway takes no connection it could only answer 503; after 5 s it listens anyway and
             // answers 503 itself while NATS is away.
-            let deadline = ContinuousClock.now + .seconds(5)
-            while handler.client == nil, ContinuousClock.now < deadline, !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(10))
-            }
+            _ = await connected.wait(timeout: .seconds(5))
             if Task.isCancelled { return }
             try server.start()
             logger.info("gateway listening", ["http.host": configuration.host, "http.port": String(server.port)])
             onListening(server.port)
             try await server.run()
         }
-        // Stopped last started first: HTTP drains (no new connections, in-flight requests answered) before NATS closes.
-        try await ServiceGroup(services: [connector, listener], logger: logger).run()
+        // Stopped last started first: HTTP drains (no new connections, in-flight requests answered), then the
+        // services' client lets go, and only then NATS drains and closes.
+        try await ServiceGroup(services: [nats, services, listener], logger: logger).run()
     }
 }

@@ -87,61 +87,44 @@ final class APIHandler: Sendable {
     /// The methods that get a `method` label of their own; any other is counted as `OTHER`.
     static let metricMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
-    /// Answers `request`; every answer carries `X-Request-Id`.
+    /// What every request goes through before its route, outermost first (`Middleware+API.swift`); adding a
+    /// concern is adding an entry. The observers sit outside every entry that may answer, so a refusal is
+    /// logged, counted and carries the headers; a path in any other spelling than its route's reaches
+    /// neither the route nor the rate limit it could dodge that way; a body announced too large is refused
+    /// unread and costs no token.
+    static let middleware: [Middleware] = [
+        .logging, .metrics, .noStore, .requestID, .canonicalPath, .routeMatch, .bodyLimit, .rateLimit,
+    ]
+
+    /// Answers `request`: through ``middleware``, then its route. Every answer carries `X-Request-Id`.
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        let started = ContinuousClock.now
-        let id = RequestID.from(request.header(RequestID.header))
-        // A path in any other spelling than its route's reaches neither the route nor the rate limit it could
-        // dodge that way; a body announced too large is refused unread, and costs no token.
-        let canonical = request.hasCanonicalPath
-        let (route, parameters, unmatched) = canonical ? match(request) : (nil, [:], .failure(ServiceFailure(.notFound, "No such endpoint.")))
-        var context = RequestContext(request: request, id: id, logger: logger, parameters: parameters)
-        var response: HTTPResponse
-        if !canonical {
-            response = unmatched
-        } else if request.bodyTooLarge {
-            response = .failure(RequestBody.tooLarge)
-        } else if let retryAfter = rateLimit(request) {
-            response = .failure(ServiceFailure(.rateLimited, "Too many requests from this address; retry after \(retryAfter) s."),
-                                retryAfter: retryAfter)
-        } else if let route {
-            // The ID is the task's while the route runs: every service call passes it on, every log line carries it.
-            response = await RequestID.$current.withValue(id) {
-                do throws(ServiceFailure) {
-                    return try await route.handle(self, &context)
-                } catch {
-                    return .failure(error, maxAge: recentSignIn.maxAge)
-                }
+        var context = RequestContext(request: request, id: RequestID.from(request.header(RequestID.header)), logger: logger)
+        return await respond(&context, from: 0)
+    }
+
+    /// Hands the request to the middleware entry at `index`, whose `next` is the entries after it; after
+    /// the last, to the route.
+    private func respond(_ context: inout RequestContext, from index: Int) async -> HTTPResponse {
+        guard index < Self.middleware.count else { return await route(&context) }
+        return await Self.middleware[index].handle(self, &context) { context in await respond(&context, from: index + 1) }
+    }
+
+    /// The end of the pipeline: the matched route, or the 404/405 answer when none fits.
+    private func route(_ context: inout RequestContext) async -> HTTPResponse {
+        guard let route = context.route else { return unmatched(context) }
+        // The ID is the task's while the route runs: every service call passes it on, every log line carries it.
+        return await RequestID.$current.withValue(context.id) {
+            do throws(ServiceFailure) {
+                return try await route.handle(self, &context)
+            } catch {
+                return .failure(error, maxAge: recentSignIn.maxAge)
             }
-        } else {
-            response = unmatched
         }
-        response.headers.append((RequestID.header, id.value))
-        // API answers carry tokens or personal data: no cache (a proxy's, a browser's) may keep them.
-        if request.path.hasPrefix("/api/"), !response.headers.contains(where: { $0.0.lowercased() == "cache-control" }) {
-            response.headers.append(("Cache-Control", "no-store"))
-        }
-        let label = route?.pattern ?? "unmatched"
-        // Labels from a closed set: a client that makes up methods must not make up series.
-        let method = Self.metricMethods.contains(request.method) ? request.method : "OTHER"
-        metrics.increment("http_requests_total", ["route": label, "method": method, "status": String(response.status)])
-        let elapsed = ContinuousClock.now - started
-        metrics.observe("http_request_duration_seconds", ["route": label], elapsed.timeInterval)
-        if response.status >= 500 {
-            context.logger.warning("request failed", ["http.path": label, "http.status": String(response.status)])
-        }
-        // Built only when it is written: this runs for every request.
-        guard logger.level <= .debug else { return response }
-        var fields = ["http.method": method, "http.path": label, "http.status": String(response.status),
-                      "request.duration_ms": elapsed.millisecondsText]
-        if let member = context.member { fields["member.id"] = String(member.id) }
-        context.logger.debug("request answered", fields)
-        return response
     }
 
     /// The per-address limit on `/api/auth/*` and on linking an identity (which, like a login, asks a
     /// provider): nil when allowed, else seconds to wait.
-    private func rateLimit(_ request: HTTPRequest) -> Int? {
+    func rateLimit(_ request: HTTPRequest) -> Int? {
         guard let rateLimiter, request.path.hasPrefix("/api/auth/") || request.path.hasPrefix("/api/members/me/identities") else {
             return nil
         }
@@ -152,8 +135,10 @@ final class APIHandler: Sendable {
         return retryAfter
     }
 
-    /// The route for `request` with its path parameters, or the 404/405 answer when none fits.
-    private func match(_ request: HTTPRequest) -> (Route?, [String: String], HTTPResponse) {
+    /// Puts the route for the context's request and its path parameters into the context; when none fits,
+    /// the methods its path takes under other routes.
+    func match(_ context: inout RequestContext) {
+        let request = context.request
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         var allowed: [String] = []
         for route in Self.routes where route.segments.count == segments.count {
@@ -169,16 +154,22 @@ final class APIHandler: Sendable {
             }
             guard matches else { continue }
             if route.method == request.method || (route.method == "GET" && request.method == "HEAD") {
-                return (route, parameters, .noContent)
+                context.route = route
+                context.parameters = parameters
+                return
             }
             allowed.append(route.method)
         }
-        if !allowed.isEmpty {
-            var response = HTTPResponse.failure(ServiceFailure(.methodNotAllowed, "\(request.method) is not allowed here; use \(allowed.joined(separator: ", "))."))
-            response.headers.append(("Allow", allowed.joined(separator: ", ")))
-            return (nil, [:], response)
-        }
-        return (nil, [:], .failure(ServiceFailure(.notFound, "No such endpoint.")))
+        context.allowedMethods = allowed
+    }
+
+    /// 405 with `Allow` when the path takes other methods, else 404.
+    private func unmatched(_ context: RequestContext) -> HTTPResponse {
+        guard !context.allowedMethods.isEmpty else { return .failure(ServiceFailure(.notFound, "No such endpoint.")) }
+        let allowed = context.allowedMethods.joined(separator: ", ")
+        var response = HTTPResponse.failure(ServiceFailure(.methodNotAllowed, "\(context.request.method) is not allowed here; use \(allowed)."))
+        response.headers.append(("Allow", allowed))
+        return response
     }
 
     /// The connected service client, or 503.

@@ -3,7 +3,8 @@ import HTTPServer
 import Logging
 
 /// What the gateway knows of one API request while it answers it: the request, its ID, a logger that
-/// carries the ID, the route's path parameters and, once the Bearer token was checked, the member.
+/// carries the ID, when it came, the route with its path parameters once matched and, once the Bearer
+/// token was checked, the member. The middleware and the route share it.
 struct RequestContext: Sendable {
     /// The HTTP request.
     let request: HTTPRequest
@@ -11,17 +12,34 @@ struct RequestContext: Sendable {
     let id: RequestID
     /// The gateway's logger with `request.id` on every line.
     let logger: Logger
+    /// When the gateway took the request: its duration in the metrics and the log counts from here.
+    let started: ContinuousClock.Instant
+    /// The route that the path and method matched (nil before the route match, and when none fits).
+    var route: APIHandler.Route?
     /// The route's path parameters (`{sessionId}` → `["sessionId": ...]`).
-    let parameters: [String: String]
+    var parameters: [String: String] = [:]
+    /// The methods the path takes when it matched a route under another method only (405's `Allow`).
+    var allowedMethods: [String] = []
     /// The member of the request's access token, once an authenticated route has checked it.
     var member: AuthenticatedMember?
 
-    /// A context for `request` with ID `id`; the logger gets the ID added.
-    init(request: HTTPRequest, id: RequestID, logger: Logger, parameters: [String: String] = [:]) {
+    /// A context for `request` with ID `id`, taken now; the logger gets the ID added.
+    init(request: HTTPRequest, id: RequestID, logger: Logger) {
+        self.started = .now
         self.request = request
         self.id = id
         self.logger = logger.with(id)
-        self.parameters = parameters
+    }
+
+    /// The `route` label of metrics and logs: the matched route's pattern, else `unmatched`.
+    var routeLabel: String {
+        route?.pattern ?? "unmatched"
+    }
+
+    /// The `method` label of metrics and logs: the request's method, or `OTHER` for one outside
+    /// ``APIHandler/metricMethods`` (a client that makes up methods must not make up series).
+    var methodLabel: String {
+        APIHandler.metricMethods.contains(request.method) ? request.method : "OTHER"
     }
 
     /// The path parameter `name` (empty when the route declares none of that name).
