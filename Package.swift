@@ -97,6 +97,7 @@ let package = Package(
             tests("RulesTests", ["Rules", "Contracts"]),
             tests("NATSTests", ["NATS", "Crypto", "Logging"]),
             tests("MessagingTests", ["Messaging", "NATS", "Contracts"]),
+            tests("PersistenceTests", ["Persistence", "Contracts", "Logging"]),
             tests("PostgresTests", ["Postgres", "Logging", "TestSupport"]),
             // A raw HTTP/1.1 client on one socket, for what URLSession and libcurl hide or refuse to send.
             .target(name: "HTTPTesting", path: "Tests/HTTPTesting", swiftSettings: swiftSettings),
