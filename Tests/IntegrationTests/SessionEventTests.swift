@@ -63,9 +63,7 @@ struct SessionMemberEventTests {
     @Test("member.deleted ends every session of the member, and the gateway refuses their tokens")
     func memberDeleted() async throws {
         let stack = try await TestStack.shared.running()
-        let sub = RunningStack.uniqueSubject()
-        let phone = try await stack.googleSession(sub: sub, deviceId: "phone")
-        let tablet = try await stack.googleSession(sub: sub, deviceId: "tablet")
+        let (phone, tablet) = try await stack.memberOnTwoDevices()
         let other = try await stack.googleSession()
 
         let memberId = phone.memberId

@@ -139,9 +139,7 @@ struct SessionListTests {
     @Test("DELETE /api/auth/sessions/{id} ends that session; another member's or an unknown one is 404")
     func delete() async throws {
         let stack = try await TestStack.shared.running()
-        let sub = RunningStack.uniqueSubject()
-        let phone = try await stack.googleSession(sub: sub, deviceId: "phone")
-        let tablet = try await stack.googleSession(sub: sub, deviceId: "tablet")
+        let (phone, tablet) = try await stack.memberOnTwoDevices()
         let stranger = try await stack.googleSession()
         let sessions = try await stack.get("/api/auth/sessions", bearer: phone.accessToken).data([SessionResponse].self)
         let tabletSession = try #require(sessions.first { $0.deviceId == "tablet" })
