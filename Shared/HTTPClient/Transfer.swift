@@ -95,26 +95,27 @@ final class Transfer {
         headerList = list
     }
 
-    /// CURLOPT_WRITEFUNCTION: appends to the body; returning less than `count` aborts the transfer.
-    private func receiveBody(_ data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
-        guard count > 0, let data else { return 0 }
+    /// Counts `count` more bytes received, headers and body alike; false, marking the response too large,
+    /// once they pass `maxResponseSize`.
+    private func admit(_ count: Int) -> Bool {
         receivedBytes += count
         guard receivedBytes <= maxResponseSize else {
             isTooLarge = true
-            return 0
+            return false
         }
+        return true
+    }
+
+    /// CURLOPT_WRITEFUNCTION: appends to the body; returning less than `count` aborts the transfer.
+    private func receiveBody(_ data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+        guard count > 0, let data, admit(count) else { return 0 }
         body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: count))
         return count
     }
 
     /// CURLOPT_HEADERFUNCTION: one header line at a time, including the status line and the blank line.
     private func receiveHeader(_ data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
-        guard count > 0, let data else { return 0 }
-        receivedBytes += count
-        guard receivedBytes <= maxResponseSize else {
-            isTooLarge = true
-            return 0
-        }
+        guard count > 0, let data, admit(count) else { return 0 }
         let line = UnsafeRawBufferPointer(start: data, count: count)
         if count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {

@@ -5,42 +5,40 @@ import Testing
 struct ConcurrencyTests {
     @Test("200 concurrent requests each get their own answer")
     func concurrentRequests() async throws {
-        let server = try await TestServer.start()
-        let client = makeClient()
-        defer { client.shutdown() }
-        let answers = try await withThrowingTaskGroup(of: (Int, Echo).self) { group in
-            for index in 0..<200 {
-                group.addTask {
-                    let response = try await client.execute(HTTPClientRequest(
-                        url: server.url("/echo?i=\(index)"), method: "POST",
-                        headers: [("X-Index", "\(index)")], body: Array("body-\(index)".utf8), timeout: .seconds(20)))
-                    return (index, try Echo(response))
+        try await withServerAndClient { server, client in
+            let answers = try await withThrowingTaskGroup(of: (Int, Echo).self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        let response = try await client.execute(HTTPClientRequest(
+                            url: server.url("/echo?i=\(index)"), method: "POST",
+                            headers: [("X-Index", "\(index)")], body: Array("body-\(index)".utf8), timeout: .seconds(20)))
+                        return (index, try Echo(response))
+                    }
                 }
+                var answers: [Int: Echo] = [:]
+                for try await (index, echo) in group { answers[index] = echo }
+                return answers
             }
-            var answers: [Int: Echo] = [:]
-            for try await (index, echo) in group { answers[index] = echo }
-            return answers
+            #expect(answers.count == 200)
+            for (index, echo) in answers {
+                #expect(echo.path == "/echo?i=\(index)")
+                #expect(echo.headers["x-index"] == "\(index)")
+                #expect(echo.body == "body-\(index)")
+            }
+            // At most maxConnectionsPerHost (16) connections were opened for 200 requests.
+            #expect(Set(answers.values.map(\.port)).count <= 16)
         }
-        #expect(answers.count == 200)
-        for (index, echo) in answers {
-            #expect(echo.path == "/echo?i=\(index)")
-            #expect(echo.headers["x-index"] == "\(index)")
-            #expect(echo.body == "body-\(index)")
-        }
-        // At most maxConnectionsPerHost (16) connections were opened for 200 requests.
-        #expect(Set(answers.values.map(\.port)).count <= 16)
     }
 
     @Test("Sequential requests reuse one keep-alive connection")
     func connectionReuse() async throws {
-        let server = try await TestServer.start()
-        let client = makeClient()
-        defer { client.shutdown() }
-        var ports: Set<Int> = []
-        for _ in 0..<20 {
-            ports.insert(try Echo(try await client.execute(HTTPClientRequest(url: server.url("/echo")))).port)
+        try await withServerAndClient { server, client in
+            var ports: Set<Int> = []
+            for _ in 0..<20 {
+                ports.insert(try Echo(try await client.execute(HTTPClientRequest(url: server.url("/echo")))).port)
+            }
+            #expect(ports.count == 1)
         }
-        #expect(ports.count == 1)
     }
 
     @Test("Separate clients do not share connections")

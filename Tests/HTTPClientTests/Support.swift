@@ -7,6 +7,20 @@ func makeClient(_ configuration: HTTPClient.Configuration = .init()) -> HTTPClie
     HTTPClient(configuration: configuration, logger: Logger(label: "http-client-test", level: .warning, format: .text))
 }
 
+/// Runs `body` with a client (``makeClient(_:)``) and shuts the client down afterwards.
+func withClient(_ configuration: HTTPClient.Configuration = .init(), _ body: (HTTPClient) async throws -> Void) async throws {
+    let client = makeClient(configuration)
+    defer { client.shutdown() }
+    try await body(client)
+}
+
+/// Runs `body` with a new test server (HTTPS with `tls`) and a client of its own (``withClient(_:_:)``).
+func withServerAndClient(tls: Bool = false, _ configuration: HTTPClient.Configuration = .init(),
+                         _ body: (TestServer, HTTPClient) async throws -> Void) async throws {
+    let server = try await TestServer.start(tls: tls)
+    try await withClient(configuration) { client in try await body(server, client) }
+}
+
 /// What the test server's echo endpoint answers.
 struct Echo: Decodable {
     let method: String

@@ -10,42 +10,42 @@ struct ThroughputTests {
 
     @Test("Sequential requests on one connection", arguments: [20_000])
     func sequential(count: Int) async throws {
-        let client = makeClient()
-        defer { client.shutdown() }
-        _ = try await client.execute(HTTPClientRequest(url: url))
-        let measured = try await measure(count: count) {
-            for _ in 0..<count {
-                let response = try await client.execute(HTTPClientRequest(url: url))
-                guard response.status == 200 else { return false }
+        try await withClient { client in
+            _ = try await client.execute(HTTPClientRequest(url: url))
+            let measured = try await measure(count: count) {
+                for _ in 0..<count {
+                    let response = try await client.execute(HTTPClientRequest(url: url))
+                    guard response.status == 200 else { return false }
+                }
+                return true
             }
-            return true
+            #expect(measured.ok)
+            print("sequential: \(measured.summary)")
+            #expect(measured.perSecond > 1_000)
         }
-        #expect(measured.ok)
-        print("sequential: \(measured.summary)")
-        #expect(measured.perSecond > 1_000)
     }
 
     @Test("32 concurrent callers", arguments: [50_000])
     func concurrent(count: Int) async throws {
-        let client = makeClient()
-        defer { client.shutdown() }
-        let callers = 32
-        let measured = try await measure(count: count) {
-            try await withThrowingTaskGroup(of: Bool.self) { group in
-                for _ in 0..<callers {
-                    group.addTask {
-                        for _ in 0..<(count / callers) {
-                            guard try await client.execute(HTTPClientRequest(url: url)).status == 200 else { return false }
+        try await withClient { client in
+            let callers = 32
+            let measured = try await measure(count: count) {
+                try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for _ in 0..<callers {
+                        group.addTask {
+                            for _ in 0..<(count / callers) {
+                                guard try await client.execute(HTTPClientRequest(url: url)).status == 200 else { return false }
+                            }
+                            return true
                         }
-                        return true
                     }
+                    return try await group.allSatisfy { $0 }
                 }
-                return try await group.allSatisfy { $0 }
             }
+            #expect(measured.ok)
+            print("32 concurrent: \(measured.summary)")
+            #expect(measured.perSecond > 1_000)
         }
-        #expect(measured.ok)
-        print("32 concurrent: \(measured.summary)")
-        #expect(measured.perSecond > 1_000)
     }
 
     private struct Measured {

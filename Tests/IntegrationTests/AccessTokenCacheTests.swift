@@ -29,7 +29,7 @@ struct AccessTokenCacheTests {
             #expect(try await signatureChecks(gateway) == 0)
 
             // Issued through the shared gateway: checked once here, then remembered.
-            let elsewhere = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+            let elsewhere = try await stack.googleSession()
             for _ in 0..<3 {
                 #expect(try await me(elsewhere.accessToken, at: gateway).status == 200)
             }

@@ -16,17 +16,13 @@ struct AppleNotificationReplayTests {
             type: type, sub: sub, event_time: eventTime.map { Int64($0.timeIntervalSince1970 * 1000) }, claims: claims))
     }
 
-    private func post(_ stack: RunningStack, _ payload: String) async throws -> APIResponse {
-        try await stack.post("/api/auth/apple/notifications", json: AppleNotificationBody(payload: payload))
-    }
-
     @Test("an account-delete replayed after the same Apple user signed up again answers 200 and leaves the new member")
     func replayedAccountDelete() async throws {
         let stack = try await TestStack.shared.running()
         let sub = RunningStack.uniqueSubject("apple")
         let first = try await stack.appleLogin(sub: sub).data(LoginResponse.self)
         let payload = try await notification(stack, "account-delete", sub: sub)
-        let handled = try await post(stack, payload)
+        let handled = try await stack.postAppleNotification(payload)
         #expect(handled.status == 200, "body: \(handled.text)")
         #expect(try await stack.me(first.accessToken).status == 401)
 
@@ -35,7 +31,7 @@ struct AppleNotificationReplayTests {
         #expect(second.memberId != first.memberId)
         #expect(second.isExistingMember == false)
 
-        let replayed = try await post(stack, payload)
+        let replayed = try await stack.postAppleNotification(payload)
         #expect(replayed.status == 200, "body: \(replayed.text)")
         #expect(try replayed.data(AppleNotificationResponse.self).handled)
         #expect(try await stack.count("SELECT count(*)::text FROM member.members WHERE id = \(second.memberId)") == 1)
@@ -51,7 +47,7 @@ struct AppleNotificationReplayTests {
         let before = Date().addingTimeInterval(-120)
 
         for type in ["account-delete", "consent-revoked", "email-disabled"] {
-            let response = try await post(stack, try await notification(stack, type, sub: sub, eventTime: before))
+            let response = try await stack.postAppleNotification(try await notification(stack, type, sub: sub, eventTime: before))
             #expect(response.status == 200, "\(type): \(response.text)")
         }
         #expect(try await stack.me(login.accessToken).data(MemberResponse.self).identities.map(\.provider) == ["APPLE"])
@@ -65,12 +61,12 @@ struct AppleNotificationReplayTests {
         let sub = RunningStack.uniqueSubject("apple")
         let login = try await stack.appleLogin(sub: sub, tokenEmail: "\(sub)@privaterelay.appleid.com").data(LoginResponse.self)
         let disabled = try await notification(stack, "email-disabled", sub: sub)
-        #expect(try await post(stack, disabled).status == 200)
+        #expect(try await stack.postAppleNotification(disabled).status == 200)
         #expect(try await stack.identityRows(memberId: login.memberId)["APPLE"]?["email_disabled"] == "true")
-        #expect(try await post(stack, try await notification(stack, "email-enabled", sub: sub)).status == 200)
+        #expect(try await stack.postAppleNotification(try await notification(stack, "email-enabled", sub: sub)).status == 200)
         #expect(try await stack.identityRows(memberId: login.memberId)["APPLE"]?["email_disabled"] == "false")
 
-        #expect(try await post(stack, disabled).status == 200)
+        #expect(try await stack.postAppleNotification(disabled).status == 200)
         #expect(try await stack.identityRows(memberId: login.memberId)["APPLE"]?["email_disabled"] == "false")
     }
 
@@ -81,7 +77,7 @@ struct AppleNotificationReplayTests {
         let login = try await stack.appleLogin(sub: sub).data(LoginResponse.self)
         let old = Int64(Date().timeIntervalSince1970) - AppleNotification.maxAge.components.seconds - 600
         for claims: [String: JSONValue] in [["jti": .null], ["jti": .string("")], ["iat": .integer(old)]] {
-            let response = try await post(stack, try await notification(stack, "account-delete", sub: sub, claims: claims))
+            let response = try await stack.postAppleNotification(try await notification(stack, "account-delete", sub: sub, claims: claims))
             #expect(response.status == 401, "\(claims): \(response.text)")
             #expect(response.failure?.code == .invalidProviderToken)
         }

@@ -35,7 +35,7 @@ struct BusProofMatrixTests {
 
         static func login(_ stack: RunningStack) async throws -> Member {
             let sub = RunningStack.uniqueSubject("matrix")
-            let login = try await stack.googleLogin(sub: sub, deviceId: "matrix-\(UUID().uuidString.prefix(8))").data(LoginResponse.self)
+            let login = try await stack.googleSession(sub: sub, deviceId: "matrix-\(UUID().uuidString.prefix(8))")
             let claims = try MessageCoding.decode(AccessTokenClaims.self, from: try CompactJWS.parse(login.accessToken).payload)
             return Member(id: login.memberId, accessToken: login.accessToken, refreshToken: login.refreshToken, sessionId: claims.sid,
                           googleSub: sub)

@@ -15,7 +15,7 @@ struct DeletionRaceTests {
         var landedOnDeleted = 0
         for round in 0..<50 {
             let sub = RunningStack.uniqueSubject("race")
-            let phone = try await stack.googleLogin(sub: sub, deviceId: "phone").data(LoginResponse.self)
+            let phone = try await stack.googleSession(sub: sub, deviceId: "phone")
             // The login starts first; the deletion follows within a few milliseconds, so across the
             // rounds it meets the login at each of its steps (verify, find the member, start the session).
             let delay = Duration.microseconds(Int64(round % 10) * 500)
@@ -48,7 +48,7 @@ struct DeletionRaceTests {
     func refreshRacesDeletion() async throws {
         let stack = try await TestStack.shared.running()
         for round in 0..<20 {
-            let phone = try await stack.googleLogin(sub: RunningStack.uniqueSubject("race"), deviceId: "phone").data(LoginResponse.self)
+            let phone = try await stack.googleSession(sub: RunningStack.uniqueSubject("race"), deviceId: "phone")
             async let racing = stack.refresh(phone.refreshToken)
             async let deletion = stack.deleteAccount(phone.accessToken)
             let (refreshed, deleted) = try await (racing, deletion)
@@ -64,8 +64,7 @@ struct DeletionRaceTests {
 
     @Test("the order the races depend on, made certain: once the issuer knows of the deletion, it starts no session for the member")
     func noSessionAfterTheIssuerKnows() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         // The control: before, the issuer starts a session for the member.
         _ = try await stack.call(Endpoints.issueTokens, IssueTokensRequest(memberId: login.memberId, deviceId: "before", provider: .google))
         let ended = try await stack.call(Endpoints.endDeletedMember, DeletedMemberRequest(memberId: login.memberId))

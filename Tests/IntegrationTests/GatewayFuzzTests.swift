@@ -19,7 +19,7 @@ struct GatewayFuzzTests {
         let seedText = String(seed, radix: 16)
         print("edge fuzz seed: \(seedText) (EDGE_FUZZ_SEED=\(seedText) replays it)")
         let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject("fuzz")).data(LoginResponse.self)
+        let login = try await stack.googleSession(sub: RunningStack.uniqueSubject("fuzz"))
         let before = try await stack.get("/api/members/me", bearer: login.accessToken)
         #expect(before.status == 200)
         let gateway = try await StandaloneGateway.start(natsURL: TestEnvironment.natsURL) { $0.rateLimitRPS = 0 }

@@ -39,8 +39,7 @@ struct GoogleLoginTests {
 
     @Test("the access token names the member and the session, signed with a key the JWKS publishes")
     func accessTokenClaims() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
 
         let jwksResponse = try await stack.get("/.well-known/jwks.json")
         #expect(jwksResponse.status == 200)
@@ -63,8 +62,7 @@ struct GoogleLoginTests {
 
     @Test("PyJWT, a third-party library, verifies the access token against /.well-known/jwks.json")
     func thirdPartyVerification() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let script = """
             import sys, jwt
             token, url, iss, aud = sys.argv[1:5]
@@ -90,7 +88,7 @@ struct GoogleLoginTests {
     func me() async throws {
         let stack = try await TestStack.shared.running()
         let sub = RunningStack.uniqueSubject()
-        let login = try await stack.googleLogin(sub: sub).data(LoginResponse.self)
+        let login = try await stack.googleSession(sub: sub)
 
         let response = try await stack.get("/api/members/me", bearer: login.accessToken)
         #expect(response.status == 200)

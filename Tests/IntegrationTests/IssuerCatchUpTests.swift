@@ -13,9 +13,7 @@ struct IssuerCatchUpTests {
     @Test("issuer stopped, member deleted, issuer started: the member's sessions end")
     func catchUp() async throws {
         let stack = try await Self.stack.running()
-        let sub = RunningStack.uniqueSubject()
-        let phone = try await stack.googleLogin(sub: sub, deviceId: "phone").data(LoginResponse.self)
-        let tablet = try await stack.googleLogin(sub: sub, deviceId: "tablet").data(LoginResponse.self)
+        let (phone, tablet) = try await stack.memberOnTwoDevices()
 
         // A stand-in replica answers requests (the sessions asked for below) but consumes no events.
         let standIn = await stack.startIssuerReplica(consumesEvents: false)

@@ -8,8 +8,7 @@ import TestSupport
 struct IssuerInputTests {
     @Test("a device ID one byte over FieldLimits.deviceId is refused naming the limit; one of exactly the limit starts a session")
     func deviceIdLimit() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let tooLong = String(repeating: "d", count: FieldLimits.deviceId + 1)
         let refused = try await stack.callResult(Endpoints.issueTokens,
                                                  IssueTokensRequest(memberId: login.memberId, deviceId: tooLong, provider: .google))
@@ -32,8 +31,7 @@ struct IssuerInputTests {
 struct DeviceIdInputTests {
     @Test("the verifier's login and the issuer refuse a blank device ID or one with control characters", arguments: ["   ", "dev\nice", "\u{1b}[2J"])
     func refused(deviceId: String) async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let issued = try await stack.callResult(Endpoints.issueTokens,
                                                 IssueTokensRequest(memberId: login.memberId, deviceId: deviceId, provider: .google))
         guard case .failure(let issuerFailure) = issued else {

@@ -24,7 +24,7 @@ struct IssuerKeyRotationTests {
     @Test("a rotation publishes the next key first, then signs with it; old tokens stay valid; PyJWT verifies both")
     func rotation() async throws {
         let stack = try await Self.stack.running()
-        let before = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let before = try await stack.googleSession()
         let oldKid = try #require(try kid(before.accessToken))
 
         let rotation = try await stack.rotateSigningKeys()
@@ -32,7 +32,7 @@ struct IssuerKeyRotationTests {
         #expect(rotation.activatesAt > Date().addingTimeInterval(-0.5))
         // Until the next key's time comes, the old key still signs. (The stack publishes the next key
         // seconds ahead; a login slower than that would not show it, and says so.)
-        let early = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let early = try await stack.googleSession()
         try #require(Date() < rotation.activatesAt,
                      "the login took until the next key's time (\(rotation.activatesAt)); nothing to see of the old key")
         #expect(try kid(early.accessToken) == oldKid)
@@ -46,7 +46,7 @@ struct IssuerKeyRotationTests {
 
         let wait = rotation.activatesAt.timeIntervalSinceNow + 0.5
         if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
-        let after = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let after = try await stack.googleSession()
         #expect(try kid(after.accessToken) == rotation.kid)
 
         // The gateway accepts both: the new key and the retired one whose tokens are still live.

@@ -16,8 +16,7 @@ struct MemberAppleNotificationTests {
 
     @Test("consent-revoked ends the Apple identity of a member who has another, idempotently")
     func consentRevokedKeepsMember() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let appleSub = RunningStack.uniqueSubject("apple")
         let rawNonce = "n-\(UUID().uuidString)"
         let linked = try await stack.link(login.accessToken, LinkIdentityBody(

@@ -28,8 +28,7 @@ struct MemberBadInputTests {
         ("blank-token", "idToken"),
     ])
     func badLinkBodies(_ kind: String, _ field: String) async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let newSubject = RunningStack.uniqueSubject("new")
         let token = try await stack.googleToken(sub: newSubject)
         let appleToken = try await stack.appleToken(sub: newSubject)
@@ -58,8 +57,7 @@ struct MemberBadInputTests {
     @Test("unlinking an unknown provider gets 400 and changes nothing", arguments: ["facebook", "300 bytes", "%20"])
     func badUnlinkProvider(_ kind: String) async throws {
         let provider = kind == "300 bytes" ? String(repeating: "a", count: 300) : kind
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let before = try await snapshot(stack, memberId: login.memberId, newSubject: "-")
         let response = try await stack.unlink(login.accessToken, provider)
         #expect(response.status == 400, "body: \(response.text)")

@@ -38,8 +38,8 @@ struct MemberConcurrencyTests {
     func loggedInEvents() async throws {
         let stack = try await TestStack.shared.running()
         let sub = RunningStack.uniqueSubject()
-        let first = try await stack.googleLogin(sub: sub).data(LoginResponse.self)
-        _ = try await stack.googleLogin(sub: sub).data(LoginResponse.self)
+        let first = try await stack.googleSession(sub: sub)
+        _ = try await stack.googleSession(sub: sub)
         let events = try await stack.events(Events.memberLoggedIn, count: 2) { $0.memberId == first.memberId }
         #expect(events.map(\.data.isExistingMember).sorted { !$0 && $1 } == [false, true])
         #expect(events.allSatisfy { $0.type == "member.logged-in" && $0.data.provider == .google })

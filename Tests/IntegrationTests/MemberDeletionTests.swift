@@ -12,7 +12,7 @@ struct MemberDeletionTests {
     func deletes() async throws {
         let stack = try await TestStack.shared.running()
         let sub = RunningStack.uniqueSubject()
-        let login = try await stack.googleLogin(sub: sub).data(LoginResponse.self)
+        let login = try await stack.googleSession(sub: sub)
 
         let response = try await stack.deleteAccount(login.accessToken)
         #expect(response.status == 204, "body: \(response.text)")
@@ -27,7 +27,7 @@ struct MemberDeletionTests {
         #expect(await eventually { (try? await stack.deleteAccount(login.accessToken).status) == 401 })
 
         // Email never merges and nothing is left: the same identity signs up afresh.
-        let again = try await stack.googleLogin(sub: sub).data(LoginResponse.self)
+        let again = try await stack.googleSession(sub: sub)
         #expect(again.memberId != login.memberId)
         #expect(again.isExistingMember == false)
     }
@@ -91,10 +91,6 @@ struct MemberDeletionAcrossServicesTests {
         return try JSONDecoder().decode(Minted.self, from: Data(minted.body)).token
     }
 
-    private func refresh(_ stack: RunningStack, _ token: String) async throws -> APIResponse {
-        try await stack.post("/api/auth/refresh", json: RefreshBody(refreshToken: token))
-    }
-
     @Test("deletion completes while Apple's revoke endpoint is down; the grant is revoked once it is back")
     func revocationRetried() async throws {
         let stack = try await TestStack.shared.running()
@@ -143,10 +139,10 @@ struct MemberDeletionAcrossServicesTests {
     func sessionsEnd() async throws {
         let stack = try await TestStack.shared.running()
         let sub = RunningStack.uniqueSubject()
-        let login = try await stack.googleLogin(sub: sub).data(LoginResponse.self)
+        let login = try await stack.googleSession(sub: sub)
         #expect(try await stack.deleteAccount(login.accessToken).status == 204)
-        #expect(try await eventually { try await refresh(stack, login.refreshToken).failure?.code == .invalidRefreshToken })
-        let again = try await stack.googleLogin(sub: sub).data(LoginResponse.self)
+        #expect(try await eventually { try await stack.refresh(login.refreshToken).failure?.code == .invalidRefreshToken })
+        let again = try await stack.googleSession(sub: sub)
         #expect(again.memberId != login.memberId)
         #expect(again.isExistingMember == false)
     }
@@ -155,7 +151,7 @@ struct MemberDeletionAcrossServicesTests {
     func consentRevoked() async throws {
         let stack = try await TestStack.shared.running()
         let googleSub = RunningStack.uniqueSubject()
-        let google = try await stack.googleLogin(sub: googleSub, deviceId: "tablet").data(LoginResponse.self)
+        let google = try await stack.googleSession(sub: googleSub, deviceId: "tablet")
         let appleSub = RunningStack.uniqueSubject("apple")
         let rawNonce = "n-\(UUID().uuidString)"
         #expect(try await stack.link(google.accessToken, LinkIdentityBody(
@@ -165,21 +161,20 @@ struct MemberDeletionAcrossServicesTests {
 
         let payload = try await notification(stack, type: "consent-revoked", sub: appleSub)
         for _ in 0..<2 {
-            let response = try await stack.post("/api/auth/apple/notifications", json: AppleNotificationBody(payload: payload))
+            let response = try await stack.postAppleNotification(payload)
             #expect(response.status == 200, "body: \(response.text)")
             #expect(try response.data(AppleNotificationResponse.self).handled == true)
         }
         // The replay (the same jti) took no effect: apple.notification was published once. A later
         // notification of the same user marks the end: the outbox publishes in order, so by the time its
         // event is out, a second consent-revoked would be too.
-        let marker = try await stack.post("/api/auth/apple/notifications",
-                                          json: AppleNotificationBody(payload: try await notification(stack, type: "email-enabled", sub: appleSub)))
+        let marker = try await stack.postAppleNotification(try await notification(stack, type: "email-enabled", sub: appleSub))
         #expect(marker.status == 200, "body: \(marker.text)")
         let received = try await stack.events(Events.appleNotification, count: 2) { $0.subject == appleSub }
         #expect(received.map(\.data.type) == ["consent-revoked", "email-enabled"])
         #expect(received.first?.data.memberId == google.memberId)
-        #expect(try await eventually { try await refresh(stack, apple.refreshToken).status == 401 })
-        #expect(try await refresh(stack, google.refreshToken).status == 200)
+        #expect(try await eventually { try await stack.refresh(apple.refreshToken).status == 401 })
+        #expect(try await stack.refresh(google.refreshToken).status == 200)
         #expect(try await stack.me(google.accessToken).data(MemberResponse.self).identities.map(\.provider) == ["GOOGLE"])
     }
 
@@ -189,10 +184,10 @@ struct MemberDeletionAcrossServicesTests {
         let appleSub = RunningStack.uniqueSubject("apple")
         let login = try await stack.appleLogin(sub: appleSub).data(LoginResponse.self)
         let payload = try await notification(stack, type: "account-delete", sub: appleSub)
-        let response = try await stack.post("/api/auth/apple/notifications", json: AppleNotificationBody(payload: payload))
+        let response = try await stack.postAppleNotification(payload)
         #expect(response.status == 200, "body: \(response.text)")
         #expect(try await stack.me(login.accessToken).status == 401)
-        #expect(try await eventually { try await refresh(stack, login.refreshToken).failure?.code == .invalidRefreshToken })
+        #expect(try await eventually { try await stack.refresh(login.refreshToken).failure?.code == .invalidRefreshToken })
     }
 
     @Test("email-disabled through the gateway updates the flag; an unknown user is handled; a bad JWS is 401")
@@ -200,20 +195,17 @@ struct MemberDeletionAcrossServicesTests {
         let stack = try await TestStack.shared.running()
         let appleSub = RunningStack.uniqueSubject("apple")
         let login = try await stack.appleLogin(sub: appleSub, tokenEmail: "\(appleSub)@privaterelay.appleid.com").data(LoginResponse.self)
-        let disabled = try await stack.post("/api/auth/apple/notifications",
-                                            json: AppleNotificationBody(payload: try await notification(stack, type: "email-disabled", sub: appleSub)))
+        let disabled = try await stack.postAppleNotification(try await notification(stack, type: "email-disabled", sub: appleSub))
         #expect(disabled.status == 200)
         #expect(try await stack.identityRows(memberId: login.memberId)["APPLE"]?["email_disabled"] == "true")
 
-        let unknown = try await stack.post("/api/auth/apple/notifications", json: AppleNotificationBody(
-            payload: try await notification(stack, type: "consent-revoked", sub: RunningStack.uniqueSubject("nobody"))))
+        let unknown = try await stack.postAppleNotification(try await notification(stack, type: "consent-revoked", sub: RunningStack.uniqueSubject("nobody")))
         #expect(unknown.status == 200)
 
-        let forged = try await stack.post("/api/auth/apple/notifications", json: AppleNotificationBody(
-            payload: try await stack.googleToken(sub: appleSub)))
+        let forged = try await stack.postAppleNotification(try await stack.googleToken(sub: appleSub))
         #expect(forged.status == 401)
         #expect(forged.failure?.code == .invalidProviderToken)
-        let garbage = try await stack.post("/api/auth/apple/notifications", json: AppleNotificationBody(payload: "a.b.c"))
+        let garbage = try await stack.postAppleNotification("a.b.c")
         #expect(garbage.failure?.code == .invalidProviderToken)
     }
 }

@@ -81,7 +81,7 @@ struct MemberEmailVerificationTests {
     func providerEmails() async throws {
         let stack = try await TestStack.shared.running()
         let googleSub = RunningStack.uniqueSubject()
-        let google = try await stack.googleLogin(sub: googleSub).data(LoginResponse.self)
+        let google = try await stack.googleSession(sub: googleSub)
         let googleEmail = "\(googleSub)@example.com"
         #expect(try await shown(stack, google.accessToken)
             == Shown(email: googleEmail, emailVerified: true, identities: ["GOOGLE": .init(email: googleEmail, emailVerified: true)]))

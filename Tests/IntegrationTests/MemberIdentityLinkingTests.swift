@@ -9,8 +9,7 @@ import TestSupport
 struct MemberIdentityLinkingTests {
     @Test("linking a second provider answers the member with both identities and publishes identity.linked")
     func linkSecondProvider() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let appleSub = RunningStack.uniqueSubject("apple")
         let rawNonce = "nonce-\(UUID().uuidString)"
         let token = try await stack.appleToken(sub: appleSub, email: "\(appleSub)@example.com", rawNonce: rawNonce)
@@ -33,8 +32,7 @@ struct MemberIdentityLinkingTests {
 
     @Test("linking the same identity again to the same member is an idempotent 200")
     func idempotent() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let kakaoSub = RunningStack.uniqueSubject("kakao")
         let body = LinkIdentityBody(provider: "KAKAO", idToken: try await stack.mint("kakao", claims: [
             "sub": .string(kakaoSub), "aud": .string(TestStack.ClientID.kakao)]))
@@ -49,7 +47,7 @@ struct MemberIdentityLinkingTests {
     func identityInUse() async throws {
         let stack = try await TestStack.shared.running()
         let ownerSub = RunningStack.uniqueSubject()
-        let owner = try await stack.googleLogin(sub: ownerSub).data(LoginResponse.self)
+        let owner = try await stack.googleSession(sub: ownerSub)
         let other = try await stack.appleLogin(sub: RunningStack.uniqueSubject("apple"), tokenEmail: "\(ownerSub)@example.com")
             .data(LoginResponse.self)
         #expect(other.memberId != owner.memberId, "email must never merge accounts")
@@ -63,8 +61,7 @@ struct MemberIdentityLinkingTests {
 
     @Test("a second identity of a provider the member already has gets 409")
     func oneIdentityPerProvider() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let response = try await stack.linkGoogle(login.accessToken, sub: RunningStack.uniqueSubject())
         #expect(response.status == 409)
         #expect(response.failure?.code == .identityInUse)
@@ -74,7 +71,7 @@ struct MemberIdentityLinkingTests {
     func unlink() async throws {
         let stack = try await TestStack.shared.running()
         let googleSub = RunningStack.uniqueSubject()
-        let login = try await stack.googleLogin(sub: googleSub).data(LoginResponse.self)
+        let login = try await stack.googleSession(sub: googleSub)
 
         let notLinked = try await stack.unlink(login.accessToken, "apple")
         #expect(notLinked.status == 404)
@@ -98,7 +95,7 @@ struct MemberIdentityLinkingTests {
         #expect(event?.data.reason == "requested")
 
         // The unlinked Google identity now signs in as a new member.
-        let again = try await stack.googleLogin(sub: googleSub).data(LoginResponse.self)
+        let again = try await stack.googleSession(sub: googleSub)
         #expect(again.memberId != login.memberId)
         #expect(again.isExistingMember == false)
     }

@@ -53,6 +53,31 @@ extension RunningStack {
         try await send("DELETE", "/api/members/me", headers: [("Authorization", "Bearer \(accessToken)")])
     }
 
+    /// Sends `method path` with a Bearer token and no body.
+    func send(_ method: String, _ path: String, bearer: String) async throws -> APIResponse {
+        try await send(method, path, headers: [("Authorization", "Bearer \(bearer)")])
+    }
+
+    /// Calls `/api/members/me` until it answers `status` or `timeout` passes; returns the last answer.
+    func me(_ token: String, until status: Int, timeout: Duration = .seconds(10)) async throws -> APIResponse {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let response = try await get("/api/members/me", bearer: token)
+            if response.status == status || ContinuousClock.now >= deadline { return response }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// Rotates `refreshToken` through the gateway.
+    func refresh(_ refreshToken: String) async throws -> APIResponse {
+        try await post("/api/auth/refresh", json: RefreshBody(refreshToken: refreshToken))
+    }
+
+    /// Sends the Apple server-to-server notification `payload` through the gateway.
+    func postAppleNotification(_ payload: String) async throws -> APIResponse {
+        try await post("/api/auth/apple/notifications", json: AppleNotificationBody(payload: payload))
+    }
+
     /// Rows of the member's identities, keyed by provider.
     func identityRows(memberId: Int64) async throws -> [String: [String: String]] {
         let rows = try await rows("""

@@ -29,7 +29,7 @@ struct RecentSignInTests {
 
     static func signIn(_ stack: RunningStack, device: String = "device-1") async throws -> SignedIn {
         let sub = RunningStack.uniqueSubject("recent")
-        let login = try await stack.googleLogin(sub: sub, deviceId: device).data(LoginResponse.self)
+        let login = try await stack.googleSession(sub: sub, deviceId: device)
         return SignedIn(login: login, claims: try claims(login.accessToken), googleSub: sub)
     }
 
@@ -190,7 +190,7 @@ struct RecentSignInTests {
         Self.expectReauthentication(try await stack.link(old.accessToken, LinkIdentityBody(provider: "kakao", idToken: try await kakaoToken())), "old")
 
         // Signing in with Google again on the device: a fresh sign-in.
-        let again = try await stack.googleLogin(sub: member.googleSub).data(LoginResponse.self)
+        let again = try await stack.googleSession(sub: member.googleSub)
         #expect(again.memberId == member.login.memberId)
         let linked = try await stack.link(again.accessToken, LinkIdentityBody(provider: "kakao", idToken: try await kakaoToken()))
         #expect(linked.status == 200, "body: \(linked.text)")

@@ -7,50 +7,43 @@ import TestSupport
 /// grace window where a duplicate concurrent refresh gets the same successor.
 @Suite("Refresh token rotation")
 struct RefreshTests {
-    private func refresh(_ stack: RunningStack, _ token: String) async throws -> APIResponse {
-        try await stack.post("/api/auth/refresh", json: RefreshBody(refreshToken: token))
-    }
-
     @Test("each refresh rotates the refresh token and keeps the member")
     func rotates() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
-        let first = try await refresh(stack, login.refreshToken)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
+        let first = try await stack.refresh(login.refreshToken)
         #expect(first.status == 200, "body: \(first.text)")
         let rotated = try first.data(LoginResponse.self)
         #expect(rotated.refreshToken != login.refreshToken)
         #expect(rotated.memberId == login.memberId)
         #expect(rotated.isExistingMember == true)
-        let second = try await refresh(stack, rotated.refreshToken)
+        let second = try await stack.refresh(rotated.refreshToken)
         #expect(second.status == 200)
         #expect(try second.data(LoginResponse.self).refreshToken != rotated.refreshToken)
     }
 
     @Test("two concurrent refreshes inside the grace window get the same successor, which works")
     func concurrentDuplicate() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
-        async let a = refresh(stack, login.refreshToken)
-        async let b = refresh(stack, login.refreshToken)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
+        async let a = stack.refresh(login.refreshToken)
+        async let b = stack.refresh(login.refreshToken)
         let (ra, rb) = try await (a, b)
         #expect(ra.status == 200 && rb.status == 200, "\(ra.text) / \(rb.text)")
         let successor = try ra.data(LoginResponse.self).refreshToken
         #expect(try rb.data(LoginResponse.self).refreshToken == successor)
-        #expect(try await refresh(stack, successor).status == 200)
+        #expect(try await stack.refresh(successor).status == 200)
     }
 
     @Test("a rotated token used after the grace window ends the session")
     func reuseEndsSession() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
-        let successor = try await refresh(stack, login.refreshToken).data(LoginResponse.self).refreshToken
+        let (stack, login) = try await TestStack.shared.runningWithSession()
+        let successor = try await stack.refresh(login.refreshToken).data(LoginResponse.self).refreshToken
         try await Task.sleep(for: TestStack.reuseGrace + .milliseconds(1500))
 
-        let reuse = try await refresh(stack, login.refreshToken)
+        let reuse = try await stack.refresh(login.refreshToken)
         #expect(reuse.status == 401)
         #expect(reuse.failure?.code == .refreshTokenReused)
         // The session is over: its newest token is refused too.
-        let after = try await refresh(stack, successor)
+        let after = try await stack.refresh(successor)
         #expect(after.status == 401)
         #expect(after.failure?.code == .invalidRefreshToken)
     }
@@ -58,7 +51,7 @@ struct RefreshTests {
     @Test("unknown and malformed refresh tokens are refused", arguments: ["", "not-a-token", String(repeating: "A", count: 43)])
     func unknown(_ token: String) async throws {
         let stack = try await TestStack.shared.running()
-        let response = try await refresh(stack, token)
+        let response = try await stack.refresh(token)
         #expect(response.status == (token.isEmpty ? 400 : 401), "body: \(response.text)")
         #expect(response.failure?.code == (token.isEmpty ? .invalidRequest : .invalidRefreshToken))
     }
@@ -67,11 +60,11 @@ struct RefreshTests {
     func sameDeviceReplaces() async throws {
         let stack = try await TestStack.shared.running()
         let sub = RunningStack.uniqueSubject()
-        let first = try await stack.googleLogin(sub: sub, deviceId: "phone").data(LoginResponse.self)
-        let other = try await stack.googleLogin(sub: sub, deviceId: "tablet").data(LoginResponse.self)
-        let second = try await stack.googleLogin(sub: sub, deviceId: "phone").data(LoginResponse.self)
-        #expect(try await refresh(stack, first.refreshToken).failure?.code == .invalidRefreshToken)
-        #expect(try await refresh(stack, second.refreshToken).status == 200)
-        #expect(try await refresh(stack, other.refreshToken).status == 200)
+        let first = try await stack.googleSession(sub: sub, deviceId: "phone")
+        let other = try await stack.googleSession(sub: sub, deviceId: "tablet")
+        let second = try await stack.googleSession(sub: sub, deviceId: "phone")
+        #expect(try await stack.refresh(first.refreshToken).failure?.code == .invalidRefreshToken)
+        #expect(try await stack.refresh(second.refreshToken).status == 200)
+        #expect(try await stack.refresh(other.refreshToken).status == 200)
     }
 }

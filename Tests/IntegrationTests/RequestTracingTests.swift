@@ -56,7 +56,7 @@ struct RequestTracingTests {
     @Test("an authenticated request carries its ID and member to the gateway's line and the issuer's")
     func authenticatedRequestIsTraced() async throws {
         let (stack, sink, _) = try await Self.traced.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject("traced")).data(LoginResponse.self)
+        let login = try await stack.googleSession(sub: RunningStack.uniqueSubject("traced"))
         let id = "trace-\(UUID().uuidString.lowercased())"
         let response = try await stack.get("/api/auth/sessions", bearer: login.accessToken, headers: [("X-Request-Id", id)])
         #expect(response.status == 200)

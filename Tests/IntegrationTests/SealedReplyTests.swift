@@ -25,7 +25,7 @@ struct SealedReplyTests {
             defer { reader.cancel(); everything.unsubscribe() }
 
             let sub = RunningStack.uniqueSubject("sealed")
-            let login = try await stack.googleLogin(sub: sub).data(LoginResponse.self)
+            let login = try await stack.googleSession(sub: sub)
             let refreshed = try await stack.refresh(login.refreshToken).data(LoginResponse.self)
             let me = try await stack.get("/api/members/me", bearer: refreshed.accessToken)
             #expect(me.status == 200)

@@ -92,7 +92,7 @@ struct ServerNonceTests {
     @Test("a link needs one too, issued for the device the body names")
     func link() async throws {
         let stack = try await Self.stack.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let login = try await stack.googleSession()
         let kakaoSub = RunningStack.uniqueSubject("kakao")
         let without = try await stack.link(login.accessToken, LinkIdentityBody(provider: "kakao", idToken: try await stack.idToken("kakao", sub: kakaoSub)))
         expectRefused(without, NonceRefusal.required)
@@ -111,7 +111,7 @@ struct ServerNonceTests {
     func spentAcrossCalls() async throws {
         let stack = try await Self.stack.running()
         // Spent by a login, then offered to a link by the same device.
-        let member = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let member = try await stack.googleSession()
         let spent = try await nonce(stack, device: "phone")
         let kakaoSub = RunningStack.uniqueSubject("kakao")
         #expect(try await kakaoLogin(stack, sub: kakaoSub, tokenNonce: spent, bodyNonce: spent, device: "phone").status == 200)

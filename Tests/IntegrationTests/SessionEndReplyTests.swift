@@ -12,8 +12,7 @@ import TestSupport
 struct SessionEndReplyTests {
     @Test("logout-all answers with the ended sessions and when their last access token expires")
     func tokensExpireAt() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let before = Date()
         let ended = try await stack.call(Endpoints.logoutAll, LogoutAllRequest(memberId: login.memberId, accessToken: login.accessToken))
         #expect(ended.sessionIds.count == 1)
@@ -30,8 +29,7 @@ struct SessionEndReplyTests {
 struct IssuedClaimsTests {
     @Test("the claims and kid in the issuer's answer are those of the token it signed")
     func claimsMatchToken() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let pair = try await stack.call(Endpoints.issueTokens,
                                         IssueTokensRequest(memberId: login.memberId, deviceId: "claims-device", provider: .google))
         let parts = pair.accessToken.split(separator: ".").map(String.init)
@@ -51,8 +49,7 @@ struct IssuedClaimsTests {
 struct SessionEndRaceTests {
     @Test("a second end of an identity's sessions (as after the consumer's) still names them")
     func identityEndedTwice() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let request = EndIdentitySessionsRequest(memberId: login.memberId, provider: .google)
         let first = try await stack.call(Endpoints.endIdentitySessions, request)
         #expect(first.sessionIds.count == 1)
@@ -61,8 +58,7 @@ struct SessionEndRaceTests {
 
     @Test("a second end of a deleted member's sessions still names them")
     func memberDeletedTwice() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let request = DeletedMemberRequest(memberId: login.memberId)
         let first = try await stack.call(Endpoints.endDeletedMember, request)
         #expect(first.sessionIds.count == 1)
@@ -77,8 +73,7 @@ struct SessionEndRaceTests {
 struct LoginAttemptTests {
     @Test("the same attemptKey twice: one session, the same refresh token, nothing replaced; a new login replaces it")
     func attemptsAreOneLogin() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let request = IssueTokensRequest(memberId: login.memberId, deviceId: "attempts", provider: .google, attemptKey: UUID().uuidString)
         let first = try await stack.call(Endpoints.issueTokens, request)
         // The app has the first attempt's tokens and refreshes; then the other attempt arrives.

@@ -9,8 +9,7 @@ import TestSupport
 struct SessionEventTests {
     @Test("logout publishes session.ended with reason logout")
     func logout() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let memberId = login.memberId
         let events = try await stack.events(Events.sessionEnded, during: {
             let response = try await stack.send("POST", "/api/auth/logout", bearer: login.accessToken)
@@ -27,7 +26,7 @@ struct SessionEventTests {
     func replaced() async throws {
         let stack = try await TestStack.shared.running()
         let sub = RunningStack.uniqueSubject()
-        let first = try await stack.googleLogin(sub: sub).data(LoginResponse.self)
+        let first = try await stack.googleSession(sub: sub)
         let memberId = first.memberId
         let events = try await stack.events(Events.sessionEnded, during: {
             _ = try await stack.googleLogin(sub: sub)
@@ -39,8 +38,7 @@ struct SessionEventTests {
 
     @Test("a reuse after the grace window publishes refresh-token.reused and session.ended (reuse)")
     func reuse() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let memberId = login.memberId
         #expect(try await stack.refresh(login.refreshToken).status == 200)
         try await Task.sleep(for: TestStack.reuseGrace + .milliseconds(1500))
@@ -65,10 +63,8 @@ struct SessionMemberEventTests {
     @Test("member.deleted ends every session of the member, and the gateway refuses their tokens")
     func memberDeleted() async throws {
         let stack = try await TestStack.shared.running()
-        let sub = RunningStack.uniqueSubject()
-        let phone = try await stack.googleLogin(sub: sub, deviceId: "phone").data(LoginResponse.self)
-        let tablet = try await stack.googleLogin(sub: sub, deviceId: "tablet").data(LoginResponse.self)
-        let other = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (phone, tablet) = try await stack.memberOnTwoDevices()
+        let other = try await stack.googleSession()
 
         let memberId = phone.memberId
         let events = try await stack.events(Events.sessionEnded, timeout: .seconds(10), during: {
@@ -90,8 +86,7 @@ struct SessionMemberEventTests {
 
     @Test("identity.unlinked, whoever unlinked it, ends only the sessions that signed in with it")
     func identityUnlinked() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let memberId = login.memberId
 
         // Another provider's identity: the Google session stays.
@@ -110,7 +105,7 @@ struct SessionMemberEventTests {
         #expect(try await stack.refresh(login.refreshToken).failure?.code == .invalidRefreshToken)
 
         // The member unlinking Google themselves ends the Google sessions as well.
-        let other = try await stack.googleLogin(sub: RunningStack.uniqueSubject(), deviceId: "tablet").data(LoginResponse.self)
+        let other = try await stack.googleSession(deviceId: "tablet")
         let requested = try await stack.events(Events.sessionEnded, timeout: .seconds(10), during: {
             try await stack.publish(Events.identityUnlinked, IdentityUnlinked(memberId: other.memberId, provider: .google, reason: "requested"))
         }, until: { seen in seen.contains { $0.data.memberId == other.memberId } })

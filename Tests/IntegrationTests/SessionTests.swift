@@ -3,28 +3,6 @@ import Foundation
 import Testing
 import TestSupport
 
-extension RunningStack {
-    /// Sends `method path` with a Bearer token and no body.
-    func send(_ method: String, _ path: String, bearer: String) async throws -> APIResponse {
-        try await send(method, path, headers: [("Authorization", "Bearer \(bearer)")])
-    }
-
-    /// Calls `/api/members/me` until it answers `status` or `timeout` passes; returns the last answer.
-    func me(_ token: String, until status: Int, timeout: Duration = .seconds(10)) async throws -> APIResponse {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let response = try await get("/api/members/me", bearer: token)
-            if response.status == status || ContinuousClock.now >= deadline { return response }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-    }
-
-    /// Rotates `refreshToken` through the gateway.
-    func refresh(_ refreshToken: String) async throws -> APIResponse {
-        try await post("/api/auth/refresh", json: RefreshBody(refreshToken: refreshToken))
-    }
-}
-
 /// POST /api/auth/logout ends the Bearer's session: its refresh token at once, its access token
 /// within a second or two.
 @Suite("Logout")
@@ -32,9 +10,7 @@ struct LogoutTests {
     @Test("logout answers 204 and ends only this device's session")
     func logout() async throws {
         let stack = try await TestStack.shared.running()
-        let sub = RunningStack.uniqueSubject()
-        let phone = try await stack.googleLogin(sub: sub, deviceId: "phone").data(LoginResponse.self)
-        let tablet = try await stack.googleLogin(sub: sub, deviceId: "tablet").data(LoginResponse.self)
+        let (phone, tablet) = try await stack.memberOnTwoDevices()
         #expect(try await stack.get("/api/members/me", bearer: phone.accessToken).status == 200)
 
         let response = try await stack.send("POST", "/api/auth/logout", bearer: phone.accessToken)
@@ -52,8 +28,7 @@ struct LogoutTests {
 
     @Test("logout without a valid Bearer token is 401 and ends nothing")
     func unauthenticated() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let missing = try await stack.send("POST", "/api/auth/logout")
         #expect(missing.status == 401)
         #expect(missing.failure?.code == .unauthorized)
@@ -70,9 +45,7 @@ struct LateGatewayTests {
     @Test("a gateway started after a logout refuses that session's access token and accepts the others")
     func gatewayStartedAfterLogout() async throws {
         let stack = try await TestStack.shared.running()
-        let sub = RunningStack.uniqueSubject()
-        let phone = try await stack.googleLogin(sub: sub, deviceId: "phone").data(LoginResponse.self)
-        let tablet = try await stack.googleLogin(sub: sub, deviceId: "tablet").data(LoginResponse.self)
+        let (phone, tablet) = try await stack.memberOnTwoDevices()
         let ended = try await stack.events(Events.sessionEnded, timeout: .seconds(10), during: {
             let logout = try await stack.send("POST", "/api/auth/logout", bearer: phone.accessToken)
             #expect(logout.status == 204)
@@ -105,9 +78,9 @@ struct LogoutAllTests {
         let devices = ["phone", "tablet", "laptop"]
         var logins: [LoginResponse] = []
         for device in devices {
-            logins.append(try await stack.googleLogin(sub: sub, deviceId: device).data(LoginResponse.self))
+            logins.append(try await stack.googleSession(sub: sub, deviceId: device))
         }
-        let stranger = try await stack.googleLogin(sub: RunningStack.uniqueSubject(), deviceId: "phone").data(LoginResponse.self)
+        let stranger = try await stack.googleSession(deviceId: "phone")
 
         let response = try await stack.send("POST", "/api/auth/logout-all", bearer: logins[1].accessToken)
         #expect(response.status == 204, "body: \(response.text)")
@@ -128,10 +101,10 @@ struct SessionListTests {
     func list() async throws {
         let stack = try await TestStack.shared.running()
         let sub = RunningStack.uniqueSubject()
-        let phone = try await stack.googleLogin(sub: sub, deviceId: "phone").data(LoginResponse.self)
+        let phone = try await stack.googleSession(sub: sub, deviceId: "phone")
         _ = try await stack.googleLogin(sub: sub, deviceId: "tablet")
         // A second login on the phone replaces its session rather than adding one.
-        let phoneAgain = try await stack.googleLogin(sub: sub, deviceId: "phone").data(LoginResponse.self)
+        let phoneAgain = try await stack.googleSession(sub: sub, deviceId: "phone")
         _ = phone
 
         let response = try await stack.get("/api/auth/sessions", bearer: phoneAgain.accessToken)
@@ -153,8 +126,7 @@ struct SessionListTests {
 
     @Test("refreshing moves lastUsedAt")
     func lastUsed() async throws {
-        let stack = try await TestStack.shared.running()
-        let login = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (stack, login) = try await TestStack.shared.runningWithSession()
         let before = try await stack.get("/api/auth/sessions", bearer: login.accessToken).data([SessionResponse].self)
         try await Task.sleep(for: .milliseconds(1100))
         let refreshed = try await stack.refresh(login.refreshToken).data(LoginResponse.self)
@@ -167,10 +139,8 @@ struct SessionListTests {
     @Test("DELETE /api/auth/sessions/{id} ends that session; another member's or an unknown one is 404")
     func delete() async throws {
         let stack = try await TestStack.shared.running()
-        let sub = RunningStack.uniqueSubject()
-        let phone = try await stack.googleLogin(sub: sub, deviceId: "phone").data(LoginResponse.self)
-        let tablet = try await stack.googleLogin(sub: sub, deviceId: "tablet").data(LoginResponse.self)
-        let stranger = try await stack.googleLogin(sub: RunningStack.uniqueSubject()).data(LoginResponse.self)
+        let (phone, tablet) = try await stack.memberOnTwoDevices()
+        let stranger = try await stack.googleSession()
         let sessions = try await stack.get("/api/auth/sessions", bearer: phone.accessToken).data([SessionResponse].self)
         let tabletSession = try #require(sessions.first { $0.deviceId == "tablet" })
 

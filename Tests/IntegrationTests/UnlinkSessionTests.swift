@@ -10,7 +10,7 @@ struct UnlinkSessionTests {
     @Test("Google on one device, Kakao on another; unlinking Kakao ends the Kakao session and keeps the Google one")
     func unlinkEndsThatIdentitysSessions() async throws {
         let stack = try await TestStack.shared.running()
-        let google = try await stack.googleLogin(sub: RunningStack.uniqueSubject(), deviceId: "phone").data(LoginResponse.self)
+        let google = try await stack.googleSession(deviceId: "phone")
         let kakaoSub = RunningStack.uniqueSubject("kakao")
         let kakaoToken = { try await stack.mint("kakao", claims: ["sub": .string(kakaoSub), "aud": .string(TestStack.ClientID.kakao)]) }
         #expect(try await stack.link(google.accessToken, LinkIdentityBody(provider: "kakao", idToken: try await kakaoToken())).status == 200)
@@ -37,7 +37,7 @@ struct UnlinkSessionTests {
     @Test("unlinking the identity the caller signed in with ends the caller's own session")
     func unlinkOwnIdentity() async throws {
         let stack = try await TestStack.shared.running()
-        let google = try await stack.googleLogin(sub: RunningStack.uniqueSubject(), deviceId: "phone").data(LoginResponse.self)
+        let google = try await stack.googleSession(deviceId: "phone")
         let kakaoSub = RunningStack.uniqueSubject("kakao")
         let kakaoToken = try await stack.mint("kakao", claims: ["sub": .string(kakaoSub), "aud": .string(TestStack.ClientID.kakao)])
         #expect(try await stack.link(google.accessToken, LinkIdentityBody(provider: "kakao", idToken: kakaoToken)).status == 200)

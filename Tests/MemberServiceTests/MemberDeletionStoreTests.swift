@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import JSON
 import Testing
+import TestSupport
 @testable import MemberService
 
 /// `MemberStore.delete` and the Apple notifications against the real database.

@@ -7,6 +7,7 @@ import JSON
 import Logging
 import ServiceStubs
 import Testing
+import TestSupport
 @testable import Messaging
 @testable import MemberService
 

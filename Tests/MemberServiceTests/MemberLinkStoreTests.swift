@@ -1,5 +1,6 @@
 import Contracts
 import Testing
+import TestSupport
 @testable import MemberService
 
 /// `MemberStore.link` and `unlink` against the real database.

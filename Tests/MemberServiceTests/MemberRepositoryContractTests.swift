@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import Testing
+import TestSupport
 @testable import MemberService
 
 /// What the use cases rely on of a ``MemberRepository``, checked against both: PostgreSQL's `MemberStore`

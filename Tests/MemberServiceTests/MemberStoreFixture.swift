@@ -58,15 +58,3 @@ struct MemberStoreFixture: Sendable {
         return (try row.optionalString("email"), try row.bool("email_verified"))
     }
 }
-
-/// Runs `body` and returns the `ServiceFailure` it threw, or nil.
-func failure(_ body: () async throws -> Void) async -> ServiceFailure? {
-    do {
-        try await body()
-        return nil
-    } catch let failure as ServiceFailure {
-        return failure
-    } catch {
-        return ServiceFailure(.internal, "\(error)")
-    }
-}

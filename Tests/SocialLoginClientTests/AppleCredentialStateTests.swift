@@ -18,37 +18,35 @@ struct AppleCredentialStateTests {
         AppleCredentialState.authorized, .transferred,
     ])
     func keepsSession(state: AppleCredentialState) async throws {
-        let stack = try await TestStack.shared.running()
-        let signedIn = try await SignedInClient.make(stack)
-        defer { signedIn.proxy.stop() }
-        #expect(try await signedIn.client.checkAppleCredential(userID: "001234.apple-user", using: States(answer: .success(state))) == state)
-        await #expect(throws: TransportError.self) {
-            try await signedIn.client.checkAppleCredential(userID: "001234.apple-user",
-                                                           using: States(answer: .failure(.network(URLError(.notConnectedToInternet)))))
+        try await withSignedInClient { (_, signedIn) async throws in
+            #expect(try await signedIn.client.checkAppleCredential(userID: "001234.apple-user", using: States(answer: .success(state))) == state)
+            await #expect(throws: TransportError.self) {
+                try await signedIn.client.checkAppleCredential(userID: "001234.apple-user",
+                                                               using: States(answer: .failure(.network(URLError(.notConnectedToInternet)))))
+            }
+            #expect(try await signedIn.client.currentMemberId() == signedIn.memberId)
+            #expect(signedIn.proxy.count("POST /api/auth/logout") == 0)
         }
-        #expect(try await signedIn.client.currentMemberId() == signedIn.memberId)
-        #expect(signedIn.proxy.count("POST /api/auth/logout") == 0)
     }
 
     @Test("revoked or not found ends the session on the server and signs out with appleCredentialRevoked", arguments: [
         AppleCredentialState.revoked, .notFound,
     ])
     func signsOut(state: AppleCredentialState) async throws {
-        let stack = try await TestStack.shared.running()
-        let signedIn = try await SignedInClient.make(stack)
-        defer { signedIn.proxy.stop() }
-        let refreshToken = try #require(await signedIn.store.loadTokens()).refreshToken
-        let events = await signedIn.client.authEvents()
+        try await withSignedInClient { stack, signedIn in
+            let refreshToken = try #require(await signedIn.store.loadTokens()).refreshToken
+            let events = await signedIn.client.authEvents()
 
-        #expect(try await signedIn.client.checkAppleCredential(userID: "001234.apple-user", using: States(answer: .success(state))) == state)
-        #expect(try await signedIn.client.currentMemberId() == nil)
-        #expect(await signedIn.store.loadTokens() == nil)
-        #expect(signedIn.proxy.count("POST /api/auth/logout") == 1)
-        #expect(try await stack.post("/api/auth/refresh", json: ["refreshToken": refreshToken]).status == 401, "the server's session ended")
-        #expect(await collect(events, count: 1) == [.signedOut(.appleCredentialRevoked)])
+            #expect(try await signedIn.client.checkAppleCredential(userID: "001234.apple-user", using: States(answer: .success(state))) == state)
+            #expect(try await signedIn.client.currentMemberId() == nil)
+            #expect(await signedIn.store.loadTokens() == nil)
+            #expect(signedIn.proxy.count("POST /api/auth/logout") == 1)
+            #expect(try await stack.post("/api/auth/refresh", json: ["refreshToken": refreshToken]).status == 401, "the server's session ended")
+            #expect(await collect(events, count: 1) == [.signedOut(.appleCredentialRevoked)])
 
-        // The revocation notification when nobody is signed in does nothing.
-        await signedIn.client.appleCredentialRevoked()
-        #expect(signedIn.proxy.count("POST /api/auth/logout") == 1)
+            // The revocation notification when nobody is signed in does nothing.
+            await signedIn.client.appleCredentialRevoked()
+            #expect(signedIn.proxy.count("POST /api/auth/logout") == 1)
+        }
     }
 }

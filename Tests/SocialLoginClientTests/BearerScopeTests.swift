@@ -18,49 +18,46 @@ struct BearerScopeTests {
 
     @Test("a request to another origin goes out without the token, and its 401 starts no refresh; an allowed origin gets it")
     func foreignOrigin() async throws {
-        let stack = try await TestStack.shared.running()
-        let signedIn = try await SignedInClient.make(stack)
-        defer { signedIn.proxy.stop() }
-        // Another origin: the same host on another port.
-        let elsewhere = try GatewayProxy.start(forwardingTo: stack.gatewayURL)
-        defer { elsewhere.stop() }
-        elsewhere.answer("GET /their/api", status: 401, code: "UNAUTHORIZED")
-        let request = URLRequest(url: URL(string: elsewhere.url + "/their/api")!)
+        try await withSignedInClient { stack, signedIn in
+            // Another origin: the same host on another port.
+            let elsewhere = try GatewayProxy.start(forwardingTo: stack.gatewayURL)
+            defer { elsewhere.stop() }
+            elsewhere.answer("GET /their/api", status: 401, code: "UNAUTHORIZED")
+            let request = URLRequest(url: URL(string: elsewhere.url + "/their/api")!)
 
-        let (_, response) = try await signedIn.client.authorizedData(for: request)
-        #expect(response.statusCode == 401)
-        #expect(elsewhere.authorizations("GET /their/api") == [""], "no Authorization header")
-        #expect(signedIn.proxy.count("POST /api/auth/refresh") == 0)
+            let (_, response) = try await signedIn.client.authorizedData(for: request)
+            #expect(response.statusCode == 401)
+            #expect(elsewhere.authorizations("GET /their/api") == [""], "no Authorization header")
+            #expect(signedIn.proxy.count("POST /api/auth/refresh") == 0)
 
-        // Allowed by the app: the token goes, and the 401 is retried once after a refresh.
-        let allowing = client(signedIn) { $0.authorizedOrigins = [URL(string: elsewhere.url + "/any/path")!] }
-        _ = try await allowing.authorizedData(for: request)
-        let token = try #require(await signedIn.store.loadTokens()).accessToken
-        #expect(elsewhere.authorizations("GET /their/api").dropFirst().allSatisfy { $0.hasPrefix("Bearer ") })
-        #expect(elsewhere.authorizations("GET /their/api").last == "Bearer \(token)")
-        #expect(signedIn.proxy.count("POST /api/auth/refresh") == 1)
-
+            // Allowed by the app: the token goes, and the 401 is retried once after a refresh.
+            let allowing = client(signedIn) { $0.authorizedOrigins = [URL(string: elsewhere.url + "/any/path")!] }
+            _ = try await allowing.authorizedData(for: request)
+            let token = try #require(await signedIn.store.loadTokens()).accessToken
+            #expect(elsewhere.authorizations("GET /their/api").dropFirst().allSatisfy { $0.hasPrefix("Bearer ") })
+            #expect(elsewhere.authorizations("GET /their/api").last == "Bearer \(token)")
+            #expect(signedIn.proxy.count("POST /api/auth/refresh") == 1)
+        }
     }
 
     @Test("a redirect from the API to another origin goes there without the token")
     func redirectElsewhere() async throws {
-        let stack = try await TestStack.shared.running()
-        let signedIn = try await SignedInClient.make(stack)
-        defer { signedIn.proxy.stop() }
-        let elsewhere = try GatewayProxy.start(forwardingTo: stack.gatewayURL)
-        defer { elsewhere.stop() }
-        elsewhere.answer("GET /landing", status: 200, rawBody: "landed")
-        signedIn.proxy.answer("GET /app/moved", status: 302, headers: [("Location", elsewhere.url + "/landing")])
-        signedIn.proxy.answer("GET /app/here", status: 302, headers: [("Location", signedIn.proxy.url + "/app/final")])
-        signedIn.proxy.answer("GET /app/final", status: 200, rawBody: "final")
+        try await withSignedInClient { stack, signedIn in
+            let elsewhere = try GatewayProxy.start(forwardingTo: stack.gatewayURL)
+            defer { elsewhere.stop() }
+            elsewhere.answer("GET /landing", status: 200, rawBody: "landed")
+            signedIn.proxy.answer("GET /app/moved", status: 302, headers: [("Location", elsewhere.url + "/landing")])
+            signedIn.proxy.answer("GET /app/here", status: 302, headers: [("Location", signedIn.proxy.url + "/app/final")])
+            signedIn.proxy.answer("GET /app/final", status: 200, rawBody: "final")
 
-        let (_, response) = try await signedIn.client.authorizedData(for: URLRequest(url: URL(string: signedIn.proxy.url + "/app/moved")!))
-        #expect(response.statusCode == 200)
-        #expect(signedIn.proxy.authorizations("GET /app/moved").first?.hasPrefix("Bearer ") == true)
-        #expect(elsewhere.authorizations("GET /landing") == [""], "the token stayed behind")
-        // Within the origin it follows with the token.
-        _ = try await signedIn.client.authorizedData(for: URLRequest(url: URL(string: signedIn.proxy.url + "/app/here")!))
-        #expect(signedIn.proxy.authorizations("GET /app/final").first?.hasPrefix("Bearer ") == true)
+            let (_, response) = try await signedIn.client.authorizedData(for: URLRequest(url: URL(string: signedIn.proxy.url + "/app/moved")!))
+            #expect(response.statusCode == 200)
+            #expect(signedIn.proxy.authorizations("GET /app/moved").first?.hasPrefix("Bearer ") == true)
+            #expect(elsewhere.authorizations("GET /landing") == [""], "the token stayed behind")
+            // Within the origin it follows with the token.
+            _ = try await signedIn.client.authorizedData(for: URLRequest(url: URL(string: signedIn.proxy.url + "/app/here")!))
+            #expect(signedIn.proxy.authorizations("GET /app/final").first?.hasPrefix("Bearer ") == true)
+        }
     }
 
     @Test("an origin is scheme, host and port: the default port is the same origin, another scheme or port is not")
@@ -77,58 +74,56 @@ struct BearerScopeTests {
 
     @Test("an API that answers 401 to every token gets at most the limit's refreshes, then a typed error; the user stays signed in")
     func refreshLimit() async throws {
-        let stack = try await TestStack.shared.running()
-        let signedIn = try await SignedInClient.make(stack)
-        defer { signedIn.proxy.stop() }
-        signedIn.proxy.answer("GET /app/always401", status: 401, code: "UNAUTHORIZED")
-        // A window a busy machine cannot outlast with three refreshes.
-        let limited = client(signedIn) { $0.refreshLimit = RefreshLimit(count: 3, per: .seconds(30)) }
-        let request = URLRequest(url: URL(string: signedIn.proxy.url + "/app/always401")!)
+        try await withSignedInClient { _, signedIn in
+            signedIn.proxy.answer("GET /app/always401", status: 401, code: "UNAUTHORIZED")
+            // A window a busy machine cannot outlast with three refreshes.
+            let limited = client(signedIn) { $0.refreshLimit = RefreshLimit(count: 3, per: .seconds(30)) }
+            let request = URLRequest(url: URL(string: signedIn.proxy.url + "/app/always401")!)
 
-        for _ in 0..<3 {
-            let (_, response) = try await limited.authorizedData(for: request)
-            #expect(response.statusCode == 401)
-        }
-        #expect(signedIn.proxy.count("POST /api/auth/refresh") == 3)
-        await #expect(throws: ClientError.refreshLimitReached) { try await limited.authorizedData(for: request) }
-        await #expect(throws: ClientError.refreshLimitReached) { try await limited.refresh() }
-        #expect(signedIn.proxy.count("POST /api/auth/refresh") == 3, "none sent beyond the limit")
-        #expect(try await limited.me().memberId == signedIn.memberId, "still signed in, the last tokens good")
+            for _ in 0..<3 {
+                let (_, response) = try await limited.authorizedData(for: request)
+                #expect(response.statusCode == 401)
+            }
+            #expect(signedIn.proxy.count("POST /api/auth/refresh") == 3)
+            await #expect(throws: ClientError.refreshLimitReached) { try await limited.authorizedData(for: request) }
+            await #expect(throws: ClientError.refreshLimitReached) { try await limited.refresh() }
+            #expect(signedIn.proxy.count("POST /api/auth/refresh") == 3, "none sent beyond the limit")
+            #expect(try await limited.me().memberId == signedIn.memberId, "still signed in, the last tokens good")
 
-        // A short window of one: refused within it (unless the refresh itself outlasted it), allowed after it.
-        let short = client(signedIn) { $0.refreshLimit = RefreshLimit(count: 1, per: .seconds(2)) }
-        let started = ContinuousClock.now
-        try await short.refresh()
-        do {
+            // A short window of one: refused within it (unless the refresh itself outlasted it), allowed after it.
+            let short = client(signedIn) { $0.refreshLimit = RefreshLimit(count: 1, per: .seconds(2)) }
+            let started = ContinuousClock.now
             try await short.refresh()
-            #expect(ContinuousClock.now - started >= .seconds(2), "a second refresh within the window")
-        } catch let error as ClientError {
-            #expect(error == .refreshLimitReached)
+            do {
+                try await short.refresh()
+                #expect(ContinuousClock.now - started >= .seconds(2), "a second refresh within the window")
+            } catch let error as ClientError {
+                #expect(error == .refreshLimitReached)
+            }
+            try await Task.sleep(until: started + .milliseconds(2100))
+            try await short.refresh()
+            #expect(signedIn.proxy.count("POST /api/auth/refresh") >= 5, "a new window allows refreshes again")
         }
-        try await Task.sleep(until: started + .milliseconds(2100))
-        try await short.refresh()
-        #expect(signedIn.proxy.count("POST /api/auth/refresh") >= 5, "a new window allows refreshes again")
     }
 
     @Test("refreshes that never reached the server (offline) do not count against the limit")
     func offlineNotCounted() async throws {
-        let stack = try await TestStack.shared.running()
-        let signedIn = try await SignedInClient.make(stack)
-        defer { signedIn.proxy.stop() }
-        let proxy = try GatewayProxy.start(forwardingTo: stack.gatewayURL)
-        let port = try #require(URL(string: proxy.url)?.port)
-        var configuration = AuthClientConfiguration(baseURL: URL(string: proxy.url)!)
-        configuration.refreshLimit = RefreshLimit(count: 1, per: .seconds(60))
-        let limited = AuthClient(configuration: configuration, tokenStore: signedIn.store)
-        #expect(try await limited.me().memberId == signedIn.memberId)
+        try await withSignedInClient { stack, signedIn in
+            let proxy = try GatewayProxy.start(forwardingTo: stack.gatewayURL)
+            let port = try #require(URL(string: proxy.url)?.port)
+            var configuration = AuthClientConfiguration(baseURL: URL(string: proxy.url)!)
+            configuration.refreshLimit = RefreshLimit(count: 1, per: .seconds(60))
+            let limited = AuthClient(configuration: configuration, tokenStore: signedIn.store)
+            #expect(try await limited.me().memberId == signedIn.memberId)
 
-        proxy.stop()
-        await #expect(throws: TransportError.self) { try await limited.refresh() }
-        await #expect(throws: TransportError.self) { try await limited.refresh() }
-        let back = try GatewayProxy.start(forwardingTo: stack.gatewayURL, port: port)
-        defer { back.stop() }
-        try await limited.refresh()
-        #expect(back.count("POST /api/auth/refresh") == 1, "the two offline attempts did not use up the window")
-        await #expect(throws: ClientError.refreshLimitReached) { try await limited.refresh() }
+            proxy.stop()
+            await #expect(throws: TransportError.self) { try await limited.refresh() }
+            await #expect(throws: TransportError.self) { try await limited.refresh() }
+            let back = try GatewayProxy.start(forwardingTo: stack.gatewayURL, port: port)
+            defer { back.stop() }
+            try await limited.refresh()
+            #expect(back.count("POST /api/auth/refresh") == 1, "the two offline attempts did not use up the window")
+            await #expect(throws: ClientError.refreshLimitReached) { try await limited.refresh() }
+        }
     }
 }

@@ -49,6 +49,15 @@ struct SignedInClient {
     }
 }
 
+/// Runs `body` with the shared stack and a client signed in behind its own proxy (``SignedInClient/make(_:deviceId:)``),
+/// then stops the proxy: where most tests of the client start.
+func withSignedInClient(deviceId: String? = nil, _ body: (RunningStack, SignedInClient) async throws -> Void) async throws {
+    let stack = try await TestStack.shared.running()
+    let signedIn = try await SignedInClient.make(stack, deviceId: deviceId)
+    defer { signedIn.proxy.stop() }
+    try await body(stack, signedIn)
+}
+
 extension RunningStack {
     /// A Sign in with Apple identity token from the dev IdP.
     func appleToken(sub: String, nonce: String? = nil) async throws -> String {

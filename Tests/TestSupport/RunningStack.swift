@@ -57,6 +57,18 @@ public struct RunningStack: Sendable {
         return try await post("/api/auth/google-login", json: GoogleLoginBody(idToken: token, deviceId: deviceId))
     }
 
+    /// Logs in with Google through the gateway as `sub` (by default a new member) and returns the session.
+    public func googleSession(sub: String = RunningStack.uniqueSubject(), deviceId: String = "device-1") async throws -> LoginResponse {
+        try await googleLogin(sub: sub, deviceId: deviceId).data(LoginResponse.self)
+    }
+
+    /// A new member logged in with Google on two devices, "phone" and "tablet".
+    public func memberOnTwoDevices() async throws -> (phone: LoginResponse, tablet: LoginResponse) {
+        let sub = Self.uniqueSubject()
+        let phone = try await googleSession(sub: sub, deviceId: "phone")
+        return (phone, try await googleSession(sub: sub, deviceId: "tablet"))
+    }
+
     /// POSTs `json` (encoded) to the gateway.
     public func post<Body: Encodable>(_ path: String, json: Body, headers: [(String, String)] = []) async throws -> APIResponse {
         try await post(path, body: Array(JSONEncoder().encode(json)), headers: headers)

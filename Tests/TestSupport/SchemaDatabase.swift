@@ -1,5 +1,6 @@
 import Logging
 import Postgres
+import Testing
 
 /// A fresh test database (``TestStack/freshDatabase()``) reached as one service's role, for the
 /// store tests and the schema-upgrade tests, which need PostgreSQL but no NATS.
@@ -33,19 +34,25 @@ public enum SchemaDatabase {
         return Dictionary(uniqueKeysWithValues: try rows.map { (try $0.string("signature"), try $0.string("definition")) })
     }
 
-    /// The routines (``routines(_:schema:)``) of two databases as `role`: a fresh one with the current
-    /// `migrations` and `functions`, and one that first ran the `shipped` steps and then had the current
-    /// code start on it, as an upgrade does.
-    public static func freshAndUpgradedRoutines(_ role: TestDatabases.Role, schema: String, migrations: [Migration],
-                                                functions: String, shipped: [Migration]) async throws
-        -> (fresh: [String: String], upgraded: [String: String]) {
+    /// Expects a database that first ran the `shipped` steps and then had the current code start on it,
+    /// as an upgrade does, to end with the same routines (``routines(_:schema:)``) as a fresh one with the
+    /// current `migrations` and `functions`: those named in `expected`, every function and procedure
+    /// owned by `role`.
+    public static func expectUpgradedMatchesFresh(_ role: TestDatabases.Role, schema: String, migrations: [Migration],
+                                                  functions: String, shipped: [Migration], expected: Set<String>,
+                                                  sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let fresh = try await Self.fresh(role, schema: schema, migrations: migrations, functions: functions)
-        return try await withResource(fresh, close: { await $0.close() }) { fresh in
+        let (freshRoutines, upgradedRoutines) = try await withResource(fresh, close: { await $0.close() }) { fresh in
             let upgraded = try await Self.fresh(role, schema: schema, migrations: shipped)
             return try await withResource(upgraded, close: { await $0.close() }) { upgraded in
                 try await upgraded.migrate(schema: schema, migrations: migrations, functions: functions)
                 return (try await routines(fresh, schema: schema), try await routines(upgraded, schema: schema))
             }
         }
+        #expect(Set(freshRoutines.keys) == expected, sourceLocation: sourceLocation)
+        #expect(upgradedRoutines == freshRoutines, sourceLocation: sourceLocation)
+        // A trigger's definition names no owner; the function it runs is checked.
+        let owned = freshRoutines.filter { !$0.key.hasPrefix("trigger ") }.values
+        #expect(owned.allSatisfy { $0.hasPrefix("\(role.rawValue)\n") }, sourceLocation: sourceLocation)
     }
 }

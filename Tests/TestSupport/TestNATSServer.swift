@@ -83,31 +83,35 @@ public final class TestNATSServer: Sendable {
 
     /// Binds `port` on 127.0.0.1 (0: one the system picks) and lets it go again; the port bound, or nil.
     private static func bindable(_ port: Int) -> Int? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        withLoopbackSocket(port, orElse: nil) { fd, address in
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            }
+            return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
         }
-        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
     }
 
     private static func canConnect(_ port: Int) -> Bool {
+        withLoopbackSocket(port, orElse: false) { fd, address in
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+        }
+    }
+
+    /// Runs `body` with a new TCP socket and the address of `port` on 127.0.0.1, then closes the socket;
+    /// `failed` when no socket can be made.
+    private static func withLoopbackSocket<Result>(_ port: Int, orElse failed: Result,
+                                                   _ body: (Int32, inout sockaddr_in) -> Result) -> Result {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
+        guard fd >= 0 else { return failed }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = in_port_t(UInt16(port).bigEndian)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
+        return body(fd, &address)
     }
 }
 

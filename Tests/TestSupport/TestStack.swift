@@ -106,6 +106,13 @@ public actor TestStack {
         return try await task.value
     }
 
+    /// The running stack and a new member's Google session on it (``RunningStack/googleSession(sub:deviceId:)``):
+    /// where a test of one signed-in member starts.
+    public func runningWithSession() async throws -> (RunningStack, LoginResponse) {
+        let stack = try await running()
+        return (stack, try await stack.googleSession())
+    }
+
     /// Starts a stack on `natsURL`, with `devIDP` as its identity provider, or a dev-idp of its own.
     private static func start(natsURL: String, logger: Logger?, devIDP: (port: Int, idp: DevIdentityProvider)?,
                               databaseAdminURL: String? = nil, requireServerNonce: Set<Provider> = []) async throws -> RunningStack {

@@ -6,6 +6,7 @@ import JOSE
 import Logging
 import Runtime
 import Testing
+import TestSupport
 @testable import TokenIssuer
 
 /// The token-issuer's use cases on an in-memory repository and signing key: what a login, a refresh and the
@@ -133,17 +134,5 @@ struct IssuerHandlersTests {
         #expect((first.sessions + second.sessions).map(\.sessionId) == ended && second.next == nil)
         let bad = await failure { _ = try await handlers.endedSessions(EndedSessionsRequest(after: "99999999999999999999:x", limit: 2)) }
         #expect(bad?.code == .invalidRequest)
-    }
-}
-
-/// Runs `body` and returns the `ServiceFailure` it threw, or nil.
-func failure(_ body: () async throws -> Void) async -> ServiceFailure? {
-    do {
-        try await body()
-        return nil
-    } catch let failure as ServiceFailure {
-        return failure
-    } catch {
-        return ServiceFailure(.internal, "\(error)")
     }
 }
