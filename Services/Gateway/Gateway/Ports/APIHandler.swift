@@ -55,9 +55,17 @@ final class APIHandler: Sendable {
     struct Route: Sendable {
         let method: String
         let segments: [String]
-        /// The path as declared, the `route` label of metrics.
-        var pattern: String { "/" + segments.joined(separator: "/") }
+        /// The path as declared, the `route` label of metrics: made once, read on every request.
+        let pattern: String
         let handle: @Sendable (APIHandler, inout RequestContext) async throws(ServiceFailure) -> HTTPResponse
+
+        init(method: String, segments: [String],
+             handle: @escaping @Sendable (APIHandler, inout RequestContext) async throws(ServiceFailure) -> HTTPResponse) {
+            self.method = method
+            self.segments = segments
+            self.pattern = "/" + segments.joined(separator: "/")
+            self.handle = handle
+        }
     }
 
     /// Every route; each feature declares its own in `APIHandler+<Feature>.swift`.
