@@ -1,3 +1,4 @@
+import Collections
 import Contracts
 import Dispatch
 import Foundation
@@ -246,7 +247,8 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
 /// beyond that), and a wait for the last to finish.
 private final class RunningHandlers: Sendable {
     private let slots: DispatchSemaphore
-    private let state = Mutex<(running: Int, idleWaiters: [CheckedContinuation<Void, Never>])>((0, []))
+    /// The handlers running, and the gate opened when the last of them finishes (made by the first waiter).
+    private let state = Mutex<(running: Int, idle: Gate?)>((0, nil))
 
     init(limit: Int) {
         // Start at 0 and signal up to the limit: libdispatch traps when a semaphore is freed with a
@@ -263,24 +265,23 @@ private final class RunningHandlers: Sendable {
     }
 
     func leave() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let idle = state.withLock { state -> Gate? in
             state.running -= 1
-            guard state.running == 0 else { return [] }
-            defer { state.idleWaiters.removeAll() }
-            return state.idleWaiters
+            guard state.running == 0 else { return nil }
+            defer { state.idle = nil }
+            return state.idle
         }
         slots.signal()
-        waiters.forEach { $0.resume() }
+        idle?.open()
     }
 
     /// Returns once no handler is running.
     func allDone() async {
-        await withCheckedContinuation { continuation in
-            let idle = state.withLock { state in
-                if state.running > 0 { state.idleWaiters.append(continuation) }
-                return state.running == 0
-            }
-            if idle { continuation.resume() }
+        let idle = state.withLock { state -> Gate? in
+            guard state.running > 0 else { return nil }
+            if state.idle == nil { state.idle = Gate() }
+            return state.idle
         }
+        await idle?.opened()
     }
 }
