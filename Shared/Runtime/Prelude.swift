@@ -5,6 +5,8 @@ import Logging
 /// place in the group, so they stop in the group's reverse order with everything else.
 ///
 /// It runs inside the group like any service: a signal cancels it while it waits, and a failure stops the group.
+/// Services it made that the group, already stopping, never starts are dropped unrun: they must hold nothing
+/// that needs closing before their `run()` (a pool or a connection is a ``ResourceService`` of the group).
 public protocol Prelude: Service {
     /// Does the work, waiting as long as it must, and returns the services that follow it; throws
     /// `CancellationError` when cancelled first.
