@@ -5,58 +5,51 @@ import Runtime
 
 /// A service's management port: `/metrics` (its registry and the `process_*` figures), `/healthz`
 /// (the process runs) and `/readyz` (it can serve). Kept off the public port.
-public struct ManagementServer: Sendable {
+///
+/// The first service of its process's group, it serves from before the process connects to anything until
+/// everything else has stopped; `/readyz` turns 503 when the group begins to stop (give the group
+/// `onStopping: readiness.stopping`).
+public struct ManagementServer: Service {
     private let configuration: ManagementConfiguration
     private let metrics: MetricsRegistry
     private let readiness: Readiness
     private let logger: Logger
+    private let onListening: @Sendable (Int) -> Void
 
-    /// A management server for `metrics` and `readiness`; nothing listens until ``serving(onListening:_:)``.
-    public init(configuration: ManagementConfiguration, metrics: MetricsRegistry, readiness: Readiness, logger: Logger) {
+    /// A management server for `metrics` and `readiness`; nothing listens until `run()`, which tells
+    /// `onListening` the bound port (useful with port 0).
+    public init(configuration: ManagementConfiguration, metrics: MetricsRegistry, readiness: Readiness, logger: Logger,
+                onListening: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.configuration = configuration
         self.metrics = metrics
         self.readiness = readiness
         self.logger = logger
+        self.onListening = onListening
     }
 
-    /// Serves the management port (when configured) while `body` runs, from before the process connects to
-    /// anything until it has stopped. `/readyz` turns 503 the moment the calling task is cancelled (SIGTERM).
-    public func serving(onListening: @Sendable (Int) -> Void = { _ in },
-                        _ body: @Sendable () async throws -> Void) async throws {
-        var server: HTTPServer?
-        if let port = configuration.port {
-            let http = HTTPServer.Configuration(host: configuration.host, port: port, maxBodySize: 0, connectionLimit: 64,
-                                                perAddressConnectionLimit: 16, connectionTimeout: .seconds(5), threads: 1,
-                                                shutdownGracePeriod: .seconds(1))
-            let started = HTTPServer(configuration: http, logger: logger.named("management")) { [metrics, readiness] request in
-                Self.answer(request, metrics: metrics, readiness: readiness)
-            }
-            do {
-                try started.start()
-            } catch {
-                throw ConfigurationError(variable: "MANAGEMENT_PORT", problem: "cannot listen on \(configuration.host):\(port): \(error)")
-            }
-            logger.info("management port listening", ["http.host": configuration.host, "http.port": String(started.port)])
-            onListening(started.port)
-            server = started
-        }
-        defer { server?.stop() }
-        let readiness = self.readiness
-        try await withTaskCancellationHandler {
-            try await body()
-        } onCancel: {
-            readiness.stopping()
-        }
-    }
+    public var name: String { "management" }
 
-    /// A NATS service's start: `body` runs with a readiness and a registry of its own behind the
-    /// management port (when configured), which serves from before the service connects to anything.
-    public static func serving(_ configuration: ManagementConfiguration, logger: Logger,
-                               _ body: @Sendable (Readiness, MetricsRegistry) async throws -> Void) async throws {
-        let readiness = Readiness()
-        let metrics = MetricsRegistry()
-        let server = ManagementServer(configuration: configuration, metrics: metrics, readiness: readiness, logger: logger)
-        try await server.serving { try await body(readiness, metrics) }
+    /// Serves the management port, when one is configured, until cancelled.
+    public func run() async throws {
+        guard let port = configuration.port else {
+            await Task.sleepUntilCancelled()
+            return
+        }
+        let http = HTTPServer.Configuration(host: configuration.host, port: port, maxBodySize: 0, connectionLimit: 64,
+                                            perAddressConnectionLimit: 16, connectionTimeout: .seconds(5), threads: 1,
+                                            shutdownGracePeriod: .seconds(1))
+        let server = HTTPServer(configuration: http, logger: logger.named("management")) { [metrics, readiness] request in
+            Self.answer(request, metrics: metrics, readiness: readiness)
+        }
+        do {
+            try server.start()
+        } catch {
+            throw ConfigurationError(variable: "MANAGEMENT_PORT", problem: "cannot listen on \(configuration.host):\(port): \(error)")
+        }
+        defer { server.stop() }
+        logger.info("management port listening", ["http.host": configuration.host, "http.port": String(server.port)])
+        onListening(server.port)
+        await Task.sleepUntilCancelled()
     }
 
     /// The answer to one management request.

@@ -59,6 +59,9 @@ public struct EventConsumer<Payload: Codable & Sendable>: Service {
         metrics?.describeCounter("events_failed_total", "Events that could not be read and were dropped, by durable consumer.")
     }
 
+    /// The durable consumer's name.
+    public var name: String { durable }
+
     public func run() async throws {
         var warned = false
         while !Task.isCancelled {

@@ -4,14 +4,15 @@ import NATS
 import Runtime
 
 /// The services of a process that need the events stream (its outbox, its durable consumers), started
-/// once the stream is set up: the set-up is their prelude, retried while JetStream does not answer.
+/// once the stream is set up: the set-up is their ``Prelude``, retried while JetStream does not answer.
+/// In a ``ServiceGroup`` they then join the group in its place.
 ///
 /// The process's responders run beside them and serve at once: while JetStream is down, an outbox keeps
 /// its events in PostgreSQL and the consumers' events wait in the stream, so logins do not depend on it.
 ///
 /// While they run, the stream is looked up every `recheckInterval` and made again when it is gone (a
 /// JetStream whose storage was lost): the outbox's events, kept meanwhile, then find it again.
-public struct EventStreamServices: Service {
+public struct EventStreamServices: Prelude {
     private let connection: NATSConnection
     private let settings: EventStreamSettings
     private let services: [any Service]
@@ -28,12 +29,21 @@ public struct EventStreamServices: Service {
         self.logger = logger
     }
 
-    public func run() async throws {
+    public var name: String { "event-stream" }
+
+    /// Sets up the stream, waiting while JetStream does not answer; then the services follow, behind the
+    /// keeper that makes the stream again when it is lost.
+    public func prepare() async throws -> [any Service] {
         let publisher = EventPublisher(connection: connection, logger: logger)
         await publisher.ensureStreamRetrying(settings)
         try Task.checkCancellation()
-        let keeper = ClosureService { await keep(publisher) }
-        try await ServiceGroup(services: [keeper] + services, logger: logger).run()
+        return [ClosureService("event-stream-keeper") { await keep(publisher) }] + services
+    }
+
+    /// Outside a group: the set-up, then the services in a group of their own.
+    public func run() async throws {
+        let services = try await prepare()
+        try await ServiceGroup(services: services, logger: logger).run()
     }
 
     /// Makes the stream again whenever a look-up finds it gone; a JetStream that does not answer is left

@@ -84,6 +84,9 @@ public struct Responder<Request: Codable & Sendable, Reply: Codable & Sendable>:
         self.counters = ServiceDiscovery.EndpointCounters(subject: endpoint.subject, queueGroup: queue)
     }
 
+    /// The endpoint's subject.
+    public var name: String { endpoint.subject }
+
     public func run() async throws {
         let running = RunningHandlers(limit: maxConcurrent)
         // Each request's handler starts on cnats's delivery thread (Task.immediate) and leaves it at its first

@@ -17,7 +17,7 @@ public struct ServiceDiscovery: Service {
     public static let defaultVersion = "0.1.0"
 
     /// The service's name (its queue group), shared by all its replicas.
-    public let name: String
+    public let serviceName: String
     /// This replica's own ID, unique among all replicas.
     public let id: String
     /// The version reported.
@@ -34,7 +34,7 @@ public struct ServiceDiscovery: Service {
     public init(connection: NATSConnection, name: String, version: String = ServiceDiscovery.defaultVersion,
                 description: String = "", metadata: [String: String] = [:], services: [any Service], logger: Logger) {
         self.connection = connection
-        self.name = name
+        self.serviceName = name
         self.id = Self.makeID()
         self.version = version
         self.summary = description
@@ -43,6 +43,9 @@ public struct ServiceDiscovery: Service {
         self.started = Self.timestamp(Date())
         self.logger = logger.with(["service.id": id])
     }
+
+    /// `discovery`, in its process's group; the service it answers for is ``serviceName``.
+    public var name: String { "discovery" }
 
     public func run() async throws {
         var subscriptions: [(Verb, NATSSubscription)] = []
@@ -74,7 +77,7 @@ public struct ServiceDiscovery: Service {
     /// The subjects one verb is asked on: for everyone, for this service's replicas, for this replica.
     func subjects(_ verb: Verb) -> [String] {
         let base = "$SRV.\(verb.rawValue)"
-        return [base, "\(base).\(name)", "\(base).\(name).\(id)"]
+        return [base, "\(base).\(serviceName)", "\(base).\(serviceName).\(id)"]
     }
 
     private func answer(_ message: NATSMessage, _ verb: Verb) {
@@ -82,12 +85,12 @@ public struct ServiceDiscovery: Service {
         do {
             let payload: [UInt8] = switch verb {
             case .ping:
-                try MessageCoding.encode(PingResponse(name: name, id: id, version: version, metadata: metadata))
+                try MessageCoding.encode(PingResponse(name: serviceName, id: id, version: version, metadata: metadata))
             case .info:
-                try MessageCoding.encode(InfoResponse(name: name, id: id, version: version, metadata: metadata,
+                try MessageCoding.encode(InfoResponse(name: serviceName, id: id, version: version, metadata: metadata,
                                                       description: summary, endpoints: endpoints.map(\.info)))
             case .stats:
-                try MessageCoding.encode(StatsResponse(name: name, id: id, version: version, metadata: metadata,
+                try MessageCoding.encode(StatsResponse(name: serviceName, id: id, version: version, metadata: metadata,
                                                        started: started, endpoints: endpoints.map { $0.snapshot() }))
             }
             try connection.respond(to: message, payload)

@@ -104,6 +104,8 @@ public struct Outbox: Service {
         wakeup.signal()
     }
 
+    public var name: String { "outbox" }
+
     public func run() async throws {
         var failures = 0
         while !Task.isCancelled {

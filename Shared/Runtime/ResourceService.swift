@@ -7,12 +7,13 @@ import Collections
 /// Other services get it from ``value``, which waits until it is open. Cancelling the group stops
 /// the waiting and the opening alike, so a signal works in every state of the start.
 public final class ResourceService<Value: Sendable>: Service {
-    private let name: String
+    /// The resource's name, such as `postgres` or `nats`.
+    public let name: String
     private let open: @Sendable () async throws -> Value
     private let close: @Sendable (Value) async -> Void
     private let opened = Promise<Value>()
 
-    /// A resource named `name` (for errors) made by `open` and released by `close`.
+    /// A resource named `name` (for the group's log) made by `open` and released by `close`.
     public init(_ name: String, open: @escaping @Sendable () async throws -> Value, close: @escaping @Sendable (Value) async -> Void) {
         self.name = name
         self.open = open

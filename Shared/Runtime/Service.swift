@@ -2,16 +2,25 @@
 ///
 /// `run()` works until its task is cancelled, then cleans up and returns.
 public protocol Service: Sendable {
+    /// The name its ``ServiceGroup`` logs it by, such as `nats` or `auth.member.get`; by default its type's name.
+    var name: String { get }
+
     /// Runs until cancelled; throws when the service cannot go on.
     func run() async throws
 }
 
+extension Service {
+    public var name: String { String(describing: type(of: self)) }
+}
+
 /// A service made from a closure, for small parts that need no type of their own.
 public struct ClosureService: Service {
+    public let name: String
     private let body: @Sendable () async throws -> Void
 
-    /// Wraps `body` as a service.
-    public init(_ body: @escaping @Sendable () async throws -> Void) {
+    /// Wraps `body` as a service logged as `name`.
+    public init(_ name: String = "closure", _ body: @escaping @Sendable () async throws -> Void) {
+        self.name = name
         self.body = body
     }
 

@@ -34,28 +34,31 @@ public final class StandaloneGateway: Sendable {
         configuration.tokenAudience = TestStack.tokenAudience
         configuration.management = .init(host: "127.0.0.1", port: 0)
         configure(&configuration)
-        // The management port is told first, then the API port.
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        // Both ports are told, each once, in no promised order (the management port is a service of the group beside the API's).
+        let (ports, continuation) = AsyncStream<(management: Bool, port: Int)>.makeStream()
         let server = GatewayServer(configuration: configuration, logger: Logger(label: "standalone-gateway", level: .critical),
-                                   onListening: { continuation.yield($0) }, onManagementListening: { continuation.yield($0) })
+                                   onListening: { continuation.yield((false, $0)) }, onManagementListening: { continuation.yield((true, $0)) })
         let task = Task {
             do { try await server.run() } catch { continuation.finish() }
         }
-        var iterator = ports.makeAsyncIterator()
-        if let management = await iterator.next(), let port = await iterator.next() {
-            return StandaloneGateway(port: port, managementURL: "http://127.0.0.1:\(management)", task: task)
+        var management: Int?
+        var api: Int?
+        for await told in ports {
+            if told.management { management = told.port } else { api = told.port }
+            if let management, let api {
+                return StandaloneGateway(port: api, managementURL: "http://127.0.0.1:\(management)", task: task)
+            }
         }
         throw TestStackError("the standalone gateway did not start")
     }
 
     /// Waits until it has connected to its NATS (`/readyz?services=all` stops saying "disconnected"); throws after 5 s.
     public func waitUntilConnected() async throws {
-        for _ in 0..<100 {
-            let ready = try await RunningStack.send("GET", url + "/readyz?services=all")
-            if !ready.text.contains("disconnected") { return }
-            try await Task.sleep(for: .milliseconds(50))
+        let url = self.url
+        let connected = try await eventually(timeout: .seconds(5)) {
+            !(try await RunningStack.send("GET", url + "/readyz?services=all").text.contains("disconnected"))
         }
-        throw TestStackError("the gateway at \(url) did not connect to NATS")
+        guard connected else { throw TestStackError("the gateway at \(url) did not connect to NATS") }
     }
 
     /// Stops it.

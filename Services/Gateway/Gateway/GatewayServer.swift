@@ -8,10 +8,11 @@ import Runtime
 
 /// The gateway process: the HTTP API on libmicrohttpd, fanning requests out over NATS.
 ///
-/// The management port starts at once (so `/healthz` answers); NATS is a ``ResourceService`` of the group,
-/// as in every service; the API port opens once NATS is connected, or after 5 s without it (requests that
-/// need a service then get 503 until it connects). It stops in the reverse order: it stops accepting,
-/// answers what is in flight, and only then drains NATS.
+/// One group of named services: `management` (at once, so `/healthz` answers), `nats` (a
+/// ``ResourceService``, as in every service), `services-client` and `http`, the API port, which opens once
+/// NATS is connected, or after 5 s without it (requests that need a service then get 503 until it
+/// connects). It stops in the reverse order: `/readyz` turns 503, the API port stops accepting and answers
+/// what is in flight, and only then NATS drains.
 public struct GatewayServer: Service {
     private let configuration: GatewayConfiguration
     private let logger: Logger
@@ -32,11 +33,7 @@ public struct GatewayServer: Service {
         let metrics = MetricsRegistry()
         let handler = APIHandler(configuration: configuration, logger: logger, metrics: metrics)
         let management = ManagementServer(configuration: configuration.management, metrics: metrics,
-                                          readiness: handler.readiness, logger: logger)
-        try await management.serving(onListening: onManagementListening) { try await serve(handler, metrics: metrics) }
-    }
-
-    private func serve(_ handler: APIHandler, metrics: MetricsRegistry) async throws {
+                                          readiness: handler.readiness, logger: logger, onListening: onManagementListening)
         var http = HTTPServer.Configuration()
         http.host = configuration.host
         http.port = configuration.port
@@ -59,7 +56,7 @@ public struct GatewayServer: Service {
         handler.readiness.started()
         let nats = ResourceService.nats(url: configuration.natsURL, access: configuration.natsAccess, name: "gateway", logger: logger)
         let connected = Gate()
-        let services = ClosureService {
+        let services = ClosureService("services-client") {
             // Every reply sealed to this process: the gateway's seed, stolen and used elsewhere, reads no one's tokens.
             let client = ServiceClient(connection: try await nats.value, logger: logger, metrics: metrics, sealing: try ReplySeal())
             handler.client = client
@@ -74,7 +71,7 @@ public struct GatewayServer: Service {
             await following.value
             handler.client = nil
         }
-        let listener = ClosureService {
+        let listener = ClosureService("http") {
             // The port is joined (with several gateways, its SO_REUSEPORT group) once NATS is connected, so a
             // restarted gateway takes no connection it could only answer 503; after 5 s it listens anyway and
             // answers 503 itself while NATS is away.
@@ -86,7 +83,8 @@ public struct GatewayServer: Service {
             try await server.run()
         }
         // Stopped last started first: HTTP drains (no new connections, in-flight requests answered), then the
-        // services' client lets go, and only then NATS drains and closes.
-        try await ServiceGroup(services: [nats, services, listener], logger: logger).run()
+        // services' client lets go, and only then NATS drains and closes; the management port answers throughout.
+        try await ServiceGroup(services: [management, nats, services, listener], logger: logger,
+                               onStopping: handler.readiness.stopping).run()
     }
 }

@@ -20,27 +20,30 @@ public struct MemberServer: Service {
         self.logger = logger
     }
 
+    /// One group of named services: `management`, `postgres` and `nats` (opened inside the group and closed
+    /// after everything else stopped), then the `migrations` prelude, which the member-service's own
+    /// services follow once the schema is migrated, so a signal stops it in any state and `/readyz` stays 503
+    /// until they are done. The stream set-up (`event-stream`) is the outbox's prelude only: the endpoints
+    /// serve while JetStream is down, the events wait in the outbox.
     public func run() async throws {
-        try await ManagementServer.serving(configuration.management, logger: logger) { try await serve($0, metrics: $1) }
-    }
-
-    /// The pool and the NATS connection are services of the group, opened inside it and closed after
-    /// everything else stopped; the migrations are the prelude of the member-service's own services, so a
-    /// signal stops it in any state and `/readyz` stays 503 until they are done. The stream set-up is the
-    /// outbox's prelude only: the endpoints serve while JetStream is down, the events wait in the outbox.
-    private func serve(_ readiness: Readiness, metrics: MetricsRegistry) async throws {
+        let readiness = Readiness()
+        let management = ManagementServer(configuration: configuration.management, metrics: MetricsRegistry(), readiness: readiness,
+                                          logger: logger)
         let database = ResourceService.database(url: configuration.databaseURL, poolSize: configuration.databasePoolSize,
                                                 applicationName: "member-service", logger: logger)
         let nats = ResourceService.nats(url: configuration.natsURL, access: configuration.natsAccess, name: "member-service", logger: logger)
-        let members = ClosureService {
-            try await serve(database: try await database.value, nats: try await nats.value, readiness: readiness)
+        let migrations = ClosurePrelude("migrations") {
+            let database = try await database.value
+            try await database.migrateRetrying(schema: MemberMigrations.schema, migrations: MemberMigrations.all,
+                                               functions: MemberMigrations.functions, logger: logger)
+            return services(database: database, nats: try await nats.value, readiness: readiness)
         }
-        try await ServiceGroup(services: [database, nats, members], logger: logger).run()
+        try await ServiceGroup(services: [management, database, nats, migrations], logger: logger, onStopping: readiness.stopping).run()
     }
 
-    private func serve(database: PostgresClient, nats: NATSConnection, readiness: Readiness) async throws {
-        try await database.migrateRetrying(schema: MemberMigrations.schema, migrations: MemberMigrations.all,
-                                      functions: MemberMigrations.functions, logger: logger)
+    /// The services that follow the migrations: the outbox behind its stream set-up, the issuer's keys, the
+    /// nonces' sweep, the endpoints and service discovery.
+    private func services(database: PostgresClient, nats: NATSConnection, readiness: Readiness) -> [any Service] {
         let outbox = Outbox.memberEvents(database: database, connection: nats, pollInterval: configuration.outboxPollInterval,
                                          logger: logger.named("outbox"))
         let issuer = ServiceClient(connection: nats, logger: logger)
@@ -77,14 +80,14 @@ public struct MemberServer: Service {
         let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.memberService,
                                          description: "Members and their linked provider identities", services: services, logger: logger)
         let events = EventStreamServices(connection: nats, settings: configuration.events, services: [outbox], logger: logger)
-        let followKeys = ClosureService { await keys.follow(client: issuer, timeout: timeout) }
+        let followKeys = ClosureService("follow-issuer-keys") { await keys.follow(client: issuer, timeout: timeout) }
         // Used server nonces are kept until they expire (10 minutes), then forgotten.
-        let sweepNonces = ClosureService {
+        let sweepNonces = ClosureService("sweep-nonces") {
             while !Task.isCancelled {
                 do { _ = try await store.forgetExpiredNonces() } catch { logger.warning("could not forget expired nonces", ["error": "\(error)"]) }
                 try? await Task.sleep(for: .seconds(60))
             }
         }
-        try await ServiceGroup(services: [events, followKeys, sweepNonces] + services + [discovery], logger: logger).run()
+        return [events, followKeys, sweepNonces] + services + [discovery]
     }
 }

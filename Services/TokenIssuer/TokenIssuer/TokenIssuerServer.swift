@@ -26,28 +26,33 @@ public struct TokenIssuerServer: Service {
         self.onReady = onReady
     }
 
+    /// One group of named services: `management`, `postgres` and `nats` (opened inside the group and closed
+    /// after everything else stopped), then the `migrations` and `signing-keys` preludes, which the issuer's
+    /// own services follow, so a signal stops it in any state and `/readyz` stays 503 until they are done.
+    /// The stream set-up (`event-stream`) is the prelude of the outbox and the consumers only, waited for,
+    /// not fatal.
     public func run() async throws {
-        try await ManagementServer.serving(configuration.management, logger: logger) { try await serve($0, metrics: $1) }
-    }
-
-    /// The pool and the NATS connection are services of the group, opened inside it and closed after
-    /// everything else stopped; the migrations and the signing keys are preludes of the issuer's own
-    /// services, so a signal stops it in any state and `/readyz` stays 503 until they are done. The
-    /// stream set-up is the prelude of the outbox and the consumers only, waited for, not fatal.
-    private func serve(_ readiness: Readiness, metrics: MetricsRegistry) async throws {
+        let readiness = Readiness()
+        let metrics = MetricsRegistry()
+        let management = ManagementServer(configuration: configuration.management, metrics: metrics, readiness: readiness, logger: logger)
         let database = ResourceService.database(url: configuration.databaseURL, poolSize: configuration.databasePoolSize,
                                                 applicationName: "token-issuer", logger: logger)
         let nats = ResourceService.nats(url: configuration.natsURL, access: configuration.natsAccess, name: "token-issuer", logger: logger)
-        let issuer = ClosureService {
-            try await serve(database: try await database.value, nats: nats, readiness: readiness, metrics: metrics)
+        let migrations = ClosurePrelude("migrations") {
+            let database = try await database.value
+            try await database.migrateRetrying(schema: IssuerMigrations.schema, migrations: IssuerMigrations.all,
+                                               functions: IssuerMigrations.functions, logger: logger)
+            return [ClosurePrelude("signing-keys") {
+                try await services(database: database, nats: nats, readiness: readiness, metrics: metrics)
+            }]
         }
-        try await ServiceGroup(services: [database, nats, issuer], logger: logger).run()
+        try await ServiceGroup(services: [management, database, nats, migrations], logger: logger, onStopping: readiness.stopping).run()
     }
 
-    private func serve(database: PostgresClient, nats connection: ResourceService<NATSConnection>, readiness: Readiness,
-                       metrics: MetricsRegistry) async throws {
-        try await database.migrateRetrying(schema: IssuerMigrations.schema, migrations: IssuerMigrations.all,
-                                           functions: IssuerMigrations.functions, logger: logger)
+    /// Loads the signing keys and the successor secret, then makes the services that follow: the outbox and
+    /// the consumers behind their stream set-up, the endpoints, key maintenance, clean-up and service discovery.
+    private func services(database: PostgresClient, nats connection: ResourceService<NATSConnection>, readiness: Readiness,
+                          metrics: MetricsRegistry) async throws -> [any Service] {
         let keys = SigningKeys(database: database, keyFiles: configuration.signingKeyFiles,
                                accessTokenTTL: configuration.accessTokenTTL, publishLead: configuration.signingKeyPublishLead,
                                logger: logger)
@@ -84,7 +89,7 @@ public struct TokenIssuerServer: Service {
         // The outbox and the consumers wait for the stream (a JetStream cluster may be electing a leader);
         // tokens are issued meanwhile, their session events kept in the outbox.
         let stream = EventStreamServices(connection: nats, settings: configuration.events, services: events, logger: logger)
-        try await ServiceGroup(services: [stream] + services + [discovery], logger: logger).run()
+        return [stream] + services + [discovery]
     }
 
     /// One responder per endpoint, in the issuer's queue group.
@@ -122,7 +127,7 @@ public struct TokenIssuerServer: Service {
     /// the rotation by age of database keys when it is due.
     private static func keyMaintenance(_ nats: NATSConnection, _ keys: SigningKeys, configuration: TokenIssuerConfiguration,
                                        logger: Logger) -> any Service {
-        ClosureService {
+        ClosureService("signing-key-maintenance") {
             let notices = try nats.subscribe(SigningKeyNotices.changed)
             let listener = Task {
                 for await _ in notices {
@@ -157,7 +162,7 @@ public struct TokenIssuerServer: Service {
     /// Deletes expired sessions, old refresh tokens and long-retired keys, one replica at a time.
     private static func cleanUp(_ store: SessionStore, _ keys: SigningKeys, configuration: TokenIssuerConfiguration,
                                 logger: Logger) -> any Service {
-        ClosureService {
+        ClosureService("clean-up") {
             while !Task.isCancelled {
                 try await Task.sleep(for: configuration.cleanupInterval)
                 do {

@@ -22,22 +22,29 @@ public struct TokenVerifierServer: Service {
         self.logger = logger
     }
 
+    /// One group of named services: `management`, `nats` (opened inside the group and closed after everything
+    /// else stopped, so a signal stops the verifier in any state) and `http-client`, then the `providers`
+    /// prelude, which the endpoints follow once NATS is connected. The stream set-up (`event-stream`) is the
+    /// prelude of the revocation consumer only: tokens are verified while JetStream is down.
     public func run() async throws {
-        try await ManagementServer.serving(configuration.management, logger: logger) { try await serve($0, metrics: $1) }
-    }
-
-    /// The NATS connection is a service of the group, opened inside it and closed after everything else
-    /// stopped, so a signal stops the verifier in any state. The stream set-up is the prelude of the
-    /// revocation consumer only: tokens are verified while JetStream is down.
-    private func serve(_ readiness: Readiness, metrics: MetricsRegistry) async throws {
+        let readiness = Readiness()
+        let metrics = MetricsRegistry()
+        let management = ManagementServer(configuration: configuration.management, metrics: metrics, readiness: readiness, logger: logger)
         let nats = ResourceService.nats(url: configuration.natsURL, access: configuration.natsAccess, name: "token-verifier", logger: logger)
-        let verifier = ClosureService { try await serve(nats: try await nats.value, readiness: readiness, metrics: metrics) }
-        try await ServiceGroup(services: [nats, verifier], logger: logger).run()
+        let logger = self.logger
+        let client = ResourceService("http-client") {
+            HTTPClient(logger: logger.named("http-client"))
+        } close: { client in
+            client.shutdown()
+        }
+        let providers = ClosurePrelude("providers") {
+            services(nats: try await nats.value, client: try await client.value, readiness: readiness, metrics: metrics)
+        }
+        try await ServiceGroup(services: [management, nats, client, providers], logger: logger, onStopping: readiness.stopping).run()
     }
 
-    private func serve(nats: NATSConnection, readiness: Readiness, metrics: MetricsRegistry) async throws {
-        let client = HTTPClient(logger: logger.named("http-client"))
-        defer { client.shutdown() }
+    /// The endpoints, the revocation consumer behind its stream set-up, and service discovery.
+    private func services(nats: NATSConnection, client: HTTPClient, readiness: Readiness, metrics: MetricsRegistry) -> [any Service] {
         let sealer = configuration.providerTokenKey.map { CredentialSealer(key: $0) }
         if sealer == nil {
             logger.warning("PROVIDER_TOKEN_KEY is not set: Apple and Naver grants are not kept and cannot be revoked on account deletion")
@@ -95,6 +102,6 @@ public struct TokenVerifierServer: Service {
         logger.info("token-verifier ready")
         let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.tokenVerifier,
                                          description: "Proves provider tokens", services: [ping] + endpoints, logger: logger)
-        try await ServiceGroup(services: [ping] + endpoints + [revocations, discovery], logger: logger).run()
+        return [ping] + endpoints + [revocations, discovery]
     }
 }
