@@ -21,7 +21,7 @@ struct DeletionRaceTests {
             let delay = Duration.microseconds(Int64(round % 10) * 500)
             async let racing = stack.googleLogin(sub: sub, deviceId: "tablet")
             async let deletion: APIResponse = {
-                try await Task.sleep(for: delay)
+                try await Task.sleep(for: delay)  // the stagger that moves the race across the login's steps
                 return try await stack.deleteAccount(phone.accessToken)
             }()
             let (login, deleted) = try await (racing, deletion)

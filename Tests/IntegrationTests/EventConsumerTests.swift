@@ -55,7 +55,7 @@ struct EventConsumerTests {
         }) { connection, metrics in
             try await EventPublisher(connection: connection, logger: Self.logger).publish(Self.type, MemberCreated(memberId: 1, provider: .google))
             #expect(await eventually(timeout: .seconds(10)) { deliveries.all.count == 2 })
-            try await Task.sleep(for: .seconds(3))
+            try await Task.sleep(for: .seconds(3))  // a fixed window is the check: no delivery after the ack
             let seen = deliveries.all
             #expect(seen.map(\.delivery) == [1, 2], "delivered again after the ack")
             if seen.count == 2 {
@@ -78,7 +78,7 @@ struct EventConsumerTests {
             try await EventPublisher(connection: connection, logger: Self.logger).publish(Self.type, MemberCreated(memberId: 2, provider: .google))
             #expect(await eventually(timeout: .seconds(10)) { deliveries.all.count == 1 })
             #expect(await eventually { metrics.counterValue("events_failed_total", ["durable": "consumer-test"]) == 1 })
-            try await Task.sleep(for: .seconds(2))
+            try await Task.sleep(for: .seconds(2))  // a fixed window is the check: the unreadable event does not come again
             #expect(deliveries.all.map(\.member) == [2])
             #expect(metrics.counterValue("events_failed_total", ["durable": "consumer-test"]) == 1, "the unreadable event came again")
         }
@@ -89,12 +89,12 @@ struct EventConsumerTests {
         let deliveries = Deliveries()
         try await Self.withConsumer(ackWait: .seconds(2), { event, delivery in
             deliveries.record(event.data.memberId, delivery)
-            try await Task.sleep(for: .seconds(5))
+            try await Task.sleep(for: .seconds(5))  // works longer than the ack wait
             return .ack
         }) { connection, metrics in
             try await EventPublisher(connection: connection, logger: Self.logger).publish(Self.type, MemberCreated(memberId: 3, provider: .google))
             #expect(await eventually(timeout: .seconds(15)) { metrics.counterValue("events_handled_total", ["durable": "consumer-test"]) == 1 })
-            try await Task.sleep(for: .seconds(3))
+            try await Task.sleep(for: .seconds(3))  // a fixed window is the check: no second delivery
             #expect(deliveries.all.map(\.delivery) == [1], "delivered again while the handler worked")
         }
     }
@@ -104,7 +104,7 @@ struct EventConsumerTests {
         let deliveries = Deliveries()
         try await Self.withConsumer(ackWait: .seconds(3), maxHandlingTime: .seconds(6), maxConcurrent: 2, { event, delivery in
             deliveries.record(event.data.memberId, delivery)
-            if delivery == 1 { try await Task.sleep(for: .seconds(60)) }
+            if delivery == 1 { try await Task.sleep(for: .seconds(60)) }  // hangs
             return .ack
         }) { connection, metrics in
             try await EventPublisher(connection: connection, logger: Self.logger).publish(Self.type, MemberCreated(memberId: 4, provider: .google))

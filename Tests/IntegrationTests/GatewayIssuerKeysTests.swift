@@ -25,7 +25,8 @@ struct GatewayIssuerKeysTests {
             let gateway = try await StandaloneGateway.start(natsURL: nats.url) { $0.rateLimitRPS = 0 }
             try await withResource(gateway, close: { await $0.stop() }) { gateway in
                 #expect(await eventually(timeout: .seconds(10)) { (try? await RunningStack.send("GET", gateway.url + "/readyz"))?.status == 200 })
-                // An unknown key is looked up at most once a second: let the second since the first fetch pass.
+                // An unknown key is looked up at most once a second: let the second since the first fetch pass (a
+                // wall-clock rule; a longer wait is still past it).
                 try await Task.sleep(for: .milliseconds(1100))
                 let before = issuer.asks
 
@@ -105,7 +106,7 @@ private final class StandInIssuer: Sendable {
         let responder = Responder(connection: issuer.connection, endpoint: Endpoints.accessTokenKeys, queue: QueueGroups.tokenIssuer,
                                   logger: logger) { _ in
             issuer.counted.add(1, ordering: .releasing)
-            if delay > .zero { try await Task.sleep(for: delay) }
+            if delay > .zero { try await Task.sleep(for: delay) }  // a slow issuer, as the test asks for
             return AccessTokenKeys(jwks: try JSONValue(encoding: JWKSet(keys: issuer.keys.withLock { $0 })), issuer: TestStack.tokenIssuer,
                                    audience: TestStack.tokenAudience)
         }

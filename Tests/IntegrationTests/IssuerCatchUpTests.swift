@@ -20,7 +20,7 @@ struct IssuerCatchUpTests {
         await stack.issuer.stop()
         do {
             try await stack.publish(Events.memberDeleted, MemberDeleted(memberId: phone.memberId, grants: [], reason: "requested"))
-            try await Task.sleep(for: .seconds(1))
+            try await Task.sleep(for: .seconds(1))  // a fixed window is the check: nobody consumes the event
             // Nobody consumed the event: the sessions are still live.
             let live = try await stack.get("/api/auth/sessions", bearer: phone.accessToken)
             #expect(live.status == 200, "body: \(live.text)")

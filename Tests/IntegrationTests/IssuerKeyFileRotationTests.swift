@@ -120,12 +120,14 @@ struct IssuerKeyFileRotationTests {
 
             // A file that holds no key, seen at reloads: the keys loaded before stay, and signing goes on.
             try Data("not a key".utf8).write(to: bench.directory.appendingPathComponent("2026-13.pem"))
+            // A fixed window is the check: some reloads (every 200 ms) see the file, and nothing changes.
             try await Task.sleep(for: .milliseconds(600))
             #expect(try await bench.published() == [kidA, kidB])
             #expect(try await [kidA, kidB].contains(bench.issue().kid))
             try FileManager.default.removeItem(at: bench.directory.appendingPathComponent("2026-13.pem"))
 
             // After the lead the new key signs; a token of the old key still works, and both are published.
+            // The new key's time passes; the check is that it signs then, not eventually.
             try await Task.sleep(for: .seconds(max(activatesAt.timeIntervalSinceNow, 0) + 0.3))
             let (tokenB, kid) = try await bench.issue()
             #expect(kid == kidB)
@@ -163,6 +165,7 @@ struct IssuerKeyFileRotationTests {
                     // Past the file key's time, both replicas answer, the one on database keys with the retired database
                     // key and tokens that expire before that key leaves the JWKS; neither made another key, and the file
                     // key is not retired.
+                    // The file key's time passes (a wall-clock rule; a longer wait is still past it).
                     try await Task.sleep(for: .seconds(max(activatesAt.timeIntervalSinceNow, 0) + 1))
                     var kids: Set<String> = []
                     for _ in 0..<10 {
@@ -224,7 +227,7 @@ struct IssuerKeyFileRotationTests {
             // Across several reloads (every 200 ms here), and a notice that makes every issuer reload, neither is published.
             try bench.connection.publish(SigningKeyNotices.changed, [])
             for _ in 0..<3 {
-                try await Task.sleep(for: .milliseconds(400))
+                try await Task.sleep(for: .milliseconds(400))  // a fixed window is the check: reloads happen, nothing is published
                 #expect(try await bench.published() == [kidA])
                 let jwks = try await RunningStack.send("GET", gateway.url + "/.well-known/jwks.json")
                 #expect(jwks.status == 200)
@@ -255,6 +258,7 @@ struct IssuerKeyFileRotationTests {
             // The old key's file removed: it stays published on the new key's vouch, until a writer of the table
             // moves its retirement, which breaks the vouch.
             try FileManager.default.removeItem(at: bench.directory.appendingPathComponent("2026-11.pem"))
+            // A fixed window is the check: some reloads (every 200 ms) miss the file, and the key stays published.
             try await Task.sleep(for: .milliseconds(600))
             #expect(try await bench.published() == [kidA, kidB], "a retired key lost its publication with its file")
             _ = try await database.query("UPDATE issuer.signing_keys SET retired_at = retired_at + interval '1 hour' WHERE kid = \(kidA)")

@@ -45,6 +45,7 @@ struct IssuerKeyRotationTests {
         #expect(try await stack.rotateSigningKeys() == rotation)
 
         let wait = rotation.activatesAt.timeIntervalSinceNow + 0.5
+        // The new key's activation time passes; the check is that the next token carries it then, not eventually.
         if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
         let after = try await stack.googleSession()
         #expect(try kid(after.accessToken) == rotation.kid)

@@ -52,7 +52,7 @@ struct LoginDurabilityTests {
                         }
                     } catch {
                         answer = Answer(status: 0, memberId: nil, sessionId: nil, afterRestart: afterRestart)
-                        try? await Task.sleep(for: .milliseconds(50))
+                        try? await Task.sleep(for: .milliseconds(50))  // a pause after a failed login, as a client makes
                     }
                     load.answers.withLock { $0.append(answer) }
                 }
@@ -67,7 +67,7 @@ struct LoginDurabilityTests {
         // Mid-load: once logins are flowing, kill the server as a crash would, and start it again a second later.
         try #require(await eventually(timeout: .seconds(30)) { succeeded(afterRestart: false) >= 100 }, "logins flow before the kill")
         try await cluster.kill()
-        try await Task.sleep(for: .seconds(1))
+        try await Task.sleep(for: .seconds(1))  // the server stays down a while
         try await cluster.start(durable: true)
         load.restarted.store(true, ordering: .releasing)
         #expect(await eventually(timeout: .seconds(45)) { succeeded(afterRestart: true) >= 100 },
@@ -105,7 +105,7 @@ struct LoginDurabilityTests {
         let created = Set(stored.compactMap { $0["id"].flatMap(Int64.init) })
         #expect(created.isSuperset(of: members))
         _ = try await stack.events(Events.memberCreated, timeout: .seconds(30), count: created.count) { _ in true }
-        try await Task.sleep(for: .seconds(2))  // time for a duplicate to arrive, were one published
+        try await Task.sleep(for: .seconds(2))  // a fixed window is the check: time for a duplicate to arrive, were one published
         let events = try await stack.events(Events.memberCreated, timeout: .zero) { _ in true }
         let eventMembers = events.map(\.data.memberId)
         #expect(Set(eventMembers) == created, "a member.created for every member and for no other")

@@ -113,7 +113,7 @@ struct MemberDeletionAcrossServicesTests {
         let answered = Date()
         #expect(deleted.status == 204)
         #expect(try await stack.get("/api/members/me", bearer: login.accessToken).status == 401)
-        try await Task.sleep(for: .seconds(2))
+        try await Task.sleep(for: .seconds(2))  // a fixed window is the check: no revocation while Apple is down
         #expect(await stack.idp.appleRefreshTokens(subject: sub).count == 1, "revoked while Apple was down?")
 
         let back = Date()

@@ -60,12 +60,7 @@ extension RunningStack {
 
     /// Calls `/api/members/me` until it answers `status` or `timeout` passes; returns the last answer.
     func me(_ token: String, until status: Int, timeout: Duration = .seconds(10)) async throws -> APIResponse {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let response = try await get("/api/members/me", bearer: token)
-            if response.status == status || ContinuousClock.now >= deadline { return response }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        try await poll(timeout: timeout, { try await get("/api/members/me", bearer: token) }, until: { $0.status == status })
     }
 
     /// Rotates `refreshToken` through the gateway.

@@ -50,7 +50,7 @@ struct NATSClusterTests {
             var answers: [Int] = []
             for n in 1...40 {
                 answers.append(try await client.call(endpoint, Ask(n: n), timeout: .seconds(5), retries: 1).n)
-                try await Task.sleep(for: .milliseconds(25))
+                try await Task.sleep(for: .milliseconds(25))  // spreads the calls over the failover
             }
             #expect(answers == (1...40).map { $0 * 2 }, "with \(cluster.nodes[node].name) down")
             try await cluster.restart(node)
@@ -141,6 +141,7 @@ struct LostConnectionCallTests {
         let responderConnection = try await connect(cluster.nodes[1].url, "responder")
         let responder = Responder(connection: responderConnection, endpoint: endpoint, queue: "cluster-lost-tests", logger: logger) { ask in
             let count = seen.value.add(1, ordering: .relaxed).newValue
+            // Work that takes a while: the first request is still with the responder when the caller's node goes.
             if ask.n != 0 { try await Task.sleep(for: count == 1 ? .seconds(5) : .milliseconds(200)) }
             return Answer(n: ask.n * 2)
         }
@@ -159,17 +160,18 @@ struct LostConnectionCallTests {
         // The request is with the responder (it answers after 5 s) when the caller's node goes. Past the
         // failover patience (3 s), the resend must wait for the reconnection all the same.
         #expect(try await eventually(timeout: .seconds(5)) { seen.value.load(ordering: .relaxed) == 1 })
-        try await Task.sleep(for: killAfter)
+        try await Task.sleep(for: killAfter)  // the moment of the kill is the test's parameter
         cluster.kill(0)
         let restarting = Task {
-            try await Task.sleep(for: .seconds(1))
+            try await Task.sleep(for: .seconds(1))  // the node stays down a while
             try await cluster.restart(0)
         }
         let outcome = await call.result
         try await restarting.value
         if retries == 0 {
             #expect(throws: ServiceFailure.unavailable) { try outcome.get() }
-            try await Task.sleep(for: .seconds(3))   // time for a resend, if there were one, to reach the responder
+            // A fixed window is the check: time for a resend, if there were one, to reach the responder.
+            try await Task.sleep(for: .seconds(3))
             #expect(seen.value.load(ordering: .relaxed) == 1)
         } else {
             #expect(try outcome.get() == 42)

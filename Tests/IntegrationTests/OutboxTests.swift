@@ -219,11 +219,18 @@ struct OutboxTests {
     func signalWakes() async throws {
         let fixture = try await Fixture.make()
         let outbox = fixture.outbox(pollInterval: .seconds(60))
+        // The first round publishes this one; seen, that round claimed before the write below, and the next
+        // starts only when the outbox wakes: at a signal, or after the 60 s poll.
+        let first = try await fixture.write([41])
         let running = Task { try await outbox.run() }
-        try await Task.sleep(for: .milliseconds(300))  // the first empty round is over; it sleeps for 60 s now
+        try #require(await fixture.received(1, within: .seconds(10)).map(\.id) == first, "the first round published")
+        // `received` ends its subscription: a fresh one sees what the next round sends.
+        let fresh = Fixture(database: fixture.database, nats: fixture.nats, connection: fixture.connection,
+                            seen: try fixture.connection.subscribe(Self.type.subject))
+        try await fixture.connection.flush(timeout: .seconds(5))
         let ids = try await fixture.write([42])
         outbox.signal()
-        #expect(await fixture.received(1, within: .seconds(3)).map(\.id) == ids)
+        #expect(await fresh.received(1, within: .seconds(3)).map(\.id) == ids)
         running.cancel()
         _ = await running.result
         await fixture.close()

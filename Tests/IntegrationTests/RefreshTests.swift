@@ -37,6 +37,7 @@ struct RefreshTests {
     func reuseEndsSession() async throws {
         let (stack, login) = try await TestStack.shared.runningWithSession()
         let successor = try await stack.refresh(login.refreshToken).data(LoginResponse.self).refreshToken
+        // The reuse grace passes (a wall-clock rule; a longer wait is still past it).
         try await Task.sleep(for: TestStack.reuseGrace + .milliseconds(1500))
 
         let reuse = try await stack.refresh(login.refreshToken)

@@ -31,6 +31,7 @@ struct ServiceClientRetryTests {
     func waitsForAResponder() async throws {
         let (nats, endpoint, client) = try await connect()
         let call = Task { () throws(ServiceFailure) -> Int in try await client.call(endpoint, Ask(n: 21), timeout: .seconds(5)).n }
+        // The call waits for a responder meanwhile; a longer pause only makes it wait longer.
         try await Task.sleep(for: .milliseconds(600))
         let serving = serve(nats, endpoint) { Answer(n: $0.n * 2) }
         #expect(try await call.value == 42)
@@ -43,9 +44,9 @@ struct ServiceClientRetryTests {
         let (nats, endpoint, client) = try await connect()
         let started = ContinuousClock.now
         let call = Task { () throws(ServiceFailure) -> Int in try await client.call(endpoint, Ask(n: 1), timeout: .seconds(3)).n }
-        try await Task.sleep(for: .milliseconds(1_500))
+        try await Task.sleep(for: .milliseconds(1_500))  // the call's time without a responder, as the test names it
         let serving = serve(nats, endpoint) { ask in
-            try await Task.sleep(for: .seconds(2))
+            try await Task.sleep(for: .seconds(2))  // a slow responder
             return Answer(n: ask.n)
         }
         // Without the shared deadline the last attempt got the whole 3 s after the 1.5 s of waiting, and the

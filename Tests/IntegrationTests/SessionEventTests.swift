@@ -41,6 +41,7 @@ struct SessionEventTests {
         let (stack, login) = try await TestStack.shared.runningWithSession()
         let memberId = login.memberId
         #expect(try await stack.refresh(login.refreshToken).status == 200)
+        // The reuse grace passes (a wall-clock rule; a longer wait is still past it).
         try await Task.sleep(for: TestStack.reuseGrace + .milliseconds(1500))
 
         var ended: [EventEnvelope<SessionEnded>] = []

@@ -51,8 +51,8 @@ struct LateGatewayTests {
             #expect(logout.status == 204)
         }, until: { seen in seen.contains { $0.data.memberId == phone.memberId } })
         #expect(ended.filter { $0.data.memberId == phone.memberId }.count == 1)
-        // The event reached subscribers; give the stream the moment it may take to store it too.
-        try await Task.sleep(for: .milliseconds(200))
+        // The event reached subscribers; the gateway below reads it from the stream: wait until it is stored too.
+        try #require(try await stack.event(Events.sessionEnded) { $0.memberId == phone.memberId } != nil, "the stream stored the event")
 
         let gateway = try await StandaloneGateway.start(natsURL: TestEnvironment.natsURL)
         try await withResource(gateway, close: { await $0.stop() }) { gateway in
@@ -128,6 +128,7 @@ struct SessionListTests {
     func lastUsed() async throws {
         let (stack, login) = try await TestStack.shared.runningWithSession()
         let before = try await stack.get("/api/auth/sessions", bearer: login.accessToken).data([SessionResponse].self)
+        // Time passes, so that a moved lastUsedAt can show (it is kept to the second).
         try await Task.sleep(for: .milliseconds(1100))
         let refreshed = try await stack.refresh(login.refreshToken).data(LoginResponse.self)
         let after = try await stack.get("/api/auth/sessions", bearer: refreshed.accessToken).data([SessionResponse].self)

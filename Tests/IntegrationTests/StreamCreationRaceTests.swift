@@ -34,7 +34,7 @@ struct StreamCreationRaceTests {
                         return false
                     }
                     defer { following.cancel() }
-                    try await Task.sleep(for: .milliseconds(5))
+                    try await Task.sleep(for: .milliseconds(5))  // the follower starts first: the race this test stages
                     _ = try await creator.jetStream.ensureStream(name: stream, subjects: ["race.\(round).>"])
                     let followed = await withTaskGroup(of: Bool.self) { group in
                         group.addTask { await following.value }

@@ -41,6 +41,7 @@ struct VerifierRevocationTests {
         let naver = try await naverGrant(stack)
         await stack.idp.control("naver", ProviderControl(available: false, subject: naver.grant.subject))
         try await stack.publish(Events.memberDeleted, MemberDeleted(memberId: RunningStack.syntheticMemberId(), grants: [naver.grant], reason: "requested"))
+        // A fixed window is the check: no deletion while Naver is down (a longer one only sees more).
         try await Task.sleep(for: .milliseconds(1500))
         #expect(await stack.idp.naverTokenIsLive(naver.token), "not deleted while Naver is down")
         await stack.idp.control("naver", ProviderControl(available: true, subject: naver.grant.subject))
@@ -59,6 +60,7 @@ struct VerifierRevocationTests {
         // Naver answers "no such token" now; that counts as done, so the attempts stop growing
         // (a retry would come after 2 s). On a loaded machine a timed-out first call may have
         // been tried once more, so the count is compared with itself, not with a fixed number.
+        // Past the retry delay (2 s) of any call still in flight, then a fixed window that is the check itself.
         try await Task.sleep(for: .seconds(3))
         let settled = await stack.idp.naverDeleteAttempts(naver.token)
         try await Task.sleep(for: .seconds(5))

@@ -43,11 +43,8 @@ final class EventLog: Sendable {
     /// The events of `type` that `matches`, waiting until `count` were recorded or `timeout` passed.
     func events<Payload>(_ type: EventType<Payload>, timeout: Duration, count: Int,
                          where matches: (Payload) -> Bool) async throws -> [EventEnvelope<Payload>] {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let found = try events(type, where: matches)
-            if found.count >= count || ContinuousClock.now >= deadline { return Array(found.prefix(count)) }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        let found = try await poll(timeout: timeout, every: .milliseconds(50), { try events(type, where: matches) },
+                                   until: { $0.count >= count })
+        return Array(found.prefix(count))
     }
 }

@@ -53,9 +53,8 @@ public struct PostgresCluster: Sendable {
         _ = Glibc.kill(postmaster, SIGSTOP)
         let processes = [postmaster] + Self.children(of: postmaster)
         for pid in processes { _ = Glibc.kill(pid, SIGKILL) }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while processes.contains(where: { Glibc.kill($0, 0) == 0 && !Self.isZombie($0) }), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+        _ = await eventually(timeout: .seconds(10), poll: .milliseconds(20)) {
+            !processes.contains(where: { Glibc.kill($0, 0) == 0 && !Self.isZombie($0) })
         }
         // A killed postmaster that its parent has not reaped yet (here PID 1 may never reap it) still
         // "exists", and the next start would take its lock files for a running server's: they are stale.

@@ -52,16 +52,6 @@ extension RunningStack {
     }
 }
 
-/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
-public func eventually(timeout: Duration = .seconds(15), _ condition: @Sendable () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(100))
-    }
-    return try await condition()
-}
-
 extension RunningStack {
     /// Sends `request` to the first hop of a chain and returns its answer, with the first request that hop
     /// handed on to `next` that `matches` (read beside the next service, which still answers it), or nil

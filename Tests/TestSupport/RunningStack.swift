@@ -106,12 +106,9 @@ public struct RunningStack: Sendable {
 
     /// Waits until the gateway's `/readyz?services=all` says it and every service answer.
     func waitUntilReady(timeout: Duration = .seconds(60)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let response = try? await get("/readyz?services=all"), response.status == 200 { return }
-            try await Task.sleep(for: .milliseconds(100))
+        try await waitUntil(timeout: timeout, "the stack did not become ready within \(timeout); is nats-server at \(natsURL)?") {
+            (try? await get("/readyz?services=all"))?.status == 200
         }
-        throw TestStackError("the stack did not become ready within \(timeout); is nats-server at \(natsURL)?")
     }
 }
 

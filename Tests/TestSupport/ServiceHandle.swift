@@ -17,7 +17,8 @@ public final class ServiceHandle: Sendable {
         self.logger = logger
     }
 
-    /// Starts the service (unless it runs) and waits until it says it serves.
+    /// Starts the service (unless it runs) and waits until it says it serves (connected, migrated, its
+    /// subscriptions under way).
     public func start() async {
         let (ready, signal) = AsyncStream<Void>.makeStream()
         let service = make { signal.yield() }
@@ -31,9 +32,9 @@ public final class ServiceHandle: Sendable {
             return true
         }
         guard started else { return }
+        // `ready` comes as the service starts its subscriptions; no pause for them to reach the server: a
+        // call made before they did waits for a responder (ServiceClientRetryTests.waitsForAResponder).
         for await _ in ready { break }
-        // `ready` comes as the service starts its subscriptions; give them a moment to reach the server.
-        try? await Task.sleep(for: .milliseconds(300))
     }
 
     /// Cancels the service and waits until it has stopped.

@@ -60,11 +60,8 @@ public final class ServiceProcess: @unchecked Sendable {
 
     /// Waits up to `timeout` for the process to exit; its exit status, or nil when it still runs.
     public func waitForExit(timeout: Duration) async -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return process.isRunning ? nil : process.terminationStatus
+        let exited = await eventually(timeout: timeout, poll: .milliseconds(20)) { !process.isRunning }
+        return exited ? process.terminationStatus : nil
     }
 
     /// What it wrote to standard error so far.

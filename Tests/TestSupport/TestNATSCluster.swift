@@ -129,13 +129,15 @@ public final class TestNATSCluster: Sendable {
 
     private func waitReady(_ index: Int) async throws {
         let url = "http://127.0.0.1:\(nodes[index].monitorPort)/healthz"
-        for _ in 0..<600 {
-            if (try? await RunningStack.send("GET", url))?.status == 200 { return }
-            try await Task.sleep(for: .milliseconds(100))
+        try await waitUntil(timeout: .seconds(60), "NATS node \(nodes[index].name) is not ready after 60 s; its log ends:\n\(logTail(index))") {
+            (try? await RunningStack.send("GET", url))?.status == 200
         }
+    }
+
+    /// The last lines of a node's log, for a failure that names why it never got ready.
+    private func logTail(_ index: Int) -> String {
         let text = (try? String(contentsOf: log(index), encoding: .utf8)) ?? ""
-        let tail = text.split(separator: "\n").suffix(8).joined(separator: "\n")
-        throw TestStackError("NATS node \(nodes[index].name) is not ready after 60 s; its log ends:\n\(tail)")
+        return text.split(separator: "\n").suffix(8).joined(separator: "\n")
     }
 
     private func log(_ index: Int) -> URL {

@@ -49,12 +49,13 @@ public final class TestNATSServer: Sendable {
             try? FileManager.default.removeItem(at: store)
         }
         let server = TestNATSServer(url: "nats://127.0.0.1:\(port)", process: process, store: store)
-        for _ in 0..<100 {
-            if canConnect(port) { return server }
-            try await Task.sleep(for: .milliseconds(50))
+        do {
+            try await waitUntil(timeout: .seconds(5), poll: .milliseconds(50), "nats-server did not start on port \(port)") { canConnect(port) }
+        } catch {
+            server.stop()
+            throw error
         }
-        server.stop()
-        throw TestStackError("nats-server did not start on port \(port)")
+        return server
     }
 
     /// Whether the server process is still alive (a test that provokes the server checks it survived).
