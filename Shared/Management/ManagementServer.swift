@@ -7,8 +7,8 @@ import Runtime
 /// (the process runs) and `/readyz` (it can serve). Kept off the public port.
 ///
 /// The first service of its process's group, it serves from before the process connects to anything until
-/// everything else has stopped; `/readyz` turns 503 when the group begins to stop (give the group
-/// `onStopping: readiness.stopping`).
+/// everything else has stopped; `/readyz` turns 503 when the group begins to stop (``groupWillStop()``),
+/// before anything is cancelled.
 public struct ManagementServer: Service {
     private let configuration: ManagementConfiguration
     private let metrics: MetricsRegistry
@@ -28,6 +28,11 @@ public struct ManagementServer: Service {
     }
 
     public var name: String { "management" }
+
+    /// The group begins to stop: `/readyz` answers 503 from now on.
+    public func groupWillStop() {
+        readiness.stopping()
+    }
 
     /// Serves the management port, when one is configured, until cancelled.
     public func run() async throws {

@@ -31,10 +31,10 @@ public struct ServiceDiscovery: Service {
 
     /// Creates discovery for the service `name`, listing the endpoints of those `services`
     /// that report them (responders); the others are ignored.
-    public init(connection: NATSConnection, name: String, version: String = ServiceDiscovery.defaultVersion,
+    public init(connection: NATSConnection, serviceName: String, version: String = ServiceDiscovery.defaultVersion,
                 description: String = "", metadata: [String: String] = [:], services: [any Service], logger: Logger) {
         self.connection = connection
-        self.serviceName = name
+        self.serviceName = serviceName
         self.id = Self.makeID()
         self.version = version
         self.summary = description

@@ -8,7 +8,7 @@ struct OutboxTable: OutboxRows {
     /// The event of one row, or nil (or an error) for a row this replica cannot publish.
     let message: @Sendable (PostgresRow) throws -> Outbox.Message?
 
-    var name: String { table.name }
+    var tableName: String { table.name }
 
     /// Takes up to ``Outbox/batchSize`` due rows in key order for ``Outbox/lease`` seconds; returns them in key order.
     func claim() async throws -> [OutboxRow] {

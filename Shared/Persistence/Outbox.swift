@@ -142,7 +142,7 @@ public struct Outbox: Service {
         do {
             claimed = try await rows.claim()
         } catch {
-            logger.warning("outbox not readable; retrying", ["db.table": rows.name, "error": String(describing: error)])
+            logger.warning("outbox not readable; retrying", ["db.table": rows.tableName, "error": String(describing: error)])
             return .failed
         }
         guard !claimed.isEmpty else { return .published(0) }
@@ -158,7 +158,7 @@ public struct Outbox: Service {
                 parked.append(row.key)
             case .failure(let error):
                 logger.error("unreadable outbox row kept aside; tried again later",
-                             ["db.table": rows.name, "outbox.key": String(row.key), "error": String(describing: error)])
+                             ["db.table": rows.tableName, "outbox.key": String(row.key), "error": String(describing: error)])
                 parked.append(row.key)
             }
         }
@@ -183,7 +183,7 @@ public struct Outbox: Service {
         } catch {
             // The published rows go again after the lease; JetStream drops the copies by event ID.
             logger.warning("outbox rows not updated; they are published again after the lease",
-                           ["db.table": rows.name, "error": String(describing: error)])
+                           ["db.table": rows.tableName, "error": String(describing: error)])
             return .failed
         }
         return failed.isEmpty ? .published(claimed.count) : .failed

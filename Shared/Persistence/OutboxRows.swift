@@ -4,7 +4,7 @@ import NATS
 /// `PersistenceTests`. A claimed row is leased to this replica until it is finished or the lease runs out.
 protocol OutboxRows: Sendable {
     /// The table's name, for logs.
-    var name: String { get }
+    var tableName: String { get }
     /// Takes up to ``Outbox/batchSize`` due rows for ``Outbox/lease`` seconds; returns them in key order.
     func claim() async throws -> [OutboxRow]
     /// Deletes the `published` rows, makes the `parked` ones due again later (``Outbox/parking``) and the

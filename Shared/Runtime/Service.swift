@@ -7,10 +7,16 @@ public protocol Service: Sendable {
 
     /// Runs until cancelled; throws when the service cannot go on.
     func run() async throws
+
+    /// Told once, when its group begins to stop and before any service is cancelled (a management server turns
+    /// its readiness 503 there); by default nothing.
+    func groupWillStop()
 }
 
 extension Service {
     public var name: String { String(describing: type(of: self)) }
+
+    public func groupWillStop() {}
 }
 
 /// A service made from a closure, for small parts that need no type of their own.

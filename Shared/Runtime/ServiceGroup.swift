@@ -8,8 +8,9 @@ import Synchronization
 /// A ``Prelude`` among them is replaced, once it is done, by the services it made, in its place in the
 /// order: a process is one flat group of named services, whose start and stop the log lists by name.
 ///
-/// Stopping begins with `onStopping`, before any service is cancelled: the process's readiness turns
-/// 503 there, at once, though the management port that answers it is the last service to stop.
+/// Stopping begins, before any service is cancelled, with `onStopping` and each running service's
+/// ``Service/groupWillStop()``: the management server's readiness turns 503 there, at once, though the
+/// management port that answers it is the last service to stop. No process can forget to wire it.
 public struct ServiceGroup: Sendable {
     private let services: [any Service]
     private let logger: Logger
@@ -47,7 +48,9 @@ public struct ServiceGroup: Sendable {
         }
 
         onStopping()
-        for member in members.stop().reversed() {
+        let running = members.stop()
+        for member in running { member.service.groupWillStop() }
+        for member in running.reversed() {
             member.task.cancel()
             await member.task.value
             logger.info("service stopped", ["service": member.name])
@@ -65,8 +68,9 @@ public struct ServiceGroup: Sendable {
     private final class Members: Sendable {
         struct Member {
             let id: Int
-            let name: String
+            let service: any Service
             let task: Task<Void, Never>
+            var name: String { service.name }
         }
 
         private struct State {
@@ -99,7 +103,7 @@ public struct ServiceGroup: Sendable {
                     let id = state.nextID
                     state.nextID += 1
                     logger.debug("service starting", ["service": service.name])
-                    started.append(Member(id: id, name: service.name, task: Task { await self.run(service, id: id) }))
+                    started.append(Member(id: id, service: service, task: Task { await self.run(service, id: id) }))
                 }
                 state.members.insert(contentsOf: started, at: index)
             }

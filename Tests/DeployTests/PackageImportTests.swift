@@ -97,42 +97,105 @@ struct PackageImportTests {
                 struct Row {}
             }
             final actor SigningKeys {}
+            @available(macOS 15, *) public final class Cache<Key> {}
+            nonisolated(unsafe) indirect enum Tree {}
             extension NaverVerifier: NaverTokenEndpoint {}
             """
-        #expect(Self.declaredTypes(in: adapter) == ["MemberStore", "SigningKeys"])
+        #expect(Self.declaredTypes(in: adapter) == ["MemberStore", "SigningKeys", "Cache", "Tree"])
         let app = """
             /// Calls the ``MemberStore`` in the service.
             let members: any MemberRepository  // not a MemberStore
+            let note = "see https://example.com/MemberStore" + /* Tree */ "\\(Cache.self)"
             let keys: SigningKeys?
             """
-        #expect(Self.identifiers(in: Self.code(of: app)).intersection(["MemberStore", "SigningKeys"]) == ["SigningKeys"])
+        #expect(Self.identifiers(in: Self.code(of: app)).intersection(["MemberStore", "SigningKeys", "Cache", "Tree"])
+                == ["SigningKeys", "Cache"])
     }
 
-    /// The Swift files directly in `folder`, with their text; none when there is no such folder.
+    /// The Swift files in `folder` and its subfolders, with their paths below it and their text; none when there is no such folder.
     private static func swiftFiles(in folder: URL) throws -> [(name: String, text: String)] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
-        return try names.filter { $0.hasSuffix(".swift") }.sorted().map {
+        guard let names = FileManager.default.enumerator(atPath: folder.path) else { return [] }
+        return try names.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }.sorted().map {
             ($0, try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8))
         }
     }
 
-    /// The names of the types `text` declares at its top level (not nested, not extended).
+    /// The names of the types `text` declares at its top level (not nested, not extended), after any attributes
+    /// and modifiers.
     private static func declaredTypes(in text: String) -> Set<String> {
-        let modifiers: Set<Substring> = ["public", "package", "internal", "fileprivate", "private", "final"]
+        let modifiers: Set<Substring> = ["public", "package", "internal", "fileprivate", "private", "open", "final", "indirect",
+                                         "nonisolated", "distributed"]
         let kinds: Set<Substring> = ["struct", "class", "actor", "enum", "protocol", "typealias"]
         var names: Set<String> = []
         for line in text.split(separator: "\n") where !(line.first?.isWhitespace ?? true) {
-            let words = line.split(whereSeparator: { $0 == " " || $0 == ":" || $0 == "<" || $0 == "{" }).drop { modifiers.contains($0) }
+            var rest = line[...]
+            // Attributes first (`@available(macOS 15, *)`, `@MainActor`), their arguments included.
+            while rest.hasPrefix("@") {
+                var depth = 0
+                var end = rest.startIndex
+                for index in rest.indices {
+                    let character = rest[index]
+                    if character == "(" { depth += 1 } else if character == ")" { depth -= 1 }
+                    end = index
+                    if depth == 0 && (character == " " || character == ")") { break }
+                }
+                rest = rest[rest.index(after: end)...].drop { $0 == " " }
+            }
+            let words = rest.split(whereSeparator: { $0 == " " || $0 == ":" || $0 == "<" || $0 == "{" })
+                .drop { modifiers.contains($0.split(separator: "(").first ?? $0) }
             if let kind = words.first, kinds.contains(kind), let name = words.dropFirst().first { names.insert(String(name)) }
         }
         return names
     }
 
-    /// `text` without its comments (from `//` to the end of a line): a doc comment may name an adapter.
+    /// `text` without its comments (`//` to the end of a line, `/* */`) and the contents of its string literals
+    /// (an interpolation's code stays): a doc comment or a message may name an adapter.
     private static func code(of text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { line in line.range(of: "//").map { String(line[..<$0.lowerBound]) } ?? String(line) }
-            .joined(separator: "\n")
+        var code = ""
+        var characters = Array(text)[...]
+        var inString = false
+        var interpolation = 0  // the parentheses open inside an interpolation of a string
+        while let character = characters.first {
+            let next = characters.dropFirst().first
+            if inString && interpolation == 0 {
+                if character == "\\" && next == "(" {
+                    interpolation = 1
+                    characters = characters.dropFirst(2)
+                    continue
+                }
+                if character == "\\" { characters = characters.dropFirst(2); continue }
+                if character == "\"" { inString = false }
+                if character == "\n" { code.append("\n") }
+                characters = characters.dropFirst()
+                continue
+            }
+            if character == "/" && next == "/" {
+                characters = characters.drop { $0 != "\n" }
+                continue
+            }
+            if character == "/" && next == "*" {
+                characters = characters.dropFirst(2)
+                while !characters.isEmpty && !(characters.first == "*" && characters.dropFirst().first == "/") {
+                    characters = characters.dropFirst()
+                }
+                characters = characters.dropFirst(2)
+                continue
+            }
+            if inString {
+                if character == "(" { interpolation += 1 } else if character == ")" { interpolation -= 1 }
+                if interpolation > 0 { code.append(character) }
+                characters = characters.dropFirst()
+                continue
+            }
+            if character == "\"" {
+                inString = true
+                characters = characters.dropFirst()
+                continue
+            }
+            code.append(character)
+            characters = characters.dropFirst()
+        }
+        return code
     }
 
     /// The identifiers `text` uses.

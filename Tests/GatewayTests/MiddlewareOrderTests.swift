@@ -60,6 +60,7 @@ struct MiddlewareOrderTests {
         #expect(answer.headers["retry-after"] != nil)
         Self.expectCountedAndLogged(gateway, logs, method: "POST", route: Self.refresh, status: 429)
         let asked = Double(gateway.services?.calls(to: Endpoints.refreshTokens).count ?? 0)
+        #expect(asked >= 1, "the burst's request reached the route")
         #expect(asked == gateway.handler.metrics.counterValue("http_requests_total", ["route": Self.refresh, "method": "POST", "status": "503"]),
                 "only the requests let through reached the route")
     }

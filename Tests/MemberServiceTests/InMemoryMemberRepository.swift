@@ -4,8 +4,12 @@ import Foundation
 
 /// Members and identities in memory, for the use cases' tests that need no PostgreSQL. It keeps the
 /// repository's contract (``MemberRepositoryContractTests`` runs the same checks against it and against
-/// `MemberStore`), and the precedence rules in their simplest form: a login's details follow the identity it
-/// came from, a link fills the member's gaps (``MemberDetails``). Its events are the types written, in order.
+/// `MemberStore`) and the rules of `Adapters/SQL/functions.sql` as they are written there: an identity's
+/// email, flag and name (`member.identity_email`, `identity_email_verified`, `identity_name`), a login's
+/// details followed by the member where they were the identity's (`member.follow_login`), a link filling the
+/// member's gaps (``MemberDetails``), an Apple notification from before the link changing nothing. Simpler
+/// than the store: no locks, no clock of its own, a deletion keeps no grants. Its events are the types
+/// written, in order, with the member each names.
 actor InMemoryMemberRepository: MemberRepository {
     private struct Identity {
         var memberId: Int64
@@ -14,6 +18,14 @@ actor InMemoryMemberRepository: MemberRepository {
         var name: String?
         var picture: String?
         var linkedAt: Date
+    }
+
+    /// `member.identity_email`: the token's, else the stored one, else the app's.
+    private static func email(token: String?, stored: String?, app: String?) -> String? { token ?? stored ?? app }
+
+    /// `member.identity_email_verified`: the token's flag for the token's email, the stored flag for the stored one.
+    private static func verified(token: String?, flag: Bool?, stored: String?, storedFlag: Bool?) -> Bool {
+        token != nil ? flag ?? false : stored != nil ? storedFlag ?? false : false
     }
 
     private struct Key: Hashable {
@@ -36,29 +48,38 @@ actor InMemoryMemberRepository: MemberRepository {
 
     func login(_ login: MemberLoginRequest) async throws -> MemberLoginReply {
         let key = Key(provider: login.identity.provider, subject: login.identity.subject)
-        let verified = login.identity.email != nil && login.identity.emailVerified == true
-        if var identity = identities[key], var member = members[identity.memberId] {
-            if let email = login.identity.email { (identity.email, identity.emailVerified) = (email, verified) }
-            identity.name = login.identity.name ?? identity.name
-            identity.picture = login.identity.pictureUrl ?? identity.picture
+        let token = login.identity
+        if let old = identities[key], let member = members[old.memberId] {
+            var identity = old
+            identity.email = Self.email(token: token.email, stored: old.email, app: login.email)
+            identity.emailVerified = Self.verified(token: token.email, flag: token.emailVerified, stored: old.email, storedFlag: old.emailVerified)
+            identity.name = token.name ?? login.name ?? old.name
+            identity.picture = token.pictureUrl ?? old.picture
             identities[key] = identity
-            member.email = identity.email ?? member.email
-            member.name = identity.name ?? member.name
-            member.pictureUrl = identity.picture ?? member.pictureUrl
-            members[identity.memberId] = refreshed(member)
-            events.append((Events.memberLoggedIn.name, identity.memberId))
-            return MemberLoginReply(memberId: identity.memberId, isExistingMember: true)
+            // member.follow_login: the member's email and name follow the identity's where they were its.
+            var followed = member
+            if member.email == nil || member.email == old.email { followed.email = identity.email }
+            if member.name == nil || member.name == old.name { followed.name = identity.name }
+            followed.pictureUrl = token.pictureUrl ?? member.pictureUrl
+            followed.timezone = login.timezone ?? member.timezone
+            followed.locale = login.locale ?? member.locale
+            if followed != member {
+                members[old.memberId] = followed
+                events.append((Events.memberUpdated.name, old.memberId))
+            }
+            events.append((Events.memberLoggedIn.name, old.memberId))
+            return MemberLoginReply(memberId: old.memberId, isExistingMember: true)
         }
         let memberId = nextId
         nextId += 1
-        let identity = Identity(memberId: memberId, email: login.identity.email ?? login.email,
-                                emailVerified: verified, name: login.identity.name ?? login.name,
-                                picture: login.identity.pictureUrl, linkedAt: Date())
+        let identity = Identity(memberId: memberId, email: Self.email(token: token.email, stored: nil, app: login.email),
+                                emailVerified: Self.verified(token: token.email, flag: token.emailVerified, stored: nil, storedFlag: nil),
+                                name: token.name ?? login.name, picture: token.pictureUrl, linkedAt: Date())
         identities[key] = identity
-        members[memberId] = refreshed(MemberRecord(memberId: memberId, email: identity.email, name: identity.name,
-                                                   pictureUrl: identity.picture, timezone: login.timezone, locale: login.locale,
-                                                   identities: [], createdAt: Date()))
+        members[memberId] = MemberRecord(memberId: memberId, email: identity.email, name: identity.name, pictureUrl: identity.picture,
+                                         timezone: login.timezone, locale: login.locale, identities: [], createdAt: Date())
         events.append((Events.memberCreated.name, memberId))
+        events.append((Events.memberLoggedIn.name, memberId))
         return MemberLoginReply(memberId: memberId, isExistingMember: false)
     }
 
@@ -80,13 +101,22 @@ actor InMemoryMemberRepository: MemberRepository {
         let key = Key(provider: request.identity.provider, subject: request.identity.subject)
         if let owner = identities[key] {
             guard owner.memberId == request.memberId else { throw ServiceFailure.identityInUse }
+            // Linked already: what the provider asserts now is kept, by a login's rules.
+            var identity = owner
+            identity.email = Self.email(token: request.identity.email, stored: owner.email, app: request.email)
+            identity.emailVerified = Self.verified(token: request.identity.email, flag: request.identity.emailVerified,
+                                                   stored: owner.email, storedFlag: owner.emailVerified)
+            identity.name = request.identity.name ?? request.name ?? owner.name
+            identity.picture = request.identity.pictureUrl ?? owner.picture
+            identities[key] = identity
             return
         }
         guard !identities.contains(where: { $0.key.provider == key.provider && $0.value.memberId == request.memberId }) else {
             throw ServiceFailure.providerLinked(key.provider)
         }
-        let identity = Identity(memberId: request.memberId, email: request.identity.email ?? request.email,
-                                emailVerified: request.identity.email != nil && request.identity.emailVerified == true,
+        let identity = Identity(memberId: request.memberId, email: Self.email(token: request.identity.email, stored: nil, app: request.email),
+                                emailVerified: Self.verified(token: request.identity.email, flag: request.identity.emailVerified,
+                                                             stored: nil, storedFlag: nil),
                                 name: request.identity.name ?? request.name, picture: request.identity.pictureUrl, linkedAt: Date())
         identities[key] = identity
         let details = MemberDetails(email: member.email, name: member.name, picture: member.pictureUrl)
@@ -123,7 +153,10 @@ actor InMemoryMemberRepository: MemberRepository {
         if let first = notifications[notification.jti] { return first }
         var outcome = AppleNotificationOutcome(memberId: nil, memberDeleted: false)
         let key = Key(provider: .apple, subject: notification.subject)
-        if let identity = identities[key] {
+        // An event from before the link (about an earlier account of the same Apple user) changes nothing;
+        // contract dates carry whole seconds, so an event in the second of the link counts as after it.
+        if let identity = identities[key],
+           identity.linkedAt.timeIntervalSince1970.rounded(.down) <= (notification.eventTime ?? notification.issuedAt).timeIntervalSince1970 {
             outcome.memberId = identity.memberId
             switch AppleNotificationAction(type: notification.type) {
             case .endIdentity:
@@ -136,10 +169,10 @@ actor InMemoryMemberRepository: MemberRepository {
                     members[identity.memberId] = members[identity.memberId].map(refreshed)
                 }
             case .setEmailDisabled:
+                // Apple's notification vouches for no email: a new address is unverified.
                 if let email = notification.email, email != identity.email {
                     identities[key]?.email = email
                     identities[key]?.emailVerified = false
-                    members[identity.memberId] = members[identity.memberId].map(refreshed)
                 }
             case .none:
                 break

@@ -79,10 +79,11 @@ struct MemberHandlersTests {
     @Test("a login's nonce is used once: its replay is refused before a member is made")
     func nonceUsedOnce() async throws {
         let nonce = UsedNonce(id: UUID().uuidString, expiresAt: Self.now + 600)
-        let member = try await login(MemberLoginRequest(identity: identity(), deviceId: "d", nonce: nonce)).memberId
+        _ = try await login(MemberLoginRequest(identity: identity(), deviceId: "d", nonce: nonce))
+        let written = await repository.events.count
         let replay = await failure { _ = try await login(MemberLoginRequest(identity: identity(), deviceId: "d", nonce: nonce)) }
         #expect(replay?.code == .invalidProviderToken && replay?.reason == NonceRefusal.used)
-        #expect(await repository.events.map(\.memberId) == [member])
+        #expect(await repository.events.count == written, "the refused replay made a member")
     }
 
     @Test("a profile needs the member's own token, and shows its email verified only while a provider vouches for it")
@@ -122,7 +123,7 @@ struct MemberHandlersTests {
             _ = try await handlers.update(MemberUpdateRequest(memberId: member, accessToken: try token(member), timezone: "Mars/Olympus"))
         }
         #expect(bad?.code == .invalidRequest)
-        #expect(await repository.events(of: member) == [Events.memberCreated.name])
+        #expect(await !repository.events(of: member).contains(Events.memberUpdated.name))
         let updated = try await handlers.update(MemberUpdateRequest(memberId: member, accessToken: try token(member), timezone: "Asia/Seoul"))
         #expect(updated.timezone == "Asia/Seoul")
     }

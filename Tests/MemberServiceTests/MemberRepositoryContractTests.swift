@@ -14,10 +14,23 @@ struct MemberRepositoryContractTests {
         var testDescription: String { rawValue }
     }
 
+    /// One database for the suite: each test's members are its own.
+    private static let database = Task { try await MemberStoreFixture.make() }
+
+    /// A repository of `kind`, and how to read the event types it wrote for a member, oldest first.
     private static func make(_ kind: Kind) async throws -> any MemberRepository {
+        try await made(kind).repository
+    }
+
+    private static func made(_ kind: Kind) async throws
+        -> (repository: any MemberRepository, events: @Sendable (Int64) async throws -> [String]) {
         switch kind {
-        case .postgres: try await MemberStoreFixture.make().store
-        case .memory: InMemoryMemberRepository()
+        case .postgres:
+            let fixture = try await database.value
+            return (fixture.store, { try await fixture.events($0) })
+        case .memory:
+            let memory = InMemoryMemberRepository()
+            return (memory, { await memory.events(of: $0) })
         }
     }
 
@@ -86,6 +99,46 @@ struct MemberRepositoryContractTests {
         #expect(profile.name == "New" && profile.locale == "ko-KR" && profile.timezone == "Asia/Seoul")
         let gone = await failure { try await repository.update(MemberUpdateRequest(memberId: member + 1_000_000, accessToken: "t", name: "X")) }
         #expect(gone?.code == .unauthorized)
+    }
+
+    @Test("a first login writes member.created then member.logged-in; a returning one that changes the member, member.updated first",
+          arguments: Kind.allCases)
+    func loginEvents(_ kind: Kind) async throws {
+        let (repository, events) = try await Self.made(kind)
+        let identity = MemberStoreFixture.identity(name: "A")
+        let member = try await Self.login(repository, identity).memberId
+        _ = try await Self.login(repository, identity)
+        _ = try await Self.login(repository, identity, timezone: "Asia/Seoul")
+        #expect(try await events(member) == ["member.created", "member.logged-in", "member.logged-in", "member.updated", "member.logged-in"])
+    }
+
+    @Test("a returning login: the member follows the identity's new name where it was the identity's, keeps its own, takes a time zone sent",
+          arguments: Kind.allCases)
+    func returningLoginFollows(_ kind: Kind) async throws {
+        let repository = try await Self.make(kind)
+        var identity = MemberStoreFixture.identity(name: "Old")
+        let member = try await Self.login(repository, identity, timezone: "Asia/Seoul").memberId
+        identity.name = "New"
+        _ = try await Self.login(repository, identity, timezone: "Europe/Paris")
+        var profile = try #require(try await repository.member(member)).profile
+        #expect(profile.name == "New" && profile.timezone == "Europe/Paris")
+        try await repository.update(MemberUpdateRequest(memberId: member, accessToken: "t", name: "Mine"))
+        identity.name = "Newer"
+        _ = try await Self.login(repository, identity)
+        profile = try #require(try await repository.member(member)).profile
+        #expect(profile.name == "Mine" && profile.timezone == "Europe/Paris")
+    }
+
+    @Test("an Apple notification about the subject from before the link changes nothing", arguments: Kind.allCases)
+    func appleBeforeLink(_ kind: Kind) async throws {
+        let repository = try await Self.make(kind)
+        let apple = MemberStoreFixture.identity(.apple)
+        let member = try await Self.login(repository, apple).memberId
+        let earlier = Date().addingTimeInterval(-3_600)
+        let outcome = try await repository.handle(AppleNotification(type: "account-delete", subject: apple.subject, eventTime: earlier,
+                                                                    jti: UUID().uuidString, issuedAt: Date()))
+        #expect(outcome.memberId == nil && !outcome.identityEnded && !outcome.memberDeleted)
+        #expect(try await repository.member(member) != nil)
     }
 
     @Test("a nonce is used once", arguments: Kind.allCases)

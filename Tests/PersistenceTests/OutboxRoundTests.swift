@@ -22,7 +22,7 @@ struct OutboxRoundTests {
             var finishFails = false
         }
         let state: Mutex<State>
-        var name: String { "test.outbox" }
+        var tableName: String { "test.outbox" }
 
         init(_ rows: [OutboxRow]) { state = Mutex(State(due: rows)) }
 

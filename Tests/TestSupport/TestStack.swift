@@ -205,9 +205,12 @@ public actor TestStack {
             // them): the per-address limit of 64 reset connections at random. ClientLimitTests tests the limit.
             configuration.connectionsPerAddress = 0
             configuration.refreshReuseGrace = reuseGrace
-            // The management port listens first.
             return GatewayServer(configuration: configuration, logger: logger.named("gateway"), onListening: signal,
                                  onManagementListening: { managementPort.port.store($0, ordering: .releasing) })
+        }
+        // Told in no promised order: the management port is a service of the gateway's group beside the API's.
+        try await waitUntil(timeout: .seconds(10), poll: .milliseconds(10), "the gateway's management port was not told") {
+            managementPort.port.load(ordering: .acquiring) != 0
         }
         let events = try await EventLog.start(try await TestNATS.shared.connection(to: natsURL), since: started)
         let stack = RunningStack(gatewayURL: "http://127.0.0.1:\(gatewayPort)",

@@ -53,14 +53,18 @@ actor InMemorySessionRepository: SessionRepository {
     func startSession(memberId: Int64, deviceId: String, provider: Provider, signedInAt: Int64,
                       token: RefreshToken) async throws -> (sessionId: String, token: RefreshToken) {
         guard !deletedMembers.contains(memberId) else { throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.") }
-        if let held = tokens[token.hash], let session = sessions[held.sessionId], session.ended == nil,
-           session.memberId == memberId, session.deviceId == deviceId {
+        // Another attempt of the same login came first: its session, while it is live and the device's; else nothing.
+        if let held = tokens[token.hash] {
+            guard let session = sessions[held.sessionId], session.ended == nil, session.memberId == memberId,
+                  session.deviceId == deviceId else { throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.") }
             return (session.id, token)
         }
         for (id, session) in sessions where session.memberId == memberId && session.deviceId == deviceId && session.ended == nil {
             sessions[id]?.ended = (now, SessionEndReason.replaced.rawValue)
         }
         let id = UUID().uuidString.lowercased()
+        // A sign-in more than a minute ahead is stored as a minute ahead.
+        let signedInAt = min(signedInAt, Int64(now.timeIntervalSince1970) + 60)
         sessions[id] = Session(id: id, memberId: memberId, deviceId: deviceId, provider: provider, signedInAt: signedInAt,
                                createdAt: now, lastUsedAt: now, expiresAt: now + refreshTokenTTL)
         tokens[token.hash] = Token(sessionId: id, expiresAt: now + refreshTokenTTL)

@@ -43,6 +43,12 @@ struct SessionRepositoryContractTests {
                                                        token: .random())
         #expect(Set(try await repository.sessions(memberId: member).map(\.sessionId)) == [next.sessionId, tablet.sessionId])
         #expect(try await repository.ended(memberId: member, provider: nil, reason: .replaced, within: .seconds(60)) == [first.sessionId])
+        // The first attempt's session has ended since: a late attempt of that login gets nothing and replaces nothing.
+        let late = await failure {
+            _ = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, token: token)
+        }
+        #expect(late?.code == .unauthorized)
+        #expect(Set(try await repository.sessions(memberId: member).map(\.sessionId)) == [next.sessionId, tablet.sessionId])
     }
 
     @Test("a token rotates once; a duplicate gets the same successor; the wrong device or an unknown token gets none",

@@ -84,7 +84,6 @@ public struct GatewayServer: Service {
         }
         // Stopped last started first: HTTP drains (no new connections, in-flight requests answered), then the
         // services' client lets go, and only then NATS drains and closes; the management port answers throughout.
-        try await ServiceGroup(services: [management, nats, services, listener], logger: logger,
-                               onStopping: handler.readiness.stopping).run()
+        try await ServiceGroup(services: [management, nats, services, listener], logger: logger).run()
     }
 }

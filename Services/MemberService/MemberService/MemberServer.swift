@@ -38,7 +38,7 @@ public struct MemberServer: Service {
                                                functions: MemberMigrations.functions, logger: logger)
             return services(database: database, nats: try await nats.value, readiness: readiness)
         }
-        try await ServiceGroup(services: [management, database, nats, migrations], logger: logger, onStopping: readiness.stopping).run()
+        try await ServiceGroup(services: [management, database, nats, migrations], logger: logger).run()
     }
 
     /// The services that follow the migrations: the outbox behind its stream set-up, the issuer's keys, the
@@ -77,7 +77,7 @@ public struct MemberServer: Service {
         readiness.require(nats: nats, endpoints: services)
         readiness.started()
         logger.info("member-service ready")
-        let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.memberService,
+        let discovery = ServiceDiscovery(connection: nats, serviceName: QueueGroups.memberService,
                                          description: "Members and their linked provider identities", services: services, logger: logger)
         let events = EventStreamServices(connection: nats, settings: configuration.events, services: [outbox], logger: logger)
         let followKeys = ClosureService("follow-issuer-keys") { await keys.follow(client: issuer, timeout: timeout) }

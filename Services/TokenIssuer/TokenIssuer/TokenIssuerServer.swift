@@ -46,7 +46,7 @@ public struct TokenIssuerServer: Service {
                 try await services(database: database, nats: nats, readiness: readiness, metrics: metrics)
             }]
         }
-        try await ServiceGroup(services: [management, database, nats, migrations], logger: logger, onStopping: readiness.stopping).run()
+        try await ServiceGroup(services: [management, database, nats, migrations], logger: logger).run()
     }
 
     /// Loads the signing keys and the successor secret, then makes the services that follow: the outbox and
@@ -83,7 +83,7 @@ public struct TokenIssuerServer: Service {
         readiness.require(nats: nats, endpoints: services)
         readiness.started()
         logger.info("token-issuer ready")
-        let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.tokenIssuer,
+        let discovery = ServiceDiscovery(connection: nats, serviceName: QueueGroups.tokenIssuer,
                                          description: "Access and refresh tokens, sessions, signing keys", services: services, logger: logger)
         onReady()
         // The outbox and the consumers wait for the stream (a JetStream cluster may be electing a leader);

@@ -40,7 +40,7 @@ public struct TokenVerifierServer: Service {
         let providers = ClosurePrelude("providers") {
             services(nats: try await nats.value, client: try await client.value, readiness: readiness, metrics: metrics)
         }
-        try await ServiceGroup(services: [management, nats, client, providers], logger: logger, onStopping: readiness.stopping).run()
+        try await ServiceGroup(services: [management, nats, client, providers], logger: logger).run()
     }
 
     /// The endpoints, the revocation consumer behind its stream set-up, and service discovery.
@@ -100,7 +100,7 @@ public struct TokenVerifierServer: Service {
         readiness.require(nats: nats, endpoints: [ping] + endpoints)
         readiness.started()
         logger.info("token-verifier ready")
-        let discovery = ServiceDiscovery(connection: nats, name: QueueGroups.tokenVerifier,
+        let discovery = ServiceDiscovery(connection: nats, serviceName: QueueGroups.tokenVerifier,
                                          description: "Proves provider tokens", services: [ping] + endpoints, logger: logger)
         return [ping] + endpoints + [revocations, discovery]
     }

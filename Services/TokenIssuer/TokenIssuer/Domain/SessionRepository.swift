@@ -7,9 +7,10 @@ import Foundation
 /// store's, in one statement each; what their outcomes mean is this folder's (``RefreshOutcome``).
 protocol SessionRepository: Sendable {
     /// Ends the member's session on `deviceId`, if any, and starts one that signed in with its provider at
-    /// `signedInAt` (seconds since 1970) with `token` as its first refresh token; when a live session of the
-    /// device holds `token` already (another attempt of the same login came first), that one is returned.
-    /// `UNAUTHORIZED` when the member was deleted.
+    /// `signedInAt` (seconds since 1970, at most a minute ahead) with `token` as its first refresh token; when a
+    /// session holds `token` already (another attempt of the same login came first), that one is returned while
+    /// it is live and the member's device's, and nothing is replaced. `UNAUTHORIZED` when the member was deleted,
+    /// or the session that holds `token` has ended since.
     func startSession(memberId: Int64, deviceId: String, provider: Provider, signedInAt: Int64,
                       token: RefreshToken) async throws -> (sessionId: String, token: RefreshToken)
     /// Records that the member was deleted, so no session starts for it again, and ends its live sessions;
