@@ -73,18 +73,16 @@ struct DurableConsumerTamperTests {
           arguments: BusIdentity.allCases)
     func reconfigure(_ identity: BusIdentity) async throws {
         try await Self.connected(as: identity) { tests, connection in
-            for (durable, owner) in Self.owners where owner != identity {
-                let before = try #require(try await Self.configuration(tests, durable), "\(durable) does not exist")
-                for (subject, body) in try Self.attempts(durable, config: ["filter_subject": .string("events.none"),
-                                                                            "ack_policy": .string("explicit"), "deliver_policy": .string("all")]) {
-                    if let reply = try? await connection.request(subject, body, timeout: .seconds(2)) {
-                        let answer = try MessageCoding.decode([String: JSONValue].self, from: reply.payload)
-                        #expect(answer["error"] != nil, "\(identity.rawValue) changed \(durable) through \(subject): \(reply.payload.count) bytes")
-                    }
-                }
+            let durables = Self.owners.filter { $0.owner != identity }.map(\.durable)
+            var before: [String: [String: JSONValue]] = [:]
+            for durable in durables { before[durable] = try #require(try await Self.configuration(tests, durable), "\(durable) does not exist") }
+            let config: [String: JSONValue] = ["filter_subject": .string("events.none"), "ack_policy": .string("explicit"),
+                                               "deliver_policy": .string("all")]
+            try await Self.expectRefused(durables, config: config, identity: identity, connection: connection)
+            for durable in durables {
                 let after = try #require(try await Self.configuration(tests, durable))
-                #expect(after["filter_subject"] == before["filter_subject"], "\(identity.rawValue) moved \(durable)'s filter")
-                #expect(after == before, "\(identity.rawValue) changed \(durable)")
+                #expect(after["filter_subject"] == before[durable]?["filter_subject"], "\(identity.rawValue) moved \(durable)'s filter")
+                #expect(after == before[durable], "\(identity.rawValue) changed \(durable)")
             }
         }
     }
@@ -95,19 +93,29 @@ struct DurableConsumerTamperTests {
         try await Self.connected(as: identity) { tests, connection in
             let push: [String: JSONValue] = ["deliver_subject": .string(Endpoints.rotateSigningKeys.subject), "ack_policy": .string("none"),
                                               "deliver_policy": .string("all")]
-            let own = Self.owners.filter { $0.owner == identity }.map(\.durable)
-            for name in ["push-\(identity.rawValue)-\(UUID().uuidString.prefix(8).lowercased())"] + own {
-                let before = try await Self.configuration(tests, name)
-                for (subject, body) in try Self.attempts(name, config: push) {
-                    if let reply = try? await connection.request(subject, body, timeout: .seconds(2)) {
-                        let answer = try MessageCoding.decode([String: JSONValue].self, from: reply.payload)
-                        #expect(answer["error"] != nil, "\(identity.rawValue) made \(name) push onto rotate-keys through \(subject)")
-                    }
-                }
+            let names = ["push-\(identity.rawValue)-\(UUID().uuidString.prefix(8).lowercased())"]
+                + Self.owners.filter { $0.owner == identity }.map(\.durable)
+            var before: [String: [String: JSONValue]?] = [:]
+            for name in names { before[name] = try await Self.configuration(tests, name) }
+            try await Self.expectRefused(names, config: push, identity: identity, connection: connection)
+            for name in names {
                 let after = try await Self.configuration(tests, name)
-                #expect(after == before, "\(identity.rawValue) made or changed \(name)")
+                #expect(after == before[name] ?? nil, "\(identity.rawValue) made or changed \(name)")
                 #expect(after?["deliver_subject"] == nil, "\(name) delivers to \(String(describing: after?["deliver_subject"]))")
             }
+        }
+    }
+
+    /// Sends every attempt to make or change the consumers `names` with `config`, all at once: each is refused by the
+    /// server (an error answer), or denied by the identity's permissions (no answer within the 2 s they share).
+    static func expectRefused(_ names: [String], config: [String: JSONValue], identity: BusIdentity,
+                              connection: NATSConnection) async throws {
+        let attempts = try names.flatMap { try Self.attempts($0, config: config) }
+        let replies = await connection.requestAll(attempts.map { NATSConnection.Request($0.subject, $0.body) }, timeout: .seconds(2))
+        for (attempt, reply) in zip(attempts, replies) {
+            guard case .success(let reply) = reply else { continue }
+            let answer = try MessageCoding.decode([String: JSONValue].self, from: reply.payload)
+            #expect(answer["error"] != nil, "\(identity.rawValue) changed a consumer through \(attempt.subject): \(reply.payload.count) bytes")
         }
     }
 }
