@@ -81,8 +81,10 @@ public actor TestStack {
     /// `TOKEN_ISSUER` and `TOKEN_AUDIENCE` of the stack's access tokens.
     public static let tokenIssuer = "https://auth.test.example"
     public static let tokenAudience = "test-api"
-    /// The stack's refresh reuse grace window.
-    public static let reuseGrace: Duration = .seconds(2)
+    /// The stack's refresh reuse grace window. As long as production's default: two concurrent refreshes of one
+    /// token must reach the issuer within it, and the test process's cooperative pool stalls for seconds while
+    /// the parallel suites start (3.2 s in a run where 2 s let the second of a concurrent pair be taken for a reuse).
+    public static let reuseGrace: Duration = .seconds(10)
     /// How long the stack's next signing key is published before it signs.
     public static let signingKeyPublishLead: Duration = .seconds(6)
 
