@@ -17,7 +17,8 @@ public struct EventStreamServices: Prelude {
     private let settings: EventStreamSettings
     private let services: [any Service]
     private let recheckInterval: Duration
-    private let logger: Logger
+    /// Its log, and the log of the group it runs its services in outside a process's group.
+    public let logger: Logger
 
     /// Groups `services` behind the set-up of the events stream with `settings` on `connection`.
     public init(connection: NATSConnection, settings: EventStreamSettings, services: [any Service],
@@ -38,12 +39,6 @@ public struct EventStreamServices: Prelude {
         await publisher.ensureStreamRetrying(settings)
         try Task.checkCancellation()
         return [ClosureService("event-stream-keeper") { await keep(publisher) }] + services
-    }
-
-    /// Outside a group: the set-up, then the services in a group of their own.
-    public func run() async throws {
-        let services = try await prepare()
-        try await ServiceGroup(services: services, logger: logger).run()
     }
 
     /// Makes the stream again whenever a look-up finds it gone; a JetStream that does not answer is left

@@ -11,14 +11,19 @@ public protocol Prelude: Service {
     /// Does the work, waiting as long as it must, and returns the services that follow it; throws
     /// `CancellationError` when cancelled first.
     func prepare() async throws -> [any Service]
+
+    /// What logs the group it runs its services in when run outside a group; by default a logger labelled with its name.
+    var logger: Logger { get }
 }
 
 extension Prelude {
+    public var logger: Logger { Logger(label: name) }
+
     /// Outside a group: prepares, then runs the services that follow in a group of their own.
     public func run() async throws {
         let services = try await prepare()
         try Task.checkCancellation()
-        try await ServiceGroup(services: services, logger: Logger(label: name)).run()
+        try await ServiceGroup(services: services, logger: logger).run()
     }
 }
 
