@@ -156,13 +156,20 @@ public struct SessionSummary: Codable, Sendable, Equatable {
     public var createdAt: Date
     /// When its refresh token was last used.
     public var lastUsedAt: Date
+    /// The device's platform (`iOS 18.1`), from the login's `platform` or its `User-Agent`.
+    public var platform: String?
+    /// The app's name and version (`MyApp 2.3.1`), from the login's `appVersion` or its `User-Agent`.
+    public var appVersion: String?
 
     /// Creates a summary.
-    public init(sessionId: String, deviceId: String, createdAt: Date, lastUsedAt: Date) {
+    public init(sessionId: String, deviceId: String, createdAt: Date, lastUsedAt: Date, platform: String? = nil,
+                appVersion: String? = nil) {
         self.sessionId = sessionId
         self.deviceId = deviceId
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
+        self.platform = platform
+        self.appVersion = appVersion
     }
 }
 

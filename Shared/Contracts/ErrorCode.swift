@@ -36,6 +36,8 @@ public struct ErrorCode: RawRepresentable, Codable, Hashable, Sendable, CustomSt
     public static let identityInUse = ErrorCode(rawValue: "IDENTITY_IN_USE")
     /// The member's only identity cannot be unlinked.
     public static let lastIdentity = ErrorCode(rawValue: "LAST_IDENTITY")
+    /// An admin suspended the member: no login, link or refresh until the suspension is lifted (403).
+    public static let memberSuspended = ErrorCode(rawValue: "MEMBER_SUSPENDED")
     /// The body is over the size limit.
     public static let payloadTooLarge = ErrorCode(rawValue: "PAYLOAD_TOO_LARGE")
     /// The body is not `application/json`.

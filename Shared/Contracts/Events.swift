@@ -36,6 +36,13 @@ public enum Events {
         public static let sessionsOfDeletedMembers = "token-issuer-sessions"
         /// token-issuer's consumer of `identity.unlinked` (JetStream filters one subject per consumer).
         public static let sessionsOfUnlinkedIdentities = "token-issuer-sessions-identities"
+        /// token-issuer's consumer of `member.suspended` (ends the member's sessions if the member-service's
+        /// call did not reach it).
+        public static let sessionsOfSuspendedMembers = "token-issuer-suspensions"
+        /// token-issuer's consumer of `member.unsuspended`.
+        public static let sessionsOfUnsuspendedMembers = "token-issuer-unsuspensions"
+        /// admin-api's consumer of every event (`events.>`): the audit trail.
+        public static let audit = "admin-api-audit"
     }
 }
 
@@ -102,15 +109,28 @@ public struct MemberCreated: Codable, Sendable, Equatable {
     }
 }
 
-/// A member signed in.
+/// A member signed in: with which provider, on which device, from where (the audit trail's login record).
 public struct MemberLoggedIn: Codable, Sendable, Equatable {
     public var memberId: Int64
     public var provider: Provider
     public var isExistingMember: Bool
-    public init(memberId: Int64, provider: Provider, isExistingMember: Bool) {
+    /// The app's device ID (nil from a member-service of an older release, as are the fields below).
+    public var deviceId: String?
+    /// The client's address as the gateway saw it.
+    public var clientAddress: String?
+    /// The device's platform (`iOS 18.1`).
+    public var platform: String?
+    /// The app's name and version (`MyApp 2.3.1`).
+    public var appVersion: String?
+    public init(memberId: Int64, provider: Provider, isExistingMember: Bool, deviceId: String? = nil, clientAddress: String? = nil,
+                platform: String? = nil, appVersion: String? = nil) {
         self.memberId = memberId
         self.provider = provider
         self.isExistingMember = isExistingMember
+        self.deviceId = deviceId
+        self.clientAddress = clientAddress
+        self.platform = platform
+        self.appVersion = appVersion
     }
 }
 
@@ -119,12 +139,15 @@ public struct MemberLoggedIn: Codable, Sendable, Equatable {
 public struct MemberDeleted: Codable, Sendable, Equatable {
     public var memberId: Int64
     public var grants: [ProviderGrant]
-    /// Why: `requested` (the member asked) or `apple-account-delete` and the like.
+    /// Why: `requested` (the member asked), `admin` (an admin did: ``actor``) or `apple-account-delete` and the like.
     public var reason: String
-    public init(memberId: Int64, grants: [ProviderGrant], reason: String) {
+    /// The admin who deleted the member, and their reason (`reason` `admin`); nil otherwise.
+    public var actor: AdminActor?
+    public init(memberId: Int64, grants: [ProviderGrant], reason: String, actor: AdminActor? = nil) {
         self.memberId = memberId
         self.grants = grants
         self.reason = reason
+        self.actor = actor
     }
 }
 
@@ -169,7 +192,8 @@ public struct IdentityUnlinked: Codable, Sendable, Equatable {
 public struct SessionEnded: Codable, Sendable, Equatable {
     public var sessionId: String
     public var memberId: Int64
-    /// `logout`, `logout-all`, `replaced`, `reuse`, `member-deleted`, `identity-ended`, `revoked`.
+    /// `logout`, `logout-all`, `replaced`, `reuse`, `member-deleted`, `identity-ended`, `revoked`,
+    /// `suspended` (an admin suspended the member), `admin` (an admin ended it).
     public var reason: String
     /// When the session's last access token expires: whoever keeps a list of ended sessions
     /// (the gateway) may forget this one then. Nil from publishers that do not know.

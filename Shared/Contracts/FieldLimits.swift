@@ -24,4 +24,14 @@ public enum FieldLimits {
     public static let subject = 255
     /// A provider's name in a body or path (`google`, `apple`, `kakao`, `naver`).
     public static let providerName = 16
+    /// A login's platform (`iOS 18.1`), sent or read from its `User-Agent`: longer is cut, never refused.
+    public static let platform = 64
+    /// A login's app name and version (`MyApp 2.3.1`), sent or read from its `User-Agent`: longer is cut.
+    public static let appVersion = 64
+    /// A client's address as the gateway writes it (IPv6 at most 45 characters).
+    public static let clientAddress = 64
+    /// An admin's name in `ADMIN_TOKENS_FILE`.
+    public static let adminName = 64
+    /// The reason an admin gives for a change.
+    public static let adminReason = 500
 }

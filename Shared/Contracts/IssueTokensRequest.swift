@@ -17,16 +17,22 @@ public struct IssueTokensRequest: Codable, Sendable, Equatable {
     public var signedInAt: Int64?
     /// The login's key (`LoginRequest.attemptKey`): the session's first refresh token is derived from it.
     public var attemptKey: String?
+    /// The login's platform and app version (``ClientContext``), kept with the session for the session lists.
+    public var platform: String?
+    /// See ``platform``.
+    public var appVersion: String?
 
     /// Creates a request.
     public init(memberId: Int64, deviceId: String, provider: Provider, isExistingMember: Bool? = nil, signedInAt: Int64? = nil,
-                attemptKey: String? = nil) {
+                attemptKey: String? = nil, platform: String? = nil, appVersion: String? = nil) {
         self.memberId = memberId
         self.deviceId = deviceId
         self.provider = provider
         self.isExistingMember = isExistingMember
         self.signedInAt = signedInAt
         self.attemptKey = attemptKey
+        self.platform = platform
+        self.appVersion = appVersion
     }
 }
 

@@ -19,10 +19,13 @@ public struct LoginRequest: Codable, Sendable, Equatable {
     /// it the gateway sends: the issuer derives the session's first refresh token from it, so an attempt that
     /// arrives after another of the same login gets that session back instead of replacing it.
     public var attemptKey: String?
+    /// Where the login came from and on what (the client's address, platform and app version): kept with
+    /// the session and in the login's event, for the audit trail and the session list.
+    public var client: ClientContext?
 
     /// Creates a request.
     public init(verify: VerifyRequest, deviceId: String, name: String? = nil, email: String? = nil,
-                timezone: String? = nil, locale: String? = nil, attemptKey: String? = nil) {
+                timezone: String? = nil, locale: String? = nil, attemptKey: String? = nil, client: ClientContext? = nil) {
         self.verify = verify
         self.deviceId = deviceId
         self.name = name
@@ -30,6 +33,7 @@ public struct LoginRequest: Codable, Sendable, Equatable {
         self.timezone = timezone
         self.locale = locale
         self.attemptKey = attemptKey
+        self.client = client
     }
 }
 

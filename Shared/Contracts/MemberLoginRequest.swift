@@ -20,10 +20,13 @@ public struct MemberLoginRequest: Codable, Sendable, Equatable {
     public var nonce: UsedNonce?
     /// The login's key (`LoginRequest.attemptKey`), handed on to the issuer.
     public var attemptKey: String?
+    /// The login's client (``LoginRequest/client``), handed on to the issuer and into the login's event.
+    public var client: ClientContext?
 
     /// Creates a request.
     public init(identity: VerifiedIdentity, deviceId: String, name: String? = nil, email: String? = nil,
-                timezone: String? = nil, locale: String? = nil, nonce: UsedNonce? = nil, attemptKey: String? = nil) {
+                timezone: String? = nil, locale: String? = nil, nonce: UsedNonce? = nil, attemptKey: String? = nil,
+                client: ClientContext? = nil) {
         self.identity = identity
         self.deviceId = deviceId
         self.name = name
@@ -32,6 +35,7 @@ public struct MemberLoginRequest: Codable, Sendable, Equatable {
         self.locale = locale
         self.nonce = nonce
         self.attemptKey = attemptKey
+        self.client = client
     }
 }
 

@@ -14,6 +14,9 @@ public enum BusIdentity: String, CaseIterable, Sendable {
     case memberService = "member-service"
     /// Tokens and sessions; publishes session events.
     case tokenIssuer = "token-issuer"
+    /// The operators' API: the only identity that acts on a member without that member's proof, each call
+    /// for a named admin with a reason; reads every event into the audit trail through its own durable.
+    case adminAPI = "admin-api"
     /// A person or script running the system: asks for a signing-key rotation and service discovery,
     /// proves a provider token (a diagnostic), reads stored events one by one and follows them live; it
     /// cannot call the services that act on members, answer them, publish events, edit the stream, create
@@ -52,10 +55,17 @@ public enum BusIdentity: String, CaseIterable, Sendable {
                 publish: BusSubjects.events(publishedBy: .tokenIssuer) + JetStreamSubjects.streamSetUp
                     + JetStreamSubjects.durable(Events.Durables.sessionsOfDeletedMembers)
                     + JetStreamSubjects.durable(Events.Durables.sessionsOfUnlinkedIdentities)
+                    + JetStreamSubjects.durable(Events.Durables.sessionsOfSuspendedMembers)
+                    + JetStreamSubjects.durable(Events.Durables.sessionsOfUnsuspendedMembers)
                     + [SigningKeyNotices.changed],
                 subscribe: BusSubjects.requests(answeredBy: self) + BusSubjects.answering(QueueGroups.tokenIssuer)
                     + [SigningKeyNotices.changed],
                 allowResponses: true)
+        case .adminAPI:
+            BusGrant(
+                publish: BusSubjects.requests(sentBy: self) + JetStreamSubjects.streamSetUp + JetStreamSubjects.durable(Events.Durables.audit),
+                subscribe: [],
+                allowResponses: false)
         case .operator:
             BusGrant(
                 publish: BusSubjects.requests(sentBy: self) + ["$SRV.>"] + BusSubjects.pings + JetStreamSubjects.inspection,
@@ -147,6 +157,16 @@ public enum BusSubjects {
         Request(Endpoints.accessTokenKeys, answeredBy: .tokenIssuer, sentBy: [.gateway, .memberService], proof: "none: public keys"),
         Request(Endpoints.endedSessions, answeredBy: .tokenIssuer, sentBy: [.gateway], proof: "none: session IDs only"),
         Request(Endpoints.rotateSigningKeys, answeredBy: .tokenIssuer, sentBy: [.operator], proof: "the sender"),
+        // The admin-api's calls: the only ones that act on a member without its proof, for a named admin with a
+        // reason, each recorded in the audit trail (SPEC section 9).
+        Request(Endpoints.adminFindMembers, answeredBy: .memberService, sentBy: [.adminAPI], proof: "the sender, for a named admin"),
+        Request(Endpoints.adminGetMember, answeredBy: .memberService, sentBy: [.adminAPI], proof: "the sender, for a named admin"),
+        Request(Endpoints.adminSuspendMember, answeredBy: .memberService, sentBy: [.adminAPI], proof: "the sender, for a named admin with a reason"),
+        Request(Endpoints.adminUnsuspendMember, answeredBy: .memberService, sentBy: [.adminAPI], proof: "the sender, for a named admin with a reason"),
+        Request(Endpoints.adminDeleteMember, answeredBy: .memberService, sentBy: [.adminAPI], proof: "the sender, for a named admin with a reason"),
+        Request(Endpoints.adminListSessions, answeredBy: .tokenIssuer, sentBy: [.adminAPI], proof: "the sender, for a named admin"),
+        Request(Endpoints.adminEndSession, answeredBy: .tokenIssuer, sentBy: [.adminAPI], proof: "the sender, for a named admin with a reason"),
+        Request(Endpoints.memberSuspension, answeredBy: .tokenIssuer, sentBy: [.memberService], proof: "the sender: the member-service suspended the member or lifted it"),
     ]
 
     /// The request subjects `identity` may send.
@@ -173,10 +193,11 @@ public enum BusSubjects {
         switch identity {
         case .memberService:
             [Events.memberCreated.subject, Events.memberLoggedIn.subject, Events.memberUpdated.subject, Events.memberDeleted.subject,
-             Events.identityLinked.subject, Events.identityUnlinked.subject, Events.appleNotification.subject]
+             Events.identityLinked.subject, Events.identityUnlinked.subject, Events.appleNotification.subject,
+             Events.memberSuspended.subject, Events.memberUnsuspended.subject]
         case .tokenIssuer:
             [Events.sessionEnded.subject, Events.refreshTokenReused.subject]
-        case .gateway, .tokenVerifier, .operator, .streamAdmin:
+        case .gateway, .tokenVerifier, .adminAPI, .operator, .streamAdmin:
             []
         }
     }
@@ -204,7 +225,8 @@ public enum JetStreamSubjects {
     /// Every durable consumer's API and acknowledgement subjects: no one's wildcards may reach
     /// another service's consumer (deleting it, or acknowledging its messages unhandled).
     public static let everyDurable = [Events.Durables.revocations, Events.Durables.sessionsOfDeletedMembers,
-                                      Events.Durables.sessionsOfUnlinkedIdentities]
+                                      Events.Durables.sessionsOfUnlinkedIdentities, Events.Durables.sessionsOfSuspendedMembers,
+                                      Events.Durables.sessionsOfUnsuspendedMembers, Events.Durables.audit]
         .flatMap { name in ["\(api).CONSUMER.*.\(stream).\(name)", "\(api).CONSUMER.*.\(stream).\(name).>",
                             "\(api).CONSUMER.MSG.NEXT.\(stream).\(name)", "\(api).CONSUMER.DURABLE.CREATE.\(stream).\(name)",
                             "$JS.ACK.\(stream).\(name).>"] }
