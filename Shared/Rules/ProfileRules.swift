@@ -127,6 +127,14 @@ public enum ProfileRules {
     /// cut to ``nameMaxBytes`` bytes at a character's end; nil when nothing visible is left. (`PATCH`
     /// refuses what this cleans: an app can be told, a provider cannot.)
     public static func providerName(_ value: String?) -> String? {
+        cleanedText(value, maxBytes: nameMaxBytes)
+    }
+
+    /// Text a client or provider sent, as kept where it is shown but was never checked (a name, a
+    /// `User-Agent`'s platform): control characters and line separators become spaces, other invisible
+    /// formatting and private-use characters are dropped, the ends are trimmed, and the rest is cut to
+    /// `maxBytes` bytes at a character's end; nil when nothing visible is left.
+    public static func cleanedText(_ value: String?, maxBytes: Int) -> String? {
         guard let value else { return nil }
         var scalars = String.UnicodeScalarView()
         for scalar in value.unicodeScalars {
@@ -136,9 +144,9 @@ public enum ProfileRules {
                 scalars.append(scalar)
             }
         }
-        var name = String(scalars).trimmingCharacters(in: .whitespacesAndNewlines)
-        while name.utf8.count > nameMaxBytes { name.removeLast() }
-        return name.unicodeScalars.allSatisfy(isBlank) ? nil : name
+        var text = String(scalars).trimmingCharacters(in: .whitespacesAndNewlines)
+        while text.utf8.count > maxBytes { text.removeLast() }
+        return text.unicodeScalars.allSatisfy(isBlank) ? nil : text
     }
 
     /// An email a provider gives, as kept: nil when it is longer than 320 bytes or holds a space, a control

@@ -37,6 +37,25 @@ struct ServiceAnswerTests {
         #expect(services.requests(to: Endpoints.login).last?.attemptKey != key, "each login a key of its own")
     }
 
+    @Test("a login hands on where it came from and on what: the body's platform and app version, else the User-Agent's; too long a field is a 400 that sends nothing")
+    func loginPassesClientOn() async throws {
+        let gateway = try InProcessGateway()
+        let services = try Self.loggingIn(gateway)
+        let described = #"{"idToken": "t", "deviceId": "d", "platform": "iOS 18.1", "appVersion": "MyApp 2.3.1"}"#
+        #expect(await gateway.send("POST", "/api/auth/google-login", json: described).status == 200)
+        let userAgent = "MyApp/9.0 (com.example.myapp; build:1; iOS 17.4.1) Alamofire/5.8.0"
+        let bare = #"{"idToken": "t", "deviceId": "d", "appVersion": "Sent 1.0"}"#
+        #expect(await gateway.send("POST", "/api/auth/google-login", headers: ["User-Agent": userAgent], json: bare).status == 200)
+        let clients = services.requests(to: Endpoints.login).map(\.client)
+        #expect(clients.count == 2)
+        #expect(clients.first??.platform == "iOS 18.1" && clients.first??.appVersion == "MyApp 2.3.1")
+        #expect(clients.last??.platform == "iOS 17.4.1" && clients.last??.appVersion == "Sent 1.0", "the body's field wins, the header fills the rest")
+        let tooLong = #"{"idToken": "t", "deviceId": "d", "platform": "\#(String(repeating: "x", count: FieldLimits.platform + 1))"}"#
+        let refused = await gateway.send("POST", "/api/auth/google-login", json: tooLong)
+        #expect(refused.status == 400)
+        #expect(services.requests(to: Endpoints.login).count == 2, "nothing was sent for the refused login")
+    }
+
     @Test("each provider's login asks the verifier for that provider", arguments: [
         ("apple", #"{"identityToken": "t", "rawNonce": "r", "authorizationCode": "c", "deviceId": "d"}"#,
          VerifyRequest(provider: .apple, token: "t", nonce: "r", authorizationCode: "c")),

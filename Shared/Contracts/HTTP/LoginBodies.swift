@@ -14,16 +14,23 @@ public struct GoogleLoginBody: Codable, Sendable {
     public var timezone: String?
     /// The app's locale.
     public var locale: String?
+    /// The device's platform (`iOS 18.1`), shown in the session lists; else read from the `User-Agent`.
+    public var platform: String?
+    /// The app's name and version (`MyApp 2.3.1`), shown in the session lists; else read from the `User-Agent`.
+    public var appVersion: String?
 
     /// Creates a body.
     public init(idToken: String, deviceId: String, accessToken: String? = nil, nonce: String? = nil,
-                timezone: String? = nil, locale: String? = nil) {
+                timezone: String? = nil, locale: String? = nil,
+                platform: String? = nil, appVersion: String? = nil) {
         self.idToken = idToken
         self.deviceId = deviceId
         self.accessToken = accessToken
         self.nonce = nonce
         self.timezone = timezone
         self.locale = locale
+        self.platform = platform
+        self.appVersion = appVersion
     }
 }
 
@@ -45,10 +52,15 @@ public struct AppleLoginBody: Codable, Sendable {
     public var timezone: String?
     /// The app's locale.
     public var locale: String?
+    /// The device's platform (`iOS 18.1`), shown in the session lists; else read from the `User-Agent`.
+    public var platform: String?
+    /// The app's name and version (`MyApp 2.3.1`), shown in the session lists; else read from the `User-Agent`.
+    public var appVersion: String?
 
     /// Creates a body.
     public init(identityToken: String, deviceId: String, authorizationCode: String? = nil, rawNonce: String? = nil,
-                fullName: PersonName? = nil, email: String? = nil, timezone: String? = nil, locale: String? = nil) {
+                fullName: PersonName? = nil, email: String? = nil, timezone: String? = nil, locale: String? = nil,
+                platform: String? = nil, appVersion: String? = nil) {
         self.identityToken = identityToken
         self.deviceId = deviceId
         self.authorizationCode = authorizationCode
@@ -57,6 +69,8 @@ public struct AppleLoginBody: Codable, Sendable {
         self.email = email
         self.timezone = timezone
         self.locale = locale
+        self.platform = platform
+        self.appVersion = appVersion
     }
 }
 
@@ -90,13 +104,20 @@ public struct NaverLoginBody: Codable, Sendable {
     public var timezone: String?
     /// The app's locale.
     public var locale: String?
+    /// The device's platform (`iOS 18.1`), shown in the session lists; else read from the `User-Agent`.
+    public var platform: String?
+    /// The app's name and version (`MyApp 2.3.1`), shown in the session lists; else read from the `User-Agent`.
+    public var appVersion: String?
 
     /// Creates a body.
-    public init(accessToken: String, deviceId: String, timezone: String? = nil, locale: String? = nil) {
+    public init(accessToken: String, deviceId: String, timezone: String? = nil, locale: String? = nil,
+                platform: String? = nil, appVersion: String? = nil) {
         self.accessToken = accessToken
         self.deviceId = deviceId
         self.timezone = timezone
         self.locale = locale
+        self.platform = platform
+        self.appVersion = appVersion
     }
 }
 
@@ -112,14 +133,21 @@ public struct KakaoLoginBody: Codable, Sendable {
     public var timezone: String?
     /// The app's locale.
     public var locale: String?
+    /// The device's platform (`iOS 18.1`), shown in the session lists; else read from the `User-Agent`.
+    public var platform: String?
+    /// The app's name and version (`MyApp 2.3.1`), shown in the session lists; else read from the `User-Agent`.
+    public var appVersion: String?
 
     /// Creates a body.
-    public init(idToken: String, deviceId: String, nonce: String? = nil, timezone: String? = nil, locale: String? = nil) {
+    public init(idToken: String, deviceId: String, nonce: String? = nil, timezone: String? = nil, locale: String? = nil,
+                platform: String? = nil, appVersion: String? = nil) {
         self.idToken = idToken
         self.deviceId = deviceId
         self.nonce = nonce
         self.timezone = timezone
         self.locale = locale
+        self.platform = platform
+        self.appVersion = appVersion
     }
 }
 

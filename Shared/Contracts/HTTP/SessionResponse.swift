@@ -12,6 +12,10 @@ public struct SessionResponse: Codable, Sendable, Equatable {
     public var lastUsedAt: Date
     /// True for the session of the access token that asked.
     public var current: Bool
+    /// The device's platform (`iOS 18.1`), as the login said or its `User-Agent` named; absent when unknown.
+    public var platform: String?
+    /// The app's name and version (`MyApp 2.3.1`), likewise.
+    public var appVersion: String?
 
     /// Builds the HTTP view of a session; `currentSessionId` is the caller's `sid`.
     public init(_ summary: SessionSummary, currentSessionId: String) {
@@ -20,5 +24,7 @@ public struct SessionResponse: Codable, Sendable, Equatable {
         createdAt = summary.createdAt
         lastUsedAt = summary.lastUsedAt
         current = summary.sessionId == currentSessionId
+        platform = summary.platform
+        appVersion = summary.appVersion
     }
 }

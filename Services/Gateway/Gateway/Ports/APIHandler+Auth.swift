@@ -28,26 +28,30 @@ extension APIHandler {
     func googleLogin(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {
         let body = try RequestBody.decode(GoogleLoginBody.self, from: context.request)
         let fields = try ProviderLogin.google(idToken: body.idToken, nonce: body.nonce, accessToken: body.accessToken)
-        return try await login(fields, deviceId: body.deviceId, timezone: body.timezone, locale: body.locale)
+        return try await login(fields, deviceId: body.deviceId, timezone: body.timezone, locale: body.locale,
+                               client: clientContext(of: context, platform: body.platform, appVersion: body.appVersion))
     }
 
     func appleLogin(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {
         let body = try RequestBody.decode(AppleLoginBody.self, from: context.request)
         let fields = try ProviderLogin.apple(identityToken: body.identityToken, rawNonce: body.rawNonce,
                                              authorizationCode: body.authorizationCode, fullName: body.fullName, email: body.email)
-        return try await login(fields, deviceId: body.deviceId, timezone: body.timezone, locale: body.locale)
+        return try await login(fields, deviceId: body.deviceId, timezone: body.timezone, locale: body.locale,
+                               client: clientContext(of: context, platform: body.platform, appVersion: body.appVersion))
     }
 
     func naverLogin(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {
         let body = try RequestBody.decode(NaverLoginBody.self, from: context.request)
         let fields = try ProviderLogin.naver(accessToken: body.accessToken)
-        return try await login(fields, deviceId: body.deviceId, timezone: body.timezone, locale: body.locale)
+        return try await login(fields, deviceId: body.deviceId, timezone: body.timezone, locale: body.locale,
+                               client: clientContext(of: context, platform: body.platform, appVersion: body.appVersion))
     }
 
     func kakaoLogin(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {
         let body = try RequestBody.decode(KakaoLoginBody.self, from: context.request)
         let fields = try ProviderLogin.kakao(idToken: body.idToken, nonce: body.nonce)
-        return try await login(fields, deviceId: body.deviceId, timezone: body.timezone, locale: body.locale)
+        return try await login(fields, deviceId: body.deviceId, timezone: body.timezone, locale: body.locale,
+                               client: clientContext(of: context, platform: body.platform, appVersion: body.appVersion))
     }
 
     /// One request down the login chain: the token-verifier proves the provider token and hands the
@@ -59,20 +63,34 @@ extension APIHandler {
     /// the app ends up with exactly one live session, whose tokens it receives. Not with a server
     /// nonce: the first attempt may have spent it, and the retry would be refused as a replay (`nonceUsed`)
     /// though the app replayed nothing; the app gets 504 `TIMEOUT` and signs in again with a new nonce.
-    private func login(_ fields: ProviderLogin, deviceId: String, timezone: String?,
-                       locale: String?) async throws(ServiceFailure) -> HTTPResponse {
+    private func login(_ fields: ProviderLogin, deviceId: String, timezone: String?, locale: String?,
+                       client: ClientContext?) async throws(ServiceFailure) -> HTTPResponse {
         try Field.deviceId(deviceId)
         try Field.optional(timezone, "timezone", maxBytes: FieldLimits.timezone)
         try Field.optional(locale, "locale", maxBytes: FieldLimits.locale)
         let tokens = try await services().call(
             Endpoints.login,
             LoginRequest(verify: fields.verify, deviceId: deviceId, name: fields.name, email: fields.email, timezone: timezone, locale: locale,
-                         attemptKey: RequestID.generate().value),
+                         attemptKey: RequestID.generate().value, client: client),
             timeout: configuration.serviceTimeout, retries: Self.retries(nonce: fields.verify.nonce))
         accessTokens.rememberIssued(tokens)
         return .data(LoginResponse(accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
                                    expiresIn: tokens.expiresIn, memberId: tokens.memberId,
                                    isExistingMember: tokens.isExistingMember ?? false))
+    }
+
+    /// Where a login comes from and on what, for its session and the audit trail: the client's address
+    /// (`TRUSTED_PROXIES`), and the platform and app version the body sent (400 naming a field that is too long
+    /// or holds control characters, like every field) or, where it sent none, what the `User-Agent` names
+    /// (cleaned and cut, never refused: ``ClientRules``).
+    private func clientContext(of context: RequestContext, platform: String?, appVersion: String?) throws(ServiceFailure) -> ClientContext? {
+        try Field.optional(platform, "platform", maxBytes: FieldLimits.platform)
+        try Field.optional(appVersion, "appVersion", maxBytes: FieldLimits.appVersion)
+        let described = platform != nil && appVersion != nil
+            ? (platform: nil, appVersion: nil) : ClientRules.describe(userAgent: context.request.header("user-agent"))
+        let client = ClientContext(address: ClientAddress.of(context.request, trusting: configuration.trustedProxies),
+                                   platform: platform ?? described.platform, appVersion: appVersion ?? described.appVersion)
+        return ClientRules.cleaned(client)
     }
 
     /// A login's or link's retries after a lost reply: one, none with a server nonce, which is good once.

@@ -7,6 +7,7 @@ extension ServiceFailure {
         case .invalidRequest: 400
         case .invalidProviderToken, .providerTokenExpired, .nonceMismatch, .unauthorized,
              .invalidRefreshToken, .refreshTokenReused, .reauthenticationRequired: 401
+        case .memberSuspended: 403
         case .providerDisabled, .notFound: 404
         case .methodNotAllowed: 405
         case .identityInUse, .lastIdentity: 409

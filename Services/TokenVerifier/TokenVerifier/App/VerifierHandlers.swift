@@ -40,7 +40,7 @@ struct VerifierHandlers: Sendable {
         return try .forward(to: Endpoints.memberLogin,
                             MemberLoginRequest(identity: identity, deviceId: request.deviceId, name: request.name, email: request.email,
                                                timezone: request.timezone, locale: request.locale, nonce: nonce,
-                                               attemptKey: request.attemptKey))
+                                               attemptKey: request.attemptKey, client: ClientRules.cleaned(request.client)))
     }
 
     /// Proves the provider token of the identity to link, then hands it, with the Bearer's access token, to
