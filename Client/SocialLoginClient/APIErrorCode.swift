@@ -26,6 +26,9 @@ public struct APIErrorCode: RawRepresentable, Codable, Hashable, Sendable, Custo
     public static let invalidRefreshToken = APIErrorCode(rawValue: "INVALID_REFRESH_TOKEN")
     /// A rotated refresh token was used again, so the server ended the session (401).
     public static let refreshTokenReused = APIErrorCode(rawValue: "REFRESH_TOKEN_REUSED")
+    /// An operator suspended the member: no sign-in, link or refresh until they lift it (403). The app
+    /// should sign out and tell the user to contact support.
+    public static let memberSuspended = APIErrorCode(rawValue: "MEMBER_SUSPENDED")
     /// The provider is not configured on the server (404).
     public static let providerDisabled = APIErrorCode(rawValue: "PROVIDER_DISABLED")
     /// No such resource (404).

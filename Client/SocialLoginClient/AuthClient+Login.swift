@@ -18,6 +18,8 @@ extension AuthClient {
         fields.deviceId = try await deviceIdentifier()
         fields.timezone = configuration.timezone
         fields.locale = configuration.locale
+        fields.platform = configuration.platform
+        fields.appVersion = configuration.appVersion
         let request = try Self.request(configuration, "POST", "/api/auth/\(credential.provider.pathName)-login", body: fields)
         let sentAt = Date()
         let (data, response) = try await Self.send(request, over: transport)

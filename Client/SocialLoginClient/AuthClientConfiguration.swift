@@ -12,6 +12,13 @@ public struct AuthClientConfiguration: Sendable {
     public var timezone: String? = TimeZone.current.identifier
     /// The BCP 47 locale sent with logins; nil sends none. Default: the device's.
     public var locale: String? = AuthClientConfiguration.deviceLocale
+    /// The platform sent with logins (`iOS 18.1`), shown in the member's session list beside the app version,
+    /// so they can tell their devices apart; nil sends none (the server then reads the `User-Agent`).
+    /// Default: the system's name and version.
+    public var platform: String? = AuthClientConfiguration.devicePlatform
+    /// The app's name and version sent with logins (`MyApp 2.3.1`); nil sends none. Default: the main
+    /// bundle's name and short version, when it has them.
+    public var appVersion: String? = AuthClientConfiguration.bundleAppVersion
     /// Origins besides `baseURL`'s that `authorizedData(for:)` sends the access token to (your API's,
     /// say): scheme, host and port of each URL. A request to any other origin goes out without it.
     public var authorizedOrigins: [URL] = []
@@ -29,6 +36,40 @@ public struct AuthClientConfiguration: Sendable {
     func isAuthorizedOrigin(_ url: URL?) -> Bool {
         guard let origin = url.flatMap(Origin.init) else { return false }
         return ([baseURL] + authorizedOrigins).contains { Origin($0) == origin }
+    }
+
+    /// The system's name and version (`iOS 18.1`, `macOS 15.1`), as the API takes it (64 bytes at most).
+    static var devicePlatform: String? {
+        let version = ProcessInfo.processInfo.operatingSystemVersion
+        #if os(iOS)
+        let system = "iOS"
+        #elseif os(macOS)
+        let system = "macOS"
+        #elseif os(watchOS)
+        let system = "watchOS"
+        #elseif os(tvOS)
+        let system = "tvOS"
+        #elseif os(visionOS)
+        let system = "visionOS"
+        #else
+        let system = "Linux"
+        #endif
+        return bounded("\(system) \(version.majorVersion).\(version.minorVersion)" + (version.patchVersion > 0 ? ".\(version.patchVersion)" : ""))
+    }
+
+    /// The main bundle's name and short version (`MyApp 2.3.1`), when it has both.
+    static var bundleAppVersion: String? {
+        let info = Bundle.main.infoDictionary ?? [:]
+        guard let name = (info["CFBundleDisplayName"] ?? info["CFBundleName"]) as? String,
+              let version = info["CFBundleShortVersionString"] as? String else { return nil }
+        return bounded("\(name) \(version)")
+    }
+
+    /// `value` cut to the API's 64 bytes at a character's end.
+    private static func bounded(_ value: String) -> String? {
+        var value = value
+        while value.utf8.count > 64 { value.removeLast() }
+        return value.isEmpty ? nil : value
     }
 
     /// The device's locale as a BCP 47 tag, when it fits the API's 35-byte limit.

@@ -148,10 +148,16 @@ actor AuthSession {
         let payload: LoginPayload
         do {
             payload = try await refresh(tokens.refreshToken)
-        } catch let error as APIError where error.status == 401 {
-            // The session is over on the server (rotated away, reused, expired, logged out): sign out here too.
+        } catch let error as APIError where error.status == 401 || error.code == .memberSuspended {
+            // The session is over on the server (rotated away, reused, expired, logged out, the member suspended):
+            // sign out here too.
             if generation == self.generation {
-                try? await signOut(error.code == .refreshTokenReused ? .refreshTokenReused : .sessionExpired)
+                let reason: SignOutReason = switch error.code {
+                case .refreshTokenReused: .refreshTokenReused
+                case .memberSuspended: .memberSuspended
+                default: .sessionExpired
+                }
+                try? await signOut(reason)
             }
             throw error
         }

@@ -12,4 +12,8 @@ public struct DeviceSession: Decodable, Sendable, Equatable {
     public let lastUsedAt: Date
     /// True for the session of the caller.
     public let current: Bool
+    /// The platform its login named (`iOS 18.1`), if it named one: the app's word, not proof.
+    public let platform: String?
+    /// The app name and version its login named (`MyApp 2.3.1`), if it named them.
+    public let appVersion: String?
 }

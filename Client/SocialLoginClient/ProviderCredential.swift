@@ -61,6 +61,8 @@ struct CredentialFields: Encodable, Sendable {
     var deviceId: String?
     var timezone: String?
     var locale: String?
+    var platform: String?
+    var appVersion: String?
 }
 
 /// The name Sign in with Apple gives the app, as the API takes it.

@@ -18,6 +18,9 @@ public struct SignOutReason: RawRepresentable, Hashable, Sendable, CustomStringC
     /// The server saw a rotated refresh token used again (`REFRESH_TOKEN_REUSED`) and ended the
     /// session, since the token may have been stolen: the user must sign in again.
     public static let refreshTokenReused = SignOutReason(rawValue: "refresh-token-reused")
+    /// An operator suspended the member (`MEMBER_SUSPENDED`): every session ended, and sign-ins are refused
+    /// until the suspension is lifted. Tell the user to contact support.
+    public static let memberSuspended = SignOutReason(rawValue: "member-suspended")
 
     /// Sign in with Apple reported the user's Apple credential revoked or gone (the user stopped using
     /// Apple ID with the app in Settings, or signed out of the device's Apple ID).
