@@ -10,7 +10,8 @@ import Rules
 ///
 /// Nothing on the bus is trusted, the gateway least: a login's identity arrives only from the
 /// token-verifier (the one identity that may publish `auth.member.login`), and every request that acts on a
-/// member carries that member's access token, checked here (``MemberProof``).
+/// member carries that member's access token, checked here (``MemberProof``); only the admin-api's calls,
+/// which only its identity may send, act without it, each for a named admin (`MemberHandlers+Admin.swift`).
 struct MemberHandlers: Sendable {
     /// The members and their identities (PostgreSQL's ``MemberStore`` in the service).
     let members: any MemberRepository
