@@ -7,9 +7,10 @@ import Foundation
 /// `MemberStore`) and the rules of `Adapters/SQL/functions.sql` as they are written there: an identity's
 /// email, flag and name (`member.identity_email`, `identity_email_verified`, `identity_name`), a login's
 /// details followed by the member where they were the identity's (`member.follow_login`), a link filling the
-/// member's gaps (``MemberDetails``), an Apple notification from before the link changing nothing. Simpler
-/// than the store: no locks, no clock of its own, a deletion keeps no grants. Its events are the types
-/// written, in order, with the member each names.
+/// member's gaps (``MemberDetails``), an Apple notification from before the link changing nothing, a
+/// suspended member's refusals and its suspension's generation. Simpler than the store: no locks, no clock
+/// of its own, a deletion keeps no grants. Its events are the types written, in order, with the member each
+/// names.
 actor InMemoryMemberRepository: MemberRepository {
     private struct Identity {
         var memberId: Int64
@@ -18,6 +19,9 @@ actor InMemoryMemberRepository: MemberRepository {
         var name: String?
         var picture: String?
         var linkedAt: Date
+        var isPrivateEmail: Bool? = nil
+        var lastLoginAt: Date? = nil
+        var holdsGrant = false
     }
 
     /// `member.identity_email`: the token's, else the stored one, else the app's.
@@ -38,6 +42,12 @@ actor InMemoryMemberRepository: MemberRepository {
     private var usedNonces: Set<String> = []
     private var notifications: [String: AppleNotificationOutcome] = [:]
     private var nextId: Int64 = 1
+    /// Each member's suspension generation (none yet: 0).
+    private var generations: [Int64: Int64] = [:]
+    /// When each member last changed.
+    private var updatedAt: [Int64: Date] = [:]
+    /// The logins the repository was handed, oldest first, as they came (cleaned by the use case).
+    private(set) var logins: [MemberLoginRequest] = []
     /// The event types written, oldest first, with the member each names.
     private(set) var events: [(type: String, memberId: Int64?)] = []
 
@@ -50,11 +60,17 @@ actor InMemoryMemberRepository: MemberRepository {
         let key = Key(provider: login.identity.provider, subject: login.identity.subject)
         let token = login.identity
         if let old = identities[key], let member = members[old.memberId] {
+            // member.login: a suspended member's login writes nothing.
+            guard member.suspension == nil else { throw ServiceFailure.memberSuspended }
+            logins.append(login)
             var identity = old
             identity.email = Self.email(token: token.email, stored: old.email, app: login.email)
             identity.emailVerified = Self.verified(token: token.email, flag: token.emailVerified, stored: old.email, storedFlag: old.emailVerified)
             identity.name = token.name ?? login.name ?? old.name
             identity.picture = token.pictureUrl ?? old.picture
+            identity.isPrivateEmail = token.isPrivateEmail ?? old.isPrivateEmail
+            identity.holdsGrant = old.holdsGrant || token.sealedCredential != nil
+            identity.lastLoginAt = Date()
             identities[key] = identity
             // member.follow_login: the member's email and name follow the identity's where they were its.
             var followed = member
@@ -70,11 +86,13 @@ actor InMemoryMemberRepository: MemberRepository {
             events.append((Events.memberLoggedIn.name, old.memberId))
             return MemberLoginReply(memberId: old.memberId, isExistingMember: true)
         }
+        logins.append(login)
         let memberId = nextId
         nextId += 1
         let identity = Identity(memberId: memberId, email: Self.email(token: token.email, stored: nil, app: login.email),
                                 emailVerified: Self.verified(token: token.email, flag: token.emailVerified, stored: nil, storedFlag: nil),
-                                name: token.name ?? login.name, picture: token.pictureUrl, linkedAt: Date())
+                                name: token.name ?? login.name, picture: token.pictureUrl, linkedAt: Date(),
+                                isPrivateEmail: token.isPrivateEmail, lastLoginAt: Date(), holdsGrant: token.sealedCredential != nil)
         identities[key] = identity
         members[memberId] = MemberRecord(memberId: memberId, email: identity.email, name: identity.name, pictureUrl: identity.picture,
                                          timezone: login.timezone, locale: login.locale, identities: [], createdAt: Date())
@@ -89,6 +107,7 @@ actor InMemoryMemberRepository: MemberRepository {
 
     func update(_ request: MemberUpdateRequest) async throws {
         guard var member = members[request.memberId] else { throw ServiceFailure.memberGone }
+        guard member.suspension == nil else { throw ServiceFailure.memberSuspended }
         let (new, changed) = ProfileUpdate(name: member.name, timezone: member.timezone, locale: member.locale).applying(request)
         guard !changed.isEmpty else { return }
         (member.name, member.timezone, member.locale) = (new.name, new.timezone, new.locale)
@@ -98,6 +117,7 @@ actor InMemoryMemberRepository: MemberRepository {
 
     func link(_ request: LinkIdentityRequest) async throws {
         guard let member = members[request.memberId] else { throw ServiceFailure.memberGone }
+        guard member.suspension == nil else { throw ServiceFailure.memberSuspended }
         let key = Key(provider: request.identity.provider, subject: request.identity.subject)
         if let owner = identities[key] {
             guard owner.memberId == request.memberId else { throw ServiceFailure.identityInUse }
@@ -108,6 +128,8 @@ actor InMemoryMemberRepository: MemberRepository {
                                                    stored: owner.email, storedFlag: owner.emailVerified)
             identity.name = request.identity.name ?? request.name ?? owner.name
             identity.picture = request.identity.pictureUrl ?? owner.picture
+            identity.isPrivateEmail = request.identity.isPrivateEmail ?? owner.isPrivateEmail
+            identity.holdsGrant = owner.holdsGrant || request.identity.sealedCredential != nil
             identities[key] = identity
             return
         }
@@ -117,7 +139,8 @@ actor InMemoryMemberRepository: MemberRepository {
         let identity = Identity(memberId: request.memberId, email: Self.email(token: request.identity.email, stored: nil, app: request.email),
                                 emailVerified: Self.verified(token: request.identity.email, flag: request.identity.emailVerified,
                                                              stored: nil, storedFlag: nil),
-                                name: request.identity.name ?? request.name, picture: request.identity.pictureUrl, linkedAt: Date())
+                                name: request.identity.name ?? request.name, picture: request.identity.pictureUrl, linkedAt: Date(),
+                                isPrivateEmail: request.identity.isPrivateEmail, holdsGrant: request.identity.sealedCredential != nil)
         identities[key] = identity
         let details = MemberDetails(email: member.email, name: member.name, picture: member.pictureUrl)
         var changed = member
@@ -131,6 +154,7 @@ actor InMemoryMemberRepository: MemberRepository {
 
     func unlink(_ request: UnlinkIdentityRequest) async throws {
         guard let member = members[request.memberId] else { throw ServiceFailure.memberGone }
+        guard member.suspension == nil else { throw ServiceFailure.memberSuspended }
         let owned = identities.filter { $0.value.memberId == request.memberId }
         guard let key = owned.keys.first(where: { $0.provider == request.provider }) else {
             throw ServiceFailure.notLinked(request.provider)
@@ -141,7 +165,7 @@ actor InMemoryMemberRepository: MemberRepository {
         events.append((Events.identityUnlinked.name, request.memberId))
     }
 
-    func delete(memberId: Int64, reason: String) async throws -> Bool {
+    func delete(memberId: Int64, reason: String, actor: AdminActor?) async throws -> Bool {
         guard members[memberId] != nil else { return false }
         members[memberId] = nil
         identities = identities.filter { $0.value.memberId != memberId }
@@ -187,6 +211,46 @@ actor InMemoryMemberRepository: MemberRepository {
         guard usedNonces.insert(nonce.id).inserted else {
             throw ServiceFailure(.invalidProviderToken, "This nonce was used already: ask for a new one.", reason: NonceRefusal.used)
         }
+    }
+
+    func find(_ search: MemberSearch, limit: Int) async throws -> [AdminMemberSummary] {
+        let found: Set<Int64>
+        switch search {
+        case .identity(let provider, let subject):
+            found = Set(identities[Key(provider: provider, subject: subject)].map { [$0.memberId] } ?? [])
+        case .email(let email):
+            let email = email.lowercased()
+            found = Set(members.values.filter { $0.email?.lowercased() == email }.map(\.memberId))
+                .union(identities.values.filter { $0.email?.lowercased() == email }.map(\.memberId))
+        }
+        return found.sorted().prefix(limit).compactMap { members[$0].map(refreshed) }.map { member in
+            AdminMemberSummary(memberId: member.memberId, email: member.email, name: member.name, status: member.status,
+                               providers: member.identities.map(\.provider), createdAt: member.createdAt)
+        }
+    }
+
+    func dossier(_ memberId: Int64) async throws -> MemberDossier? {
+        guard let member = members[memberId].map(refreshed) else { return nil }
+        let stored = identities.filter { $0.value.memberId == memberId }
+            .sorted { ($0.value.linkedAt, $0.key.provider.rawValue) < ($1.value.linkedAt, $1.key.provider.rawValue) }
+            .map { key, identity in
+                AdminIdentity(provider: key.provider, subject: key.subject, email: identity.email, emailVerified: identity.emailVerified,
+                              isPrivateEmail: identity.isPrivateEmail, name: identity.name, pictureUrl: identity.picture,
+                              linkedAt: identity.linkedAt, lastLoginAt: identity.lastLoginAt, holdsGrant: identity.holdsGrant)
+            }
+        return MemberDossier(record: member, identities: stored, updatedAt: updatedAt[memberId] ?? member.createdAt)
+    }
+
+    func setSuspension(memberId: Int64, suspended: Bool, admin: String, reason: String) async throws -> SuspensionChange? {
+        guard var member = members[memberId] else { return nil }
+        let generation = generations[memberId] ?? 0
+        guard (member.suspension != nil) != suspended else { return SuspensionChange(changed: false, generation: generation) }
+        member.suspension = suspended ? Suspension(since: Date(), admin: admin, reason: reason) : nil
+        members[memberId] = member
+        generations[memberId] = generation + 1
+        updatedAt[memberId] = Date()
+        events.append((suspended ? Events.memberSuspended.name : Events.memberUnsuspended.name, memberId))
+        return SuspensionChange(changed: true, generation: generation + 1)
     }
 
     /// The member with its identities as they are now, oldest link first.

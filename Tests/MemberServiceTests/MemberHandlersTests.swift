@@ -16,10 +16,10 @@ import TestSupport
 /// cleaning of what a provider says, the calls to the issuer), in milliseconds, without PostgreSQL or NATS.
 @Suite("The member-service's use cases, in memory")
 struct MemberHandlersTests {
-    private let repository = InMemoryMemberRepository()
-    private let issuer = StubServices()
+    let repository = InMemoryMemberRepository()
+    let issuer = StubServices()
     private let signer = JWTSigner(key: try! PrivateKey.generateP256(), kid: "k", algorithm: .ES256)
-    private let handlers: MemberHandlers
+    let handlers: MemberHandlers
     private static let window: Duration = .seconds(300)
 
     init() throws {
@@ -31,16 +31,16 @@ struct MemberHandlersTests {
         issuer.answer(Endpoints.endIdentitySessions) { _ in SessionsEnded(sessionIds: ["s2"]) }
     }
 
-    private static var now: Int64 { Int64(Date().timeIntervalSince1970) }
+    static var now: Int64 { Int64(Date().timeIntervalSince1970) }
 
     /// An access token of `memberId` whose session signed in with its provider `signedInAgo` seconds ago.
-    private func token(_ memberId: Int64, signedInAgo: Int64 = 0) throws -> String {
+    func token(_ memberId: Int64, signedInAgo: Int64 = 0) throws -> String {
         let now = Self.now
         return try signer.sign(AccessTokenClaims(iss: "i", aud: "a", sub: String(memberId), sid: "s", iat: now, exp: now + 900,
                                                  jti: UUID().uuidString, authTime: now - signedInAgo))
     }
 
-    private func identity(_ provider: Provider = .google, email: String? = nil, verified: Bool? = nil,
+    func identity(_ provider: Provider = .google, email: String? = nil, verified: Bool? = nil,
                           signedInAt: Int64? = nil) -> VerifiedIdentity {
         var identity = VerifiedIdentity(provider: provider, subject: UUID().uuidString, email: email, emailVerified: verified)
         identity.signedInAt = signedInAt
@@ -48,7 +48,7 @@ struct MemberHandlersTests {
     }
 
     /// Logs `identity` in and returns the request handed on to the issuer.
-    private func login(_ request: MemberLoginRequest) async throws -> IssueTokensRequest {
+    func login(_ request: MemberLoginRequest) async throws -> IssueTokensRequest {
         let hop = try await handlers.login(request)
         guard case .forward(let subject, let payload) = hop.step else { throw ServiceFailure.internal }
         #expect(subject == Endpoints.issueTokens.subject)

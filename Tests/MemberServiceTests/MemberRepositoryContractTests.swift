@@ -150,6 +150,105 @@ struct MemberRepositoryContractTests {
         #expect(again?.code == .invalidProviderToken && again?.reason == NonceRefusal.used)
     }
 
+    @Test("a suspension sets the status and a new generation with its event once; a repeat changes nothing; lifting it adds one more",
+          arguments: Kind.allCases)
+    func suspension(_ kind: Kind) async throws {
+        let (repository, events) = try await Self.made(kind)
+        let member = try await Self.login(repository, MemberStoreFixture.identity()).memberId
+        #expect(try await repository.setSuspension(memberId: member, suspended: false, admin: "ops", reason: "r")
+            == SuspensionChange(changed: false, generation: 0))
+        #expect(try await repository.setSuspension(memberId: member, suspended: true, admin: "ops", reason: "fraud")
+            == SuspensionChange(changed: true, generation: 1))
+        #expect(try await repository.setSuspension(memberId: member, suspended: true, admin: "other", reason: "again")
+            == SuspensionChange(changed: false, generation: 1))
+        let record = try #require(try await repository.member(member))
+        #expect(record.status == .suspended && record.suspension?.admin == "ops" && record.suspension?.reason == "fraud")
+        #expect(try await repository.setSuspension(memberId: member, suspended: false, admin: "ops", reason: "cleared")
+            == SuspensionChange(changed: true, generation: 2))
+        #expect(try #require(try await repository.member(member)).suspension == nil)
+        #expect(try await events(member) == ["member.created", "member.logged-in", "member.suspended", "member.unsuspended"])
+        #expect(try await repository.setSuspension(memberId: member + 1_000_000, suspended: true, admin: "ops", reason: "r") == nil)
+    }
+
+    @Test("a suspended member's login, update, link and unlink are refused with nothing written; a deletion still happens",
+          arguments: Kind.allCases)
+    func suspendedRefusals(_ kind: Kind) async throws {
+        let (repository, events) = try await Self.made(kind)
+        let identity = MemberStoreFixture.identity(name: "A")
+        let member = try await Self.login(repository, identity).memberId
+        try await repository.link(LinkIdentityRequest(memberId: member, accessToken: "t", identity: MemberStoreFixture.identity(.kakao)))
+        _ = try await repository.setSuspension(memberId: member, suspended: true, admin: "ops", reason: "fraud")
+        let written = try await events(member)
+        var changed = identity
+        changed.name = "B"
+        let login = await failure { _ = try await Self.login(repository, changed, timezone: "Asia/Seoul") }
+        let update = await failure { try await repository.update(MemberUpdateRequest(memberId: member, accessToken: "t", name: "C")) }
+        let link = await failure {
+            try await repository.link(LinkIdentityRequest(memberId: member, accessToken: "t", identity: MemberStoreFixture.identity(.naver)))
+        }
+        let unlink = await failure { try await repository.unlink(UnlinkIdentityRequest(memberId: member, accessToken: "t", provider: .kakao)) }
+        for refusal in [login, update, link, unlink] {
+            #expect(refusal == ServiceFailure.memberSuspended)
+        }
+        #expect(try await events(member) == written)
+        let record = try #require(try await repository.member(member))
+        #expect(record.name == "A" && record.timezone == nil && record.identities.map(\.provider) == [.google, .kakao])
+        #expect(try await repository.delete(memberId: member, reason: "admin", actor: AdminActor(admin: "ops", reason: "asked")))
+        #expect(try await repository.member(member) == nil)
+    }
+
+    @Test("a search finds the member of an identity, or the members of an email in any case, lowest ID first, at most the limit",
+          arguments: Kind.allCases)
+    func find(_ kind: Kind) async throws {
+        let repository = try await Self.make(kind)
+        let email = "\(UUID().uuidString)@Example.com"
+        let google = MemberStoreFixture.identity(email: email, verified: true, name: "G")
+        let first = try await Self.login(repository, google).memberId
+        let second = try await Self.login(repository, MemberStoreFixture.identity(.kakao)).memberId
+        // The second member's identity has the email; its own email is another.
+        try await repository.link(LinkIdentityRequest(memberId: second, accessToken: "t",
+                                                      identity: MemberStoreFixture.identity(.naver, email: email.uppercased())))
+        let third = try await Self.login(repository, MemberStoreFixture.identity(.apple, email: email.lowercased())).memberId
+        _ = try await repository.setSuspension(memberId: third, suspended: true, admin: "ops", reason: "r")
+
+        let byIdentity = try await repository.find(.identity(.google, subject: google.subject), limit: 1)
+        #expect(byIdentity.map(\.memberId) == [first])
+        #expect(byIdentity.first?.email == email && byIdentity.first?.name == "G" && byIdentity.first?.status == .active)
+        #expect(byIdentity.first?.providers == [.google])
+        #expect(try await repository.find(.identity(.kakao, subject: google.subject), limit: 5).isEmpty)
+
+        let byEmail = try await repository.find(.email(email.lowercased()), limit: 100)
+        #expect(byEmail.map(\.memberId) == [first, second, third])
+        #expect(byEmail.map(\.status) == [.active, .active, .suspended])
+        #expect(byEmail[1].providers == [.kakao, .naver])
+        #expect(try await repository.find(.email(email), limit: 2).map(\.memberId) == [first, second])
+        #expect(try await repository.find(.email("nobody-\(email)"), limit: 5).isEmpty)
+    }
+
+    @Test("an admin's view holds the profile, the suspension and each identity as stored; none for an unknown or deleted member",
+          arguments: Kind.allCases)
+    func dossier(_ kind: Kind) async throws {
+        let repository = try await Self.make(kind)
+        let apple = MemberStoreFixture.identity(.apple, email: "a@privaterelay.appleid.com", verified: true, name: "A", sealed: "grant")
+        let member = try await Self.login(repository, apple, timezone: "Asia/Seoul").memberId
+        let kakao = MemberStoreFixture.identity(.kakao, email: "k@example.com", verified: false)
+        try await repository.link(LinkIdentityRequest(memberId: member, accessToken: "t", identity: kakao))
+        _ = try await repository.setSuspension(memberId: member, suspended: true, admin: "ops", reason: "fraud")
+        let dossier = try #require(try await repository.dossier(member))
+        let detail = dossier.detail
+        #expect(detail.profile == dossier.record.profile && detail.profile.memberId == member && detail.profile.timezone == "Asia/Seoul")
+        #expect(detail.status == .suspended && detail.suspension?.admin == "ops" && detail.suspension?.reason == "fraud")
+        #expect(detail.identities.map(\.provider) == [.apple, .kakao])
+        #expect(detail.identities.map(\.subject) == [apple.subject, kakao.subject])
+        #expect(detail.identities.map(\.holdsGrant) == [true, false])
+        #expect(detail.identities.map(\.email) == ["a@privaterelay.appleid.com", "k@example.com"])
+        #expect(detail.identities.map(\.emailVerified) == [true, false])
+        #expect(detail.identities.first?.name == "A" && detail.identities.first?.lastLoginAt != nil)
+        #expect(try await repository.dossier(member + 1_000_000) == nil)
+        _ = try await repository.delete(memberId: member, reason: "admin", actor: AdminActor(admin: "ops", reason: "r"))
+        #expect(try await repository.dossier(member) == nil)
+    }
+
     @Test("Apple's consent-revoked of a member's only identity deletes it, once per jti", arguments: Kind.allCases)
     func appleConsentRevoked(_ kind: Kind) async throws {
         let repository = try await Self.make(kind)

@@ -73,6 +73,13 @@ public struct MemberServer: Service {
             Responder(connection: nats, endpoint: Endpoints.memberDelete, queue: queue, logger: logger, handler: members.delete),
             Responder(connection: nats, endpoint: Endpoints.memberAppleNotification, queue: queue, logger: logger,
                       handler: members.appleNotification),
+            // The admin-api's calls (only its identity may send them): each names its admin, each change a reason.
+            Responder(connection: nats, endpoint: Endpoints.adminFindMembers, queue: queue, logger: logger, handler: members.adminFind),
+            Responder(connection: nats, endpoint: Endpoints.adminGetMember, queue: queue, logger: logger, handler: members.adminMember),
+            Responder(connection: nats, endpoint: Endpoints.adminSuspendMember, queue: queue, logger: logger, handler: members.adminSuspend),
+            Responder(connection: nats, endpoint: Endpoints.adminUnsuspendMember, queue: queue, logger: logger,
+                      handler: members.adminUnsuspend),
+            Responder(connection: nats, endpoint: Endpoints.adminDeleteMember, queue: queue, logger: logger, handler: members.adminDelete),
         ]
         readiness.require(nats: nats, endpoints: services)
         readiness.started()

@@ -86,5 +86,23 @@ enum MemberMigrations {
             );
             CREATE INDEX used_nonces_expires ON member.used_nonces (expires_at);
             """),
+        Migration(version: 8, name: "suspensions, email search, a login's client in its event", sql: """
+            -- An admin's suspension (issue 32): the member is `suspended` while suspended_at is set, by the
+            -- admin and for the reason recorded beside it (cleared when lifted; the events keep the history).
+            -- suspension_generation counts the suspensions and liftings: the token-issuer applies a change
+            -- only when its generation is newer than the one it holds, so a late call never undoes a newer one.
+            ALTER TABLE member.members
+                ADD COLUMN suspended_at           TIMESTAMPTZ,
+                ADD COLUMN suspended_by           TEXT,
+                ADD COLUMN suspension_reason      TEXT,
+                ADD COLUMN suspension_generation  BIGINT NOT NULL DEFAULT 0;
+
+            -- An admin's search by email, compared case-insensitively, in the member's and its identities'.
+            CREATE INDEX members_email_lower ON member.members (lower(email));
+            CREATE INDEX identities_email_lower ON member.identities (lower(email));
+
+            -- member.login refusing a suspended member and carrying the login's device and client into
+            -- member.logged-in: SQL/functions.sql.
+            """),
     ]
 }

@@ -3,16 +3,17 @@ import Postgres
 
 extension MemberStore {
     /// Deletes the member, its personal data and identities, and writes `member.deleted` with the
-    /// grants to revoke, all in one transaction. False when the member was already gone.
-    func delete(memberId: Int64, reason: String) async throws -> Bool {
+    /// grants to revoke (and the admin who deleted it, if one did), all in one transaction. False when
+    /// the member was already gone.
+    func delete(memberId: Int64, reason: String, actor: AdminActor?) async throws -> Bool {
         try await change { connection in
-            try await Self.delete(memberId: memberId, reason: reason, on: connection)
+            try await Self.delete(memberId: memberId, reason: reason, actor: actor, on: connection)
         }
     }
 
     /// The deletion inside a caller's transaction. `keepingGrantsOf` names a provider whose grant
     /// is already over (Apple, after `consent-revoked`), so nobody tries to revoke it.
-    static func delete(memberId: Int64, reason: String, keepingGrantsOf ended: Provider? = nil,
+    static func delete(memberId: Int64, reason: String, actor: AdminActor? = nil, keepingGrantsOf ended: Provider? = nil,
                        on connection: PostgresConnection) async throws -> Bool {
         guard try await lockMember(memberId, on: connection) != nil else { return false }
         let identities = try await connection.query(
@@ -24,7 +25,7 @@ extension MemberStore {
         }
         // The identities go with the member (ON DELETE CASCADE).
         _ = try await connection.query("DELETE FROM member.members WHERE id = \(memberId)")
-        try await OutboxEvent(Events.memberDeleted, MemberDeleted(memberId: memberId, grants: grants, reason: reason))
+        try await OutboxEvent(Events.memberDeleted, MemberDeleted(memberId: memberId, grants: grants, reason: reason, actor: actor))
             .write(on: connection)
         return true
     }

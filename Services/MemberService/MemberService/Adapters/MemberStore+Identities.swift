@@ -3,12 +3,15 @@ import Postgres
 
 extension MemberStore {
     /// Links a verified identity to the member: idempotent when it is already the member's,
-    /// `IDENTITY_IN_USE` when it is another member's or the member has another of that provider.
+    /// `IDENTITY_IN_USE` when it is another member's or the member has another of that provider,
+    /// `MEMBER_SUSPENDED` when the member is suspended.
     func link(_ request: LinkIdentityRequest) async throws {
         let identity = request.identity
         let picture = identity.pictureUrl
         try await change { connection in
-            guard let member = try await Self.lockMember(request.memberId, on: connection) else { throw ServiceFailure.memberGone }
+            guard let member = try await Self.lockMember(request.memberId, refusingSuspended: true, on: connection) else {
+                throw ServiceFailure.memberGone
+            }
             let owner = try await connection.query(
                 """
                 SELECT member_id FROM member.identities
@@ -69,10 +72,12 @@ extension MemberStore {
     }
 
     /// Unlinks the member's identity of `request.provider`; `NOT_FOUND` when there is none,
-    /// `LAST_IDENTITY` when it is the only one.
+    /// `LAST_IDENTITY` when it is the only one, `MEMBER_SUSPENDED` when the member is suspended.
     func unlink(_ request: UnlinkIdentityRequest) async throws {
         try await change { connection in
-            guard try await Self.lockMember(request.memberId, on: connection) != nil else { throw ServiceFailure.memberGone }
+            guard try await Self.lockMember(request.memberId, refusingSuspended: true, on: connection) != nil else {
+                throw ServiceFailure.memberGone
+            }
             let providers = try await connection.query(
                 "SELECT provider FROM member.identities WHERE member_id = \(request.memberId) FOR UPDATE"
             ).map { try $0.string("provider") }

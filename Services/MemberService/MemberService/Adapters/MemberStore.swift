@@ -10,33 +10,47 @@ struct MemberStore: MemberRepository {
     let database: PostgresClient
     let outbox: Wakeup
 
+    /// The SQLSTATE `member.login` raises for a suspended member's login (SQL/functions.sql).
+    static let memberSuspendedState = "MS001"
+
     /// Finds the member of `request.identity`, or creates one; exactly one concurrent caller creates.
-    /// The login's events (`member.created`, `member.logged-in`, `member.updated`) go to the outbox in
-    /// the same call. The request comes cleaned (``ProviderDetails``).
+    /// The login's events (`member.created`, `member.logged-in` with the device and client,
+    /// `member.updated`) go to the outbox in the same call. A suspended member's login writes nothing and
+    /// is `MEMBER_SUSPENDED`. The request comes cleaned (``ProviderDetails``).
     func login(_ request: MemberLoginRequest) async throws -> MemberLoginReply {
         let identity = request.identity
-        let rows = try await retryingConflicts {
-            try await database.query(
-                """
-                SELECT member_id, created FROM member.login(
-                    p_provider => \(identity.provider.rawValue), p_subject => \(identity.subject),
-                    p_email => \(identity.email), p_email_verified => \(identity.emailVerified),
-                    p_private_email => \(identity.isPrivateEmail), p_name => \(identity.name),
-                    p_app_email => \(request.email), p_app_name => \(request.name),
-                    p_sealed_credential => \(identity.sealedCredential),
-                    p_timezone => \(request.timezone), p_locale => \(request.locale), p_picture => \(identity.pictureUrl))
-                """)
+        let client = request.client
+        let rows: PostgresRows
+        do {
+            rows = try await retryingConflicts {
+                try await database.query(
+                    """
+                    SELECT member_id, created FROM member.login(
+                        p_provider => \(identity.provider.rawValue), p_subject => \(identity.subject),
+                        p_email => \(identity.email), p_email_verified => \(identity.emailVerified),
+                        p_private_email => \(identity.isPrivateEmail), p_name => \(identity.name),
+                        p_app_email => \(request.email), p_app_name => \(request.name),
+                        p_sealed_credential => \(identity.sealedCredential),
+                        p_timezone => \(request.timezone), p_locale => \(request.locale), p_picture => \(identity.pictureUrl),
+                        p_device_id => \(request.deviceId), p_client_address => \(client?.address),
+                        p_platform => \(client?.platform), p_app_version => \(client?.appVersion))
+                    """)
+            }
+        } catch let error as PostgresError where error.sqlState == Self.memberSuspendedState {
+            throw ServiceFailure.memberSuspended
         }
         outbox.signal()
         guard let row = rows.first else { throw ServiceFailure.internal }
         return MemberLoginReply(memberId: try row.int("member_id"), isExistingMember: !(try row.bool("created")))
     }
 
-    /// The member with its identities, or nil when there is no such member.
+    /// The member with its identities and suspension, or nil when there is no such member.
     func member(_ memberId: Int64) async throws -> MemberRecord? {
         // One round trip: the member's columns repeat on each of its identity rows.
         let rows = try await database.query("""
-            SELECT m.id, m.email, m.name, m.picture_url, m.timezone, m.locale, m.created_at, i.provider, i.email AS identity_email, i.email_verified, i.linked_at
+            SELECT m.id, m.email, m.name, m.picture_url, m.timezone, m.locale, m.created_at,
+                   m.suspended_at, m.suspended_by, m.suspension_reason,
+                   i.provider, i.email AS identity_email, i.email_verified, i.linked_at
               FROM member.members m
               LEFT JOIN member.identities i ON i.member_id = m.id
              WHERE m.id = \(memberId)
@@ -48,10 +62,22 @@ struct MemberStore: MemberRepository {
             return LinkedIdentity(provider: provider, email: try row.optionalString("identity_email"),
                                   emailVerified: try row.bool("email_verified"), linkedAt: try row.date("linked_at"))
         }
-        return MemberRecord(memberId: try member.int("id"), email: try member.optionalString("email"),
-                            name: try member.optionalString("name"), pictureUrl: try member.optionalString("picture_url"),
-                            timezone: try member.optionalString("timezone"), locale: try member.optionalString("locale"),
-                            identities: identities, createdAt: try member.date("created_at"))
+        return try Self.record(member, identities: identities)
+    }
+
+    /// The member of `row` (its `members` columns, the suspension's among them) with `identities`.
+    static func record(_ row: PostgresRow, identities: [LinkedIdentity]) throws -> MemberRecord {
+        MemberRecord(memberId: try row.int("id"), email: try row.optionalString("email"),
+                     name: try row.optionalString("name"), pictureUrl: try row.optionalString("picture_url"),
+                     timezone: try row.optionalString("timezone"), locale: try row.optionalString("locale"),
+                     identities: identities, createdAt: try row.date("created_at"), suspension: try suspension(row))
+    }
+
+    /// The suspension of a `members` row (`suspended_at`, `suspended_by`, `suspension_reason`), nil when none.
+    static func suspension(_ row: PostgresRow) throws -> Suspension? {
+        guard let since = try row.optionalDate("suspended_at") else { return nil }
+        return Suspension(since: since, admin: try row.optionalString("suspended_by") ?? "",
+                          reason: try row.optionalString("suspension_reason") ?? "")
     }
 
     /// Runs `body` in a transaction whose events the relay publishes after commit. Changes of one
@@ -62,10 +88,15 @@ struct MemberStore: MemberRepository {
         return value
     }
 
-    /// Locks the member's row for this transaction and returns its email, name and picture; nil when there is no such member.
-    static func lockMember(_ memberId: Int64, on connection: PostgresConnection) async throws -> MemberDetails? {
-        let rows = try await connection.query("SELECT email, name, picture_url FROM member.members WHERE id = \(memberId) FOR UPDATE")
+    /// Locks the member's row for this transaction and returns its email, name and picture; nil when there is no such
+    /// member. `refusingSuspended`: a suspended member is `MEMBER_SUSPENDED` (the changes a member asks for).
+    static func lockMember(_ memberId: Int64, refusingSuspended: Bool = false,
+                           on connection: PostgresConnection) async throws -> MemberDetails? {
+        let rows = try await connection.query("""
+            SELECT email, name, picture_url, suspended_at IS NOT NULL AS suspended FROM member.members WHERE id = \(memberId) FOR UPDATE
+            """)
         guard let row = rows.first else { return nil }
+        if refusingSuspended, try row.bool("suspended") { throw ServiceFailure.memberSuspended }
         return MemberDetails(email: try row.optionalString("email"), name: try row.optionalString("name"),
                              picture: try row.optionalString("picture_url"))
     }

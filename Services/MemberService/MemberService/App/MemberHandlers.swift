@@ -10,13 +10,14 @@ import Rules
 ///
 /// Nothing on the bus is trusted, the gateway least: a login's identity arrives only from the
 /// token-verifier (the one identity that may publish `auth.member.login`), and every request that acts on a
-/// member carries that member's access token, checked here (``MemberProof``).
+/// member carries that member's access token, checked here (``MemberProof``); only the admin-api's calls,
+/// which only its identity may send, act without it, each for a named admin (`MemberHandlers+Admin.swift`).
 struct MemberHandlers: Sendable {
     /// The members and their identities (PostgreSQL's ``MemberStore`` in the service).
     let members: any MemberRepository
     /// The check of the access token a member-scoped request carries.
     let proof: MemberProof
-    /// The token-issuer: sessions to start, or to end after a deletion or unlink.
+    /// The token-issuer: sessions to start, or to end after a deletion, an unlink or a suspension.
     let issuer: any ServiceCalling
     let issuerTimeout: Duration
     /// The rule for the changes that can take or destroy the account: linking, unlinking, deleting.
@@ -31,18 +32,22 @@ struct MemberHandlers: Sendable {
         // Used up first: whatever the rest of the login comes to, the nonce is spent.
         if let nonce = request.nonce { try await use(nonce) }
         let request = ProviderDetails.cleaned(request)
+        // A suspended member's login is refused here (MEMBER_SUSPENDED), with nothing written.
         let member = try await members.login(request)
         return try .forward(to: Endpoints.issueTokens,
                             IssueTokensRequest(memberId: member.memberId, deviceId: request.deviceId, provider: request.identity.provider,
                                                isExistingMember: member.isExistingMember, signedInAt: request.identity.signedInAt,
-                                               attemptKey: request.attemptKey))
+                                               attemptKey: request.attemptKey, platform: request.client?.platform,
+                                               appVersion: request.client?.appVersion))
     }
 
+    /// The member's own profile; `MEMBER_SUSPENDED` while an admin's suspension is in force.
     func profile(_ request: MemberGetRequest) async throws -> MemberProfile {
         try await proof.claims(of: request.accessToken, memberId: request.memberId)
         guard let member = try await members.member(request.memberId) else {
             throw ServiceFailure(.notFound, "No such member.")
         }
+        guard member.suspension == nil else { throw ServiceFailure.memberSuspended }
         return member.profile
     }
 
@@ -82,12 +87,25 @@ struct MemberHandlers: Sendable {
     }
 
     /// Deletes the member, then has the token-issuer end its sessions and refuse new ones; a repeated
-    /// request (the member is gone already) does the second step again and answers the same.
+    /// request (the member is gone already) does the second step again and answers the same. A suspended
+    /// member is `MEMBER_SUSPENDED`: an admin deletes it (``adminDelete(_:)``).
     func delete(_ request: MemberDeleteRequest) async throws -> MemberDeleteReply {
         try await recentProof(request.accessToken, memberId: request.memberId)
-        let deleted = try await members.delete(memberId: request.memberId, reason: "requested")
-        if deleted { logger.info("member deleted", ["member.id": String(request.memberId)]) }
-        return MemberDeleteReply(memberId: request.memberId, deleted: deleted, sessionsEnded: try await memberDeleted(request.memberId))
+        if try await members.member(request.memberId)?.suspension != nil { throw ServiceFailure.memberSuspended }
+        return try await deleteMember(request.memberId, reason: "requested", actor: nil)
+    }
+
+    /// The deletion, the member's own or an admin's (`actor`): the member, its personal data and identities
+    /// go, with `member.deleted` naming the grants to revoke, then the token-issuer ends its sessions and
+    /// refuses new ones (idempotent, so a repeated request repairs a failed call).
+    func deleteMember(_ memberId: Int64, reason: String, actor: AdminActor?) async throws -> MemberDeleteReply {
+        let deleted = try await members.delete(memberId: memberId, reason: reason, actor: actor)
+        if deleted {
+            var metadata = ["member.id": String(memberId), "member.deleted.reason": reason]
+            if let actor { metadata["admin.name"] = actor.admin }
+            logger.info("member deleted", metadata)
+        }
+        return MemberDeleteReply(memberId: memberId, deleted: deleted, sessionsEnded: try await memberDeleted(memberId))
     }
 
     /// Acts on an Apple notification the token-verifier proved (only it may send this subject), then has

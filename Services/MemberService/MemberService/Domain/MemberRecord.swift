@@ -12,6 +12,11 @@ struct MemberRecord: Sendable, Equatable {
     var locale: String?
     var identities: [LinkedIdentity]
     var createdAt: Date
+    /// The suspension in force, if an admin suspended the member.
+    var suspension: Suspension? = nil
+
+    /// `suspended` while a suspension is in force, else `active`.
+    var status: MemberStatus { suspension == nil ? .active : .suspended }
 
     /// The member's profile (`GET /api/members/me`).
     ///

@@ -15,10 +15,12 @@ enum ProviderDetails {
         return identity
     }
 
-    /// A login with its identity and the app's name and email cleaned, and a time zone or locale the app
-    /// sent kept only when it is one (the locale in its usual case).
+    /// A login with its identity and the app's name and email cleaned, a time zone or locale the app
+    /// sent kept only when it is one (the locale in its usual case), and what it says of its client cut
+    /// to its limits without control characters (``ClientContext/cleaned``).
     static func cleaned(_ login: MemberLoginRequest) -> MemberLoginRequest {
         var login = login
+        login.client = login.client?.cleaned
         login.identity = cleaned(login.identity)
         login.name = ProfileRules.providerName(login.name)
         login.email = ProfileRules.providerEmail(login.email)

@@ -11,11 +11,13 @@
 -- leaves the functions alone only when the database records a version its code does not know, so
 -- without one an older replica that restarts during the roll writes its own functions back.
 
--- Gone: member.login's first signature (migration 1 made it, migration 2 replaced it), and its second
--- (before the provider's picture, migration 6). p_picture has a default, so a replica of the release
--- before, which names the other arguments only, still logs members in during a rolling upgrade.
+-- Gone: member.login's first signature (migration 1 made it, migration 2 replaced it), its second
+-- (before the provider's picture, migration 6) and its third (before the login's device and client,
+-- migration 8). p_picture and the arguments after it have defaults, so a replica of a release before,
+-- which names the other arguments only, still logs members in during a rolling upgrade.
 DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT);
 DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT);
+DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT);
 
 -- Rule (identity email): an identity keeps the token's email with the token's flag; a token without
 -- an email keeps the stored email with its flag; with neither, the email the app sent (Apple sends
@@ -108,14 +110,36 @@ BEGIN
 END;
 $$;
 
+-- The login's event (MemberLoggedIn): with the app's device and what the gateway saw of the client,
+-- each left out when unknown (a replica of a release before sends none).
+CREATE OR REPLACE FUNCTION member.logged_in(
+    p_member BIGINT, p_provider TEXT, p_existing BOOLEAN, p_device_id TEXT, p_client_address TEXT,
+    p_platform TEXT, p_app_version TEXT) RETURNS VOID
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM member.enqueue('member.logged-in', jsonb_strip_nulls(jsonb_build_object(
+        'memberId', p_member, 'provider', p_provider, 'isExistingMember', p_existing, 'deviceId', p_device_id,
+        'clientAddress', p_client_address, 'platform', p_platform, 'appVersion', p_app_version)));
+END;
+$$;
+
 -- What happens at login, in one round trip: find the member of the identity, or create both, and
 -- write the login's events. Concurrent first logins of one identity race on the primary key: the
 -- losers' inserts fail, their subtransaction (and so their new member row) rolls back, and the loop
 -- finds the winner's row.
+--
+-- Rule (a suspended member signs in nowhere): a login of a suspended member's identity raises SQLSTATE
+-- MS001 before it writes anything (MemberStore answers MEMBER_SUSPENDED), so no event tells of it. A
+-- suspension locks the member's identities after its row (MemberStore+Admin.swift): a login that holds
+-- its identity first commits before the suspension does (the token-issuer, told of the suspension's
+-- newer generation, ends the session it starts); one that waits for its identity reads the member after
+-- the suspension committed, in a statement of its own, and is refused.
 CREATE OR REPLACE FUNCTION member.login(
     p_provider TEXT, p_subject TEXT, p_email TEXT, p_email_verified BOOLEAN,
     p_private_email BOOLEAN, p_name TEXT, p_app_email TEXT, p_app_name TEXT,
-    p_sealed_credential TEXT, p_timezone TEXT, p_locale TEXT, p_picture TEXT DEFAULT NULL)
+    p_sealed_credential TEXT, p_timezone TEXT, p_locale TEXT, p_picture TEXT DEFAULT NULL,
+    p_device_id TEXT DEFAULT NULL, p_client_address TEXT DEFAULT NULL, p_platform TEXT DEFAULT NULL,
+    p_app_version TEXT DEFAULT NULL)
 RETURNS TABLE (member_id BIGINT, created BOOLEAN)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -133,6 +157,9 @@ BEGIN
          WHERE i.provider = p_provider AND i.provider_user_id = p_subject
            FOR UPDATE;
         IF FOUND THEN
+            IF EXISTS (SELECT 1 FROM member.members AS m WHERE m.id = v_member AND m.suspended_at IS NOT NULL) THEN
+                RAISE EXCEPTION 'member % is suspended', v_member USING ERRCODE = 'MS001';
+            END IF;
             v_email := member.identity_email(p_email, v_old_email, p_app_email);
             v_verified := member.identity_email_verified(p_email, p_email_verified, v_old_email, v_old_verified);
             v_name := member.identity_name(p_name, p_app_name, v_old_name);
@@ -148,8 +175,7 @@ BEGIN
                    picture_url = COALESCE(p_picture, i.picture_url)
              WHERE i.provider = p_provider AND i.provider_user_id = p_subject;
             PERFORM member.follow_login(v_member, v_old_email, v_email, v_old_name, v_name, p_picture, p_timezone, p_locale);
-            PERFORM member.enqueue('member.logged-in', jsonb_build_object(
-                'memberId', v_member, 'provider', p_provider, 'isExistingMember', TRUE));
+            PERFORM member.logged_in(v_member, p_provider, TRUE, p_device_id, p_client_address, p_platform, p_app_version);
             member_id := v_member;
             created := FALSE;
             RETURN NEXT;
@@ -169,8 +195,7 @@ BEGIN
                  VALUES (p_provider, p_subject, v_member, v_email, v_verified, p_private_email, v_name, p_sealed_credential,
                          p_picture);
             PERFORM member.enqueue('member.created', jsonb_build_object('memberId', v_member, 'provider', p_provider));
-            PERFORM member.enqueue('member.logged-in', jsonb_build_object(
-                'memberId', v_member, 'provider', p_provider, 'isExistingMember', FALSE));
+            PERFORM member.logged_in(v_member, p_provider, FALSE, p_device_id, p_client_address, p_platform, p_app_version);
             member_id := v_member;
             created := TRUE;
             RETURN NEXT;
