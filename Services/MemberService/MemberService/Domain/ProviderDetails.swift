@@ -20,7 +20,7 @@ enum ProviderDetails {
     /// to its limits without control characters (``ClientContext/cleaned``).
     static func cleaned(_ login: MemberLoginRequest) -> MemberLoginRequest {
         var login = login
-        login.client = login.client?.cleaned
+        login.client = ClientRules.cleaned(login.client)
         login.identity = cleaned(login.identity)
         login.name = ProfileRules.providerName(login.name)
         login.email = ProfileRules.providerEmail(login.email)
