@@ -8,8 +8,9 @@ import TestSupport
 @Suite("compose-secrets: each container its own secrets, the production start refused without them")
 struct ComposeSecretsTests {
     static let required = ["signing-key.pem", "provider-token.key", "database-password", "member-database-password",
-                           "issuer-database-password", "nats/auth.conf", "nats/gateway.nk", "nats/token-verifier.nk",
-                           "nats/member-service.nk", "nats/token-issuer.nk"]
+                           "issuer-database-password", "admin-database-password", "admin-tokens", "nats/auth.conf",
+                           "nats/gateway.nk", "nats/token-verifier.nk", "nats/member-service.nk", "nats/token-issuer.nk",
+                           "nats/admin-api.nk"]
     static let optional = ["apple-key.p8", "apple-key.pub.pem", "naver-client-secret", "nats/cluster.conf"]
 
     /// What each container's volume holds, from a full set.
@@ -18,7 +19,9 @@ struct ComposeSecretsTests {
         "token-verifier": ["nats-seed", "provider-token-key", "apple-key.p8", "naver-client-secret"],
         "member-service": ["nats-seed", "database-password"],
         "token-issuer": ["nats-seed", "database-password", "signing-key.pem"],
-        "postgres": ["database-password", "member-database-password", "issuer-database-password"],
+        // The admin-api: its seed, its role's password and its admins; never an admin's token itself.
+        "admin-api": ["nats-seed", "database-password", "admin-tokens"],
+        "postgres": ["database-password", "member-database-password", "issuer-database-password", "admin-database-password"],
         "nats": ["nats.conf"],
         "nats-cluster": ["nats-auth.conf", "nats.conf"],
         "dev-idp": ["apple-key.pub.pem"],
@@ -59,7 +62,7 @@ struct ComposeSecretsTests {
                     #!/bin/sh
                     # A stand-in for the image's nats-auth: seeds, and an authorization naming them.
                     case $1 in
-                      seeds) for s in gateway token-verifier member-service token-issuer operator; do [ -s "$2/$s.nk" ] || echo "SU-$s" >"$2/$s.nk"; done ;;
+                      seeds) for s in gateway token-verifier member-service token-issuer admin-api operator; do [ -s "$2/$s.nk" ] || echo "SU-$s" >"$2/$s.nk"; done ;;
                       config) echo "authorization { users: [] }" ;;
                     esac
 
@@ -126,6 +129,10 @@ struct ComposeSecretsTests {
         }
         #expect(scratch.contents("out/token-issuer/database-password") == "given:issuer-database-password\n")
         #expect(scratch.contents("out/member-service/database-password") == "given:member-database-password\n")
+        #expect(scratch.contents("out/admin-api/database-password") == "given:admin-database-password\n")
+        #expect(scratch.contents("out/admin-api/nats-seed") == "given:nats/admin-api.nk\n")
+        #expect(scratch.contents("out/admin-api/admin-tokens") == "given:admin-tokens\n")
+        #expect(scratch.contents("out/postgres/admin-database-password") == "given:admin-database-password\n")
         #expect(scratch.contents("out/gateway/nats-seed") == "given:nats/gateway.nk\n")
         #expect(scratch.contents("out/nats/nats.conf") == "given:nats/auth.conf\n")
         #expect(scratch.contents("out/nats-cluster/nats.conf") == "given:nats/cluster.conf\n")
@@ -184,6 +191,19 @@ struct ComposeSecretsTests {
         }
         #expect(scratch.contents("out/token-issuer/signing-key.pem")?.hasPrefix("-----BEGIN PRIVATE KEY-----") == true)
         #expect(scratch.contents("out/gateway/nats-seed") == "SU-gateway\n")
+        // The development admin, dev-admin: its token stays in the dev-secrets volume (made/), where
+        // deploy/README.md reads it; the admin-api gets the SHA-256 of it alone.
+        let token = try #require(scratch.contents("made/admin-token"))
+        #expect(token.count == 64 && token.allSatisfy(\.isHexDigit) && token == token.lowercased(), "\(token)")
+        let digest = try await runProcess("/bin/sh", ["-c", "printf '%s' \"$0\" | sha256sum | cut -d' ' -f1", token])
+        let tokens = try #require(scratch.contents("out/admin-api/admin-tokens"))
+        let admins = tokens.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+        let hex = digest.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(hex.count == 64, "sha256sum: \(digest.output) \(digest.error)")
+        #expect(admins == ["dev-admin:\(hex)"], "\(tokens)")
+        #expect(!tokens.contains(token), "the tokens file holds the token itself")
+        #expect(scratch.contents("out/admin-api/database-password") == scratch.contents("made/admin-database-password"))
+        #expect(scratch.contents("out/postgres/admin-database-password") == scratch.contents("made/admin-database-password"))
         // Its request is withdrawn. (An answer dev-secrets' alive loop writes just after may stay: it
         // answers this start's request alone, which no later start makes; see staleAnswers.)
         #expect(!scratch.exists("made/.request"), "the request was left for a later start")

@@ -7,7 +7,7 @@ import Testing
 /// reaches one service; a NetworkPolicy denies by default; references resolve.
 @Suite("Kubernetes manifests")
 struct KubernetesManifestTests {
-    static let services = ["gateway", "token-verifier", "member-service", "token-issuer"]
+    static let services = ["gateway", "token-verifier", "member-service", "token-issuer", "admin-api"]
 
     private func documents() async throws -> [(file: String, document: JSONValue)] {
         let files = try DeployFiles.kubernetesFiles()
@@ -136,6 +136,111 @@ struct KubernetesManifestTests {
         #expect(consumers["social-login-signing-key"] == Set(["token-issuer"]))
         #expect(consumers["social-login-provider-token-key"] == Set(["token-verifier"]))
         #expect(consumers["social-login-apple-key"] == Set(["token-verifier"]))
+        // The admin-api: its admins' tokens file, its NATS seed and its role's password, each its own.
+        for secret in ["social-login-admin-api-tokens", "social-login-admin-api-nats", "social-login-admin-api-database"] {
+            #expect(consumers[secret] == Set(["admin-api"]), "\(secret) is used by \((consumers[secret] ?? []).sorted())")
+        }
+    }
+
+    /// Whether a label selector (`matchLabels`, `matchExpressions`; empty selects all) selects pods with `labels`.
+    static func selects(_ selector: JSONValue?, _ labels: [String: String]) -> Bool {
+        guard let selector else { return false }
+        if case .object(let matchLabels) = selector["matchLabels"] {
+            for (key, value) in matchLabels where labels[key] != value.stringValue { return false }
+        }
+        for expression in selector["matchExpressions"]?.elements ?? [] {
+            let key = expression["key"]?.stringValue ?? ""
+            let values = Set(expression["values"]?.elements.compactMap(\.stringValue) ?? [])
+            switch expression["operator"]?.stringValue {
+            case "In": if !values.contains(labels[key] ?? "\u{0}") { return false }
+            case "NotIn": if let value = labels[key], values.contains(value) { return false }
+            case "Exists": if labels[key] == nil { return false }
+            case "DoesNotExist": if labels[key] != nil { return false }
+            default: return false
+            }
+        }
+        return true
+    }
+
+    @Test("the admin-api has its own Secret for its admins' tokens, mounted as a directory (an edited Secret reaches the pod) and named by ADMIN_TOKENS_FILE")
+    func adminAPITokensSecret() async throws {
+        let all = try await documents()
+        let secret = try #require(objects("Secret", in: all)["social-login-admin-api-tokens"])
+        let tokens = try #require(secret.at("stringData.tokens")?.stringValue, "no key tokens")
+        // The placeholder names no admin (every line a comment), and never holds a token itself.
+        #expect(tokens.split(separator: "\n").allSatisfy { $0.hasPrefix("#") }, "\(tokens)")
+        let deployment = try #require(objects("Deployment", in: all)["admin-api"])
+        let pod = try #require(deployment.at("spec.template.spec"))
+        let container = try #require(pod["containers"]?.elements.first)
+        let env = Dictionary((container["env"]?.elements ?? []).compactMap { variable -> (String, String)? in
+            guard let name = variable["name"]?.stringValue, let value = variable["value"]?.stringValue else { return nil }
+            return (name, value)
+        }, uniquingKeysWith: { first, _ in first })
+        let volume = try #require((pod["volumes"]?.elements ?? []).first { $0.at("secret.secretName")?.stringValue == "social-login-admin-api-tokens" })
+        let mount = try #require((container["volumeMounts"]?.elements ?? []).first { $0["name"] == volume["name"] })
+        #expect(mount["subPath"] == nil, "a subPath mount never sees the Secret change")
+        #expect(mount["readOnly"] == .bool(true))
+        let path = try #require(mount["mountPath"]?.stringValue)
+        #expect(env["ADMIN_TOKENS_FILE"] == path + "/tokens", "ADMIN_TOKENS_FILE \(env["ADMIN_TOKENS_FILE"] ?? "unset")")
+        // It listens on every address of its pod, on its own port; its role and seed are its own.
+        #expect(env["ADMIN_HOST"] == "0.0.0.0" && env["ADMIN_PORT"] == "8081")
+        #expect(env["DATABASE_URL"]?.hasPrefix("postgres://admin_api@") == true, "\(env["DATABASE_URL"] ?? "unset")")
+        #expect(env["DATABASE_PASSWORD_FILE"] != nil && env["NATS_NKEY_SEED_FILE"] != nil)
+    }
+
+    @Test("the admin-api is not exposed: a ClusterIP Service of its own, no Ingress or route to it, no other Service selecting its pods")
+    func adminAPINotExposed() async throws {
+        let all = try await documents()
+        let labels = ["app.kubernetes.io/name": "admin-api"]
+        let services = objects("Service", in: all)
+        let service = try #require(services["admin-api"])
+        #expect(service.at("spec.type")?.stringValue == "ClusterIP")
+        #expect(service.at("spec.externalIPs") == nil && service.at("spec.loadBalancerIP") == nil)
+        for port in service.at("spec.ports")?.elements ?? [] {
+            #expect(port["nodePort"] == nil, "admin-api: a nodePort")
+        }
+        for (name, other) in services where name != "admin-api" {
+            if let selector = other.at("spec.selector") {
+                #expect(!Self.selects(.object(["matchLabels": selector]), labels), "the Service \(name) selects the admin-api's pods")
+            }
+        }
+        // No Ingress (nor a Gateway API route) of these manifests names the admin-api's Service.
+        for (file, document) in all where ["Ingress", "HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute"].contains(document["kind"]?.stringValue ?? "") {
+            #expect(!"\(document)".contains("admin-api"), "\(file): \(document["kind"]?.stringValue ?? "") routes to the admin-api")
+        }
+    }
+
+    @Test("a NetworkPolicy lets only the namespace's operator pods (role=operator) reach the admin-api's port, and lets them out to it")
+    func adminAPIOperatorsOnly() async throws {
+        let policies = objects("NetworkPolicy", in: try await documents())
+        let admin = ["app.kubernetes.io/name": "admin-api"]
+        var allowed = 0
+        for (name, policy) in policies where Self.selects(policy.at("spec.podSelector"), admin) {
+            for rule in policy.at("spec.ingress")?.elements ?? [] {
+                let ports = rule["ports"]?.elements ?? []
+                // A rule without ports opens every port, the admin one too.
+                let opensAdmin = ports.isEmpty || ports.contains { $0["port"] == .integer(8081) || $0["port"]?.stringValue == "admin" }
+                guard opensAdmin else { continue }
+                let peers = rule["from"]?.elements ?? []
+                #expect(!peers.isEmpty, "\(name) lets anyone reach the admin-api")
+                for peer in peers {
+                    #expect(peer["namespaceSelector"] == nil && peer["ipBlock"] == nil, "\(name) lets another namespace or addresses reach the admin-api: \(peer)")
+                    #expect(peer.at("podSelector.matchLabels") == .object(["role": .string("operator")]), "\(name): \(peer)")
+                }
+                allowed += 1
+            }
+        }
+        #expect(allowed == 1, "\(allowed) rules open the admin-api's port")
+        // The operator pods, closed by the default deny like every pod here, may go out to it.
+        let operators = ["role": "operator"]
+        let egress = policies.values.filter { Self.selects($0.at("spec.podSelector"), operators) }.flatMap { $0.at("spec.egress")?.elements ?? [] }
+        #expect(egress.contains { rule in
+            (rule["to"]?.elements ?? []).contains { Self.selects($0["podSelector"], admin) && $0["namespaceSelector"] == nil }
+                && (rule["ports"]?.elements ?? []).contains { $0["port"] == .integer(8081) }
+        }, "no egress from the operator pods to the admin-api")
+        // And to PostgreSQL, its own role's database.
+        let postgres = try #require(policies["postgres-egress"])
+        #expect(Self.selects(postgres.at("spec.podSelector"), admin), "the admin-api cannot reach PostgreSQL")
     }
 
     @Test("each service has a PodDisruptionBudget, topology spread, probes on the management port, and a grace period beyond its preStop")

@@ -104,11 +104,12 @@ ensure_python_packages() {
 
 # scope_secrets NAME: unsets, in the calling (sub)shell, the secrets service NAME does not read, so each
 # secret reaches only its reader: the provider-token key, Naver's client secret and the Apple key the
-# token-verifier's; dev-idp's own copies dev-idp's. (The database passwords and NATS seeds are given
-# per service where it starts.)
+# token-verifier's; dev-idp's own copies dev-idp's; the admins' tokens file the admin-api's. (The
+# database passwords and NATS seeds are given per service where it starts.)
 scope_secrets() {
   [ "$1" = token-verifier ] || unset PROVIDER_TOKEN_KEY PROVIDER_TOKEN_KEY_FILE NAVER_CLIENT_SECRET NAVER_CLIENT_SECRET_FILE APPLE_PRIVATE_KEY_FILE
   [ "$1" = dev-idp ] || unset DEV_IDP_NAVER_CLIENT_SECRET DEV_IDP_APPLE_KEY_FILE
+  [ "$1" = admin-api ] || unset ADMIN_TOKENS_FILE
 }
 
 # provider_token_key_file DIR: makes DIR/provider-token.key once (32 random bytes, base64url, 0600) and
@@ -118,6 +119,33 @@ provider_token_key_file() {
   [ -s "$1/provider-token.key" ] || (umask 077 && openssl rand 32 | basenc --base64url | tr -d '=\n' >"$1/provider-token.key")
   chmod 600 "$1/provider-token.key"
   export PROVIDER_TOKEN_KEY_FILE="$1/provider-token.key"
+}
+
+# dev_admin_tokens_file DIR: the admin-api's development admin, `dev-admin`: a random token made once
+# (DIR/admin-token, 0600) and the tokens file the admin-api reads (DIR/admin-tokens, 0600: one admin a
+# line, `name:sha256-hex-of-token`), whose dev-admin line follows the token; other lines written
+# there are kept (the admin-api re-reads the file when it changes). Exports ADMIN_TOKENS_FILE naming
+# it and sets ADMIN_TOKEN (not exported) to the token. One given as ADMIN_TOKENS_FILE is used as it is.
+dev_admin_tokens_file() {
+  local dir=$1 hash line
+  ADMIN_TOKEN=""
+  [ -z "${ADMIN_TOKENS_FILE:-}" ] || return 0
+  [ -s "$dir/admin-token" ] || (umask 077 && openssl rand -hex 32 | tr -d '\n' >"$dir/admin-token")
+  chmod 600 "$dir/admin-token"
+  ADMIN_TOKEN=$(cat "$dir/admin-token")
+  hash=$(printf '%s' "$ADMIN_TOKEN" | sha256sum | cut -d' ' -f1)
+  line="dev-admin:$hash"
+  if ! grep -qxF "$line" "$dir/admin-tokens" 2>/dev/null; then
+    (
+      umask 077
+      { echo "# The admins of the local stack's admin-api: name:sha256-hex-of-token, one a line (deploy/local/up)."
+        grep -v -e '^dev-admin:' -e '^# The admins of the local stack' "$dir/admin-tokens" 2>/dev/null || true
+        echo "$line"; } >"$dir/admin-tokens.tmp"
+    )
+    mv -f "$dir/admin-tokens.tmp" "$dir/admin-tokens"
+  fi
+  chmod 600 "$dir/admin-tokens"
+  export ADMIN_TOKENS_FILE="$dir/admin-tokens"
 }
 
 # dev_idp_environment IDP_URL DIR: exports the services' provider settings (and dev-idp's) that point
@@ -346,15 +374,15 @@ stop_nats_cluster() {
 }
 
 # The local stack's replicas (deploy/local/up). Each one's files are in RUN/pids:
-# NAME-INDEX.pid (its process), NAME-INDEX.port (its management port, for the four services) and
+# NAME-INDEX.pid (its process), NAME-INDEX.port (its management port, for the five services) and
 # NAME-INDEX.env (the environment it was started with, NUL-separated, readable by its owner only),
 # so that a restart starts it again with the same settings; RUN/bin names the folder of the
 # executables. Its output is appended to RUN/logs/NAME-INDEX.log.
 
 # management_port NAME INDEX: the management port (/healthz, /readyz, /metrics) of replica INDEX
 # (1-99) of NAME on the local stack: its service's hundred plus the index, i.e. gateway 9101-9199,
-# token-verifier 9201-9299, member-service 9301-9399, token-issuer 9501-9599 (9400 is dev-idp's).
-# Fails for dev-idp, which has none.
+# token-verifier 9201-9299, member-service 9301-9399, token-issuer 9501-9599, admin-api 9601-9699
+# (9400 is dev-idp's). Fails for dev-idp, which has none.
 management_port() {
   local base
   case $1 in
@@ -362,6 +390,7 @@ management_port() {
     token-verifier) base=9200 ;;
     member-service) base=9300 ;;
     token-issuer) base=9500 ;;
+    admin-api) base=9600 ;;
     *) return 1 ;;
   esac
   echo $((base + $2))
