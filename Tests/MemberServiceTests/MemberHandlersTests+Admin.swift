@@ -92,7 +92,7 @@ extension MemberHandlersTests {
     @Test("a login hands its client's platform and app version on to the issuer, cleaned and cut, and keeps its client for the event")
     func loginClient() async throws {
         let long = String(repeating: "v", count: FieldLimits.appVersion + 10)
-        let client = ClientContext(address: "2001:db8::1\n", platform: "iOS\u{0} 18.1", appVersion: long)
+        let client = ClientContext(address: "2001:db8::1\n", platform: "iOS\u{0}18.1", appVersion: long)
         let handed = try await login(MemberLoginRequest(identity: identity(), deviceId: "d", client: client))
         #expect(handed.platform == "iOS 18.1" && handed.appVersion == String(repeating: "v", count: FieldLimits.appVersion))
         #expect(await repository.logins.last?.client
