@@ -66,10 +66,12 @@ let package = Package(
         shared("Messaging", ["Collections", "Contracts", "JSON", "JOSE", "NATS", "Crypto", "Logging", "Runtime", "Metrics"]),
         shared("Persistence", ["Contracts", "JSON", "Postgres", "NATS", "Logging", "Runtime"]),
         shared("Management", ["HTTPServer", "Metrics", "Logging", "Runtime"]),
+        // The JSON API's conventions over HTTP, shared by the gateway and the admin-api: the envelope, bodies, canonical paths, statuses.
+        shared("HTTPAPI", ["Contracts", "HTTPServer", "JSON"]),
         shared("Authentication", ["Collections", "Contracts", "Crypto", "JOSE", "JSON", "Logging", "Messaging", "NATS"]),
     ]
         + service("Gateway",
-                  ["Logging", "Collections", "Runtime", "Contracts", "Rules", "JSON", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "JOSE", "Authentication"],
+                  ["Logging", "Collections", "Runtime", "Contracts", "Rules", "JSON", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "HTTPAPI", "JOSE", "Authentication"],
                   resources: [.copy("Resources/openapi.yaml")])
         + service("TokenVerifier",
                   ["Logging", "Runtime", "Contracts", "Rules", "JSON", "Messaging", "Metrics", "Management", "NATS", "JOSE", "Crypto", "HTTPClient"])
@@ -106,7 +108,7 @@ let package = Package(
             tests("IntegrationTests", ["Authentication", "TestSupport", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "HTTPServer", "Logging", "DevIDP", "TokenVerifier", "Runtime", "Collections", "Management"]),
             // Services stood in for in process, behind ServiceCalling: the unit tests of the gateway and the use cases.
             .target(name: "ServiceStubs", dependencies: ["Contracts", "Logging", "Messaging"], path: "Tests/ServiceStubs", swiftSettings: swiftSettings),
-            tests("GatewayTests", ["ServiceStubs", "Gateway", "Contracts", "Rules", "JSON", "JOSE", "Crypto", "HTTPServer", "Logging", "Metrics", "Authentication", "Collections"]),
+            tests("GatewayTests", ["ServiceStubs", "Gateway", "Contracts", "Rules", "JSON", "JOSE", "Crypto", "HTTPServer", "HTTPAPI", "Logging", "Metrics", "Authentication", "Collections"]),
             tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Contracts", "Crypto", "Logging", "Runtime", "Collections", "Authentication", "JOSE"]),
             tests("MemberServiceTests", ["MemberService", "TestSupport", "ServiceStubs", "Postgres", "Contracts", "JSON", "Runtime", "Authentication", "Crypto", "JOSE", "Logging", "Messaging"]),
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging", "TestVectors", "HTTPTesting", "Collections"]),

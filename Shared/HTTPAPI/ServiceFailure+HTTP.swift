@@ -1,12 +1,14 @@
 import Contracts
 
 extension ServiceFailure {
-    /// The HTTP status of this failure (docs/api.md, "Error codes"). Only the gateway maps codes to statuses.
-    var httpStatus: Int {
+    /// The HTTP status of this failure (docs/api.md, "Error codes"). Only the HTTP faces (the gateway, the
+    /// admin-api) map codes to statuses.
+    public var httpStatus: Int {
         switch code {
         case .invalidRequest: 400
         case .invalidProviderToken, .providerTokenExpired, .nonceMismatch, .unauthorized,
              .invalidRefreshToken, .refreshTokenReused, .reauthenticationRequired: 401
+        case .memberSuspended: 403
         case .providerDisabled, .notFound: 404
         case .methodNotAllowed: 405
         case .identityInUse, .lastIdentity: 409
