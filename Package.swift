@@ -38,6 +38,7 @@ let package = Package(
         .executable(name: "token-verifier", targets: ["TokenVerifierApp"]),
         .executable(name: "member-service", targets: ["MemberServiceApp"]),
         .executable(name: "token-issuer", targets: ["TokenIssuerApp"]),
+        .executable(name: "admin-api", targets: ["AdminAPIApp"]),
         .executable(name: "dev-idp", targets: ["DevIDPApp"]),
         .executable(name: "nats-auth", targets: ["NATSAuth"]),
         .library(name: "SocialLoginClient", targets: ["SocialLoginClient"]),
@@ -82,6 +83,11 @@ let package = Package(
         + service("TokenIssuer",
                   ["Logging", "Runtime", "Contracts", "Rules", "JSON", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence", "JOSE", "Crypto", "Authentication"],
                   resources: [.embedInCode("Adapters/SQL/functions.sql")])
+        // The operators' API and the audit trail; its OpenAPI description served from the bundle.
+        + service("AdminAPI",
+                  ["Logging", "Runtime", "Contracts", "Rules", "JSON", "Crypto", "Messaging", "Metrics", "Management", "NATS", "Postgres",
+                   "Persistence", "HTTPServer", "HTTPAPI"],
+                  resources: [.copy("Resources/openapi.json")])
         + [.executableTarget(name: "NATSAuth", dependencies: ["Messaging", "Crypto"], path: "Services/NATSAuth",
                              swiftSettings: swiftSettings)]
         + service("DevIDP",
