@@ -98,7 +98,7 @@ let package = Package(
                                    "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"],
                     path: "Tests/TestSupport", swiftSettings: swiftSettings),
             tests("RuntimeTests", ["Runtime", "Collections", "Logging"]),
-            tests("ConfigurationTests", ["Runtime", "Messaging", "Postgres", "Contracts", "Crypto", "JOSE", "Logging", "TestSupport", "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"]),
+            tests("ConfigurationTests", ["Runtime", "Messaging", "Postgres", "Contracts", "Crypto", "JOSE", "Logging", "TestSupport", "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP", "AdminAPI"]),
             .target(name: "TestVectors", dependencies: ["JOSE", "Crypto"], path: "Tests/TestVectors", swiftSettings: swiftSettings),
             tests("JOSETests", ["JOSE", "Crypto", "TestVectors"]),
             tests("ContractsTests", ["Contracts", "JSON"]),
@@ -114,6 +114,7 @@ let package = Package(
             tests("IntegrationTests", ["Authentication", "TestSupport", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "HTTPServer", "Logging", "DevIDP", "TokenVerifier", "Runtime", "Collections", "Management"]),
             // Services stood in for in process, behind ServiceCalling: the unit tests of the gateway and the use cases.
             .target(name: "ServiceStubs", dependencies: ["Contracts", "Logging", "Messaging"], path: "Tests/ServiceStubs", swiftSettings: swiftSettings),
+            tests("AdminAPITests", ["AdminAPI", "TestSupport", "Contracts", "Crypto", "JSON", "Postgres", "Messaging"]),
             tests("GatewayTests", ["ServiceStubs", "Gateway", "Contracts", "Rules", "JSON", "JOSE", "Crypto", "HTTPServer", "HTTPAPI", "Logging", "Metrics", "Authentication", "Collections"]),
             tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Contracts", "Crypto", "Logging", "Runtime", "Collections", "Authentication", "JOSE"]),
             tests("MemberServiceTests", ["MemberService", "TestSupport", "ServiceStubs", "Postgres", "Contracts", "JSON", "Runtime", "Authentication", "Crypto", "JOSE", "Logging", "Messaging"]),

@@ -14,7 +14,7 @@ extension AdminAPIConfiguration {
         natsURL = try environment.urlList("NATS_URL", default: natsURL, schemes: ["nats", "tls"])
         natsAccess = try environment.natsAccess(for: .adminAPI)
         databaseURL = try environment.databaseURL(default: databaseURL)
-        databasePoolSize = try environment.int("DATABASE_POOL_SIZE", default: databasePoolSize, in: 1...64)
+        databasePoolSize = try environment.int("DATABASE_POOL_SIZE", default: databasePoolSize, in: 1...256)
         serviceTimeout = try environment.seconds("SERVICE_TIMEOUT", default: serviceTimeout, in: 1...60)
         auditRetentionDays = try environment.int("AUDIT_RETENTION_DAYS", default: auditRetentionDays, in: 1...36_500)
         auditMaxPerMember = try environment.int("AUDIT_MAX_PER_MEMBER", default: auditMaxPerMember, in: 100...10_000_000)

@@ -20,8 +20,8 @@ public struct AdminAPIConfiguration: Sendable {
     public var natsAccess = NATSConnection.Access(inboxPrefix: BusIdentity.adminAPI.inboxPrefix)
     /// PostgreSQL URL (as the role `admin_api`, schema `audit`). Default `postgres://auth:auth@127.0.0.1:5432/auth`.
     public var databaseURL: String = "postgres://auth:auth@127.0.0.1:5432/auth"
-    /// Database connections per replica (`DATABASE_POOL_SIZE`). Default 4.
-    public var databasePoolSize: Int = 4
+    /// Database connections per replica (`DATABASE_POOL_SIZE`). Default 8.
+    public var databasePoolSize: Int = 8
     /// How long one call to a service may take (`SERVICE_TIMEOUT`). Default 5 s.
     public var serviceTimeout: Duration = .seconds(5)
     /// Days an audit record is kept (`AUDIT_RETENTION_DAYS`). Default 365.

@@ -13,7 +13,7 @@ struct AuditStore: AuditRepository {
     /// The transaction-scoped advisory lock that lets one replica sweep at a time.
     static let sweepLock: Int64 = 0x4155_4449_5400_0001
 
-    /// The JSON row `jsonb_to_recordset` reads: the whole batch is one parameter, one statement.
+    /// One record as the insert reads it: the whole batch is one JSON array, one parameter, one statement.
     private struct Row: Encodable {
         let eventId: String
         let memberId: Int64?
@@ -51,11 +51,13 @@ struct AuditStore: AuditRepository {
     private static func insert(_ rows: String, returningID: Bool = false) -> PostgresQuery {
         """
         INSERT INTO audit.records (event_id, member_id, kind, occurred_at, admin, reason, details)
-        SELECT r."eventId", r."memberId", r.kind, r."occurredAt", r.admin, r.reason,
-               CASE WHEN e.member_id IS NULL THEN r.details ELSE r.details - \(personalKeys)::text[] END
-          FROM jsonb_to_recordset(\(PostgresValue.json(rows))::jsonb)
-               AS r("eventId" text, "memberId" bigint, kind text, "occurredAt" timestamptz, admin text, reason text, details jsonb)
-          LEFT JOIN audit.erased_members e ON e.member_id = r."memberId"
+        SELECT r.value->>'eventId', (r.value->>'memberId')::bigint, r.value->>'kind', (r.value->>'occurredAt')::timestamptz,
+               r.value->>'admin', r.value->>'reason',
+               CASE WHEN e.member_id IS NULL THEN r.value->'details' ELSE (r.value->'details') - \(personalKeys)::text[] END
+          FROM jsonb_array_elements(\(PostgresValue.json(rows))::jsonb) WITH ORDINALITY AS r(value, position)
+          LEFT JOIN audit.erased_members e ON e.member_id = (r.value->>'memberId')::bigint
+         -- In the batch's order, so that IDs follow the stream's.
+         ORDER BY r.position
         ON CONFLICT (event_id) DO NOTHING\(unescaped: returningID ? " RETURNING id" : "")
         """
     }

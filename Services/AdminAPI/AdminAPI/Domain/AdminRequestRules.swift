@@ -52,8 +52,9 @@ public enum AdminRequestRules {
     public static func search(provider: String?, subject: String?, email: String?) throws(ServiceFailure) -> MemberSearch {
         switch (provider, subject, email) {
         case (let provider?, let subject?, nil):
-            guard let known = Provider(rawValue: provider) else {
-                throw ServiceFailure.invalidRequest("provider must be one of \(Provider.allCases.map(\.rawValue).joined(separator: ", ")).")
+            // Spelt as in the public API's paths (`google`) or as the contracts' (`GOOGLE`).
+            guard provider.utf8.count <= FieldLimits.providerName, let known = Provider(rawValue: provider.uppercased()) else {
+                throw ServiceFailure.invalidRequest("provider must be one of \(Provider.allCases.map { $0.rawValue.lowercased() }.joined(separator: ", ")).")
             }
             try Field.required(subject, "subject", maxBytes: FieldLimits.subject)
             return .identity(known, subject: subject)
