@@ -38,6 +38,7 @@ let package = Package(
         .executable(name: "token-verifier", targets: ["TokenVerifierApp"]),
         .executable(name: "member-service", targets: ["MemberServiceApp"]),
         .executable(name: "token-issuer", targets: ["TokenIssuerApp"]),
+        .executable(name: "admin-api", targets: ["AdminAPIApp"]),
         .executable(name: "dev-idp", targets: ["DevIDPApp"]),
         .executable(name: "nats-auth", targets: ["NATSAuth"]),
         .library(name: "SocialLoginClient", targets: ["SocialLoginClient"]),
@@ -66,10 +67,12 @@ let package = Package(
         shared("Messaging", ["Collections", "Contracts", "JSON", "JOSE", "NATS", "Crypto", "Logging", "Runtime", "Metrics"]),
         shared("Persistence", ["Contracts", "JSON", "Postgres", "NATS", "Logging", "Runtime"]),
         shared("Management", ["HTTPServer", "Metrics", "Logging", "Runtime"]),
+        // The JSON API's conventions over HTTP, shared by the gateway and the admin-api: the envelope, bodies, canonical paths, statuses.
+        shared("HTTPAPI", ["Contracts", "HTTPServer", "JSON"]),
         shared("Authentication", ["Collections", "Contracts", "Crypto", "JOSE", "JSON", "Logging", "Messaging", "NATS"]),
     ]
         + service("Gateway",
-                  ["Logging", "Collections", "Runtime", "Contracts", "Rules", "JSON", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "JOSE", "Authentication"],
+                  ["Logging", "Collections", "Runtime", "Contracts", "Rules", "JSON", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "HTTPAPI", "JOSE", "Authentication"],
                   resources: [.copy("Resources/openapi.yaml")])
         + service("TokenVerifier",
                   ["Logging", "Runtime", "Contracts", "Rules", "JSON", "Messaging", "Metrics", "Management", "NATS", "JOSE", "Crypto", "HTTPClient"])
@@ -80,6 +83,11 @@ let package = Package(
         + service("TokenIssuer",
                   ["Logging", "Runtime", "Contracts", "Rules", "JSON", "Messaging", "Metrics", "Management", "NATS", "Postgres", "Persistence", "JOSE", "Crypto", "Authentication"],
                   resources: [.embedInCode("Adapters/SQL/functions.sql")])
+        // The operators' API and the audit trail; its OpenAPI description served from the bundle.
+        + service("AdminAPI",
+                  ["Logging", "Runtime", "Contracts", "Rules", "JSON", "Crypto", "Messaging", "Metrics", "Management", "NATS", "Postgres",
+                   "Persistence", "HTTPServer", "HTTPAPI"],
+                  resources: [.copy("Resources/openapi.json")])
         + [.executableTarget(name: "NATSAuth", dependencies: ["Messaging", "Crypto"], path: "Services/NATSAuth",
                              swiftSettings: swiftSettings)]
         + service("DevIDP",
@@ -90,7 +98,7 @@ let package = Package(
                                    "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"],
                     path: "Tests/TestSupport", swiftSettings: swiftSettings),
             tests("RuntimeTests", ["Runtime", "Collections", "Logging"]),
-            tests("ConfigurationTests", ["Runtime", "Messaging", "Postgres", "Contracts", "Crypto", "JOSE", "Logging", "TestSupport", "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP"]),
+            tests("ConfigurationTests", ["Runtime", "Messaging", "Postgres", "Contracts", "Crypto", "JOSE", "Logging", "TestSupport", "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP", "AdminAPI"]),
             .target(name: "TestVectors", dependencies: ["JOSE", "Crypto"], path: "Tests/TestVectors", swiftSettings: swiftSettings),
             tests("JOSETests", ["JOSE", "Crypto", "TestVectors"]),
             tests("ContractsTests", ["Contracts", "JSON"]),
@@ -106,7 +114,8 @@ let package = Package(
             tests("IntegrationTests", ["Authentication", "TestSupport", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "HTTPServer", "Logging", "DevIDP", "TokenVerifier", "Runtime", "Collections", "Management"]),
             // Services stood in for in process, behind ServiceCalling: the unit tests of the gateway and the use cases.
             .target(name: "ServiceStubs", dependencies: ["Contracts", "Logging", "Messaging"], path: "Tests/ServiceStubs", swiftSettings: swiftSettings),
-            tests("GatewayTests", ["ServiceStubs", "Gateway", "Contracts", "Rules", "JSON", "JOSE", "Crypto", "HTTPServer", "Logging", "Metrics", "Authentication", "Collections"]),
+            tests("AdminAPITests", ["AdminAPI", "TestSupport", "Contracts", "Crypto", "JSON", "Postgres", "Messaging"]),
+            tests("GatewayTests", ["ServiceStubs", "Gateway", "Contracts", "Rules", "JSON", "JOSE", "Crypto", "HTTPServer", "HTTPAPI", "Logging", "Metrics", "Authentication", "Collections"]),
             tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Contracts", "Crypto", "Logging", "Runtime", "Collections", "Authentication", "JOSE"]),
             tests("MemberServiceTests", ["MemberService", "TestSupport", "ServiceStubs", "Postgres", "Contracts", "JSON", "Runtime", "Authentication", "Crypto", "JOSE", "Logging", "Messaging"]),
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging", "TestVectors", "HTTPTesting", "Collections"]),

@@ -4,8 +4,9 @@ import Synchronization
 
 /// Creates or binds a durable pull consumer and fetches from it on its own thread, feeding a channel.
 final class ConsumerWorker: Sendable {
-    /// Messages fetched per request; also the channel size, so few messages wait un-acked in memory.
-    static let batchSize: Int32 = 16
+    /// Messages fetched per request unless the consumer asks for another number; also the channel size, so
+    /// few messages wait un-acked in memory.
+    static let defaultBatchSize = 16
     /// How long one fetch waits for messages before asking again (and checking for `stop`).
     static let fetchWait: Int64 = 1_000
 
@@ -15,19 +16,23 @@ final class ConsumerWorker: Sendable {
     let filterSubject: String?
     let ackWait: Duration
     let maxDeliver: Int
-    let channel = MessageChannel<JetStreamMessage>(capacity: Int(batchSize))
+    /// Messages fetched per request (the channel holds as many).
+    let batchSize: Int32
+    let channel: MessageChannel<JetStreamMessage>
     private let stopped = Atomic<Bool>(false)
     /// The bound pull subscription, so that `stop` can remove interest at once (waking a pending fetch).
     private let subscription = Mutex<SubscriptionHandle?>(nil)
 
     init(connection: NATSConnection, stream: String, durable: String, filterSubject: String?, ackWait: Duration,
-         maxDeliver: Int) {
+         maxDeliver: Int, batchSize: Int = ConsumerWorker.defaultBatchSize) {
         self.connection = connection
         self.stream = stream
         self.durable = durable
         self.filterSubject = filterSubject
         self.ackWait = ackWait
         self.maxDeliver = maxDeliver
+        self.batchSize = Int32(max(1, batchSize))
+        channel = MessageChannel(capacity: max(1, batchSize))
     }
 
     /// Starts the fetch thread, which keeps this worker alive until it ends.
@@ -75,7 +80,7 @@ final class ConsumerWorker: Sendable {
         while !stopped.load(ordering: .acquiring) {
             var list = natsMsgList()
             var errorCode = jsErrCode(0)
-            let status = natsSubscription_Fetch(&list, handle.subscription, Self.batchSize, Self.fetchWait, &errorCode)
+            let status = natsSubscription_Fetch(&list, handle.subscription, batchSize, Self.fetchWait, &errorCode)
             var messages: [JetStreamMessage] = []
             if status == NATS_OK {
                 messages.reserveCapacity(Int(list.Count))

@@ -189,15 +189,16 @@ public struct JetStream: Sendable {
     /// otherwise (at most `maxDeliver` times; -1 for no limit).
     ///
     /// The consumer is created (or updated) on a thread owned by the returned sequence; a setup failure
-    /// (say, the stream does not exist) is thrown by the first `next()`.
+    /// (say, the stream does not exist) is thrown by the first `next()`. `batchSize` messages are fetched per
+    /// request (16 unless said: a consumer that handles them in batches asks for more).
     public func consume(stream: String, durable: String, filterSubject: String?, ackWait: Duration = .seconds(30),
-                        maxDeliver: Int = -1) throws -> JetStreamConsumer {
+                        maxDeliver: Int = -1, batchSize: Int = 16) throws -> JetStreamConsumer {
         try Subject.validateName(stream, kind: "stream name")
         try Subject.validateName(durable, kind: "durable consumer name")
         if let filterSubject { try Subject.validate(filterSubject, wildcards: true) }
         guard ackWait > .zero else { throw NATSError(code: .invalidArgument, detail: "ackWait must be positive") }
         let worker = ConsumerWorker(connection: connection, stream: stream, durable: durable, filterSubject: filterSubject,
-                                    ackWait: ackWait, maxDeliver: maxDeliver)
+                                    ackWait: ackWait, maxDeliver: maxDeliver, batchSize: min(max(1, batchSize), 1_024))
         worker.start()
         return JetStreamConsumer(worker: worker)
     }

@@ -29,6 +29,14 @@ public final class JetStreamConsumer: AsyncSequence, Sendable {
         worker.stop()
     }
 
+    /// The next delivered message (waiting for one) and, with it, those already fetched behind it, `limit` in
+    /// all at most: a consumer that handles messages in batches takes what came together. Empty after
+    /// ``stop()`` or task cancellation.
+    public func nextBatch(limit: Int) async throws -> [JetStreamMessage] {
+        guard let first = try await worker.channel.next() else { return [] }
+        return [first] + worker.channel.takeBuffered(Swift.max(0, limit - 1))
+    }
+
     /// Iterates over delivered messages.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let consumer: JetStreamConsumer

@@ -21,6 +21,13 @@ public struct JetStreamMessage: Sendable {
         try await acknowledge("+ACK")
     }
 
+    /// Acknowledges the message without waiting for the server's confirmation: for a consumer whose handling
+    /// is idempotent, where a lost acknowledgement costs only one more delivery, and a batch's acknowledgements
+    /// cost a publish each rather than a round trip.
+    public func ackWithoutConfirmation() throws {
+        try connection.publish(ackSubject, reply: nil, Array("+ACK".utf8), headers: [:])
+    }
+
     /// Declines the message: it is delivered again (to any replica) after `delay`, or at once when nil.
     public func nak(delay: Duration? = nil) async throws {
         if let delay {

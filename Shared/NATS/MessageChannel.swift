@@ -88,6 +88,17 @@ final class MessageChannel<Element: Sendable>: Sendable, SubscriptionReceiver {
         space.signal()
     }
 
+    /// Up to `limit` elements already buffered, without waiting (none when the buffer is empty).
+    func takeBuffered(_ limit: Int) -> [Element] {
+        let taken = state.withLock { state -> [Element] in
+            var taken: [Element] = []
+            while taken.count < limit, let element = state.popFirst() { taken.append(element) }
+            return taken
+        }
+        for _ in taken { space.signal() }
+        return taken
+    }
+
     /// The next element, waiting for one; nil when the channel is finished or the task is cancelled.
     func next() async throws -> Element? {
         let immediate = state.withLock { state -> Poll<Element> in

@@ -1,3 +1,4 @@
+import AdminAPI
 import Crypto
 import DevIDP
 import Foundation
@@ -41,6 +42,7 @@ struct ConfigurationReferenceTests {
         case "token-verifier": _ = try TokenVerifierConfiguration(environment: environment)
         case "member-service": _ = try MemberServiceConfiguration(environment: environment)
         case "token-issuer": _ = try TokenIssuerConfiguration(environment: environment)
+        case "admin-api": _ = try AdminAPIConfiguration(environment: environment)
         case "dev-idp": _ = try DevIDPConfiguration(environment: environment)
         default: Issue.record("unknown service \(service)")
         }

@@ -41,9 +41,9 @@ struct PackageImportTests {
     /// the domain holds rules and tables with no I/O; the app layer reaches other services through
     /// `Messaging` only, never a database, a socket or a C library's wrapper directly.
     static let forbiddenByLayer: [String: Set<String>] = [
-        "Domain": ["Postgres", "Persistence", "NATS", "Messaging", "HTTPServer", "HTTPClient", "Management",
+        "Domain": ["Postgres", "Persistence", "NATS", "Messaging", "HTTPServer", "HTTPAPI", "HTTPClient", "Management",
                    "CLibPQ", "CNats", "CMicroHTTPD", "CCurl", "COpenSSL"],
-        "App": ["Postgres", "Persistence", "NATS", "HTTPServer", "HTTPClient", "Management",
+        "App": ["Postgres", "Persistence", "NATS", "HTTPServer", "HTTPAPI", "HTTPClient", "Management",
                 "CLibPQ", "CNats", "CMicroHTTPD", "CCurl", "COpenSSL"],
     ]
 

@@ -1,3 +1,4 @@
+import HTTPAPI
 import HTTPServer
 import Testing
 @testable import Gateway

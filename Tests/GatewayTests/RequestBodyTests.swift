@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import HTTPAPI
 import HTTPServer
 import JSON
 import Rules

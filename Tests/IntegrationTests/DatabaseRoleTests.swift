@@ -4,8 +4,8 @@ import Postgres
 import Testing
 import TestSupport
 
-/// SPEC section 9: member-service and token-issuer each connect as their own role, which owns its
-/// schema and has no right on the other's; the issuer's signing keys are its alone. The running
+/// SPEC section 9: member-service, token-issuer and admin-api each connect as their own role, which owns
+/// its schema and has no right on the others'; the issuer's signing keys are its alone. The running
 /// stack's database was made by deploy/postgres/roles.sql, as a deployment's is.
 @Suite("Database roles")
 struct DatabaseRoleTests {
@@ -19,6 +19,8 @@ struct DatabaseRoleTests {
     @Test("each service's role owns its schema and has no right on the other's", arguments: [
         (TestDatabases.Role.memberService, "member", "issuer", "issuer.signing_keys"),
         (TestDatabases.Role.tokenIssuer, "issuer", "member", "member.members"),
+        (TestDatabases.Role.adminAPI, "audit", "issuer", "issuer.signing_keys"),
+        (TestDatabases.Role.memberService, "member", "audit", "audit.records"),
     ])
     func ownSchemaOnly(_ role: TestDatabases.Role, own: String, other: String, otherTable: String) async throws {
         let stack = try await TestStack.shared.running()

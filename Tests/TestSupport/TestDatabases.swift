@@ -3,12 +3,13 @@ import Logging
 import Postgres
 
 /// Fresh databases for the tests, each bootstrapped with deploy/postgres/roles.sql, as a
-/// deployment is: member-service and token-issuer connect as their own roles.
+/// deployment is: member-service, token-issuer and admin-api connect as their own roles.
 public actor TestDatabases {
     /// The services' database roles (deploy/postgres/roles.sql).
     public enum Role: String, Sendable {
         case memberService = "member_service"
         case tokenIssuer = "token_issuer"
+        case adminAPI = "admin_api"
 
         /// The test password (the bootstrap wants 16 characters at least).
         var password: String { "\(rawValue)-test-password" }
@@ -61,6 +62,7 @@ public actor TestDatabases {
         return try String(contentsOf: file, encoding: .utf8)
             .replacingOccurrences(of: ":'member_password'", with: "'\(Role.memberService.password)'")
             .replacingOccurrences(of: ":'issuer_password'", with: "'\(Role.tokenIssuer.password)'")
+            .replacingOccurrences(of: ":'admin_password'", with: "'\(Role.adminAPI.password)'")
     }
 
     static func serviceURL(_ adminURL: String, _ role: Role) -> String {

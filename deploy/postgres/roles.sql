@@ -1,10 +1,11 @@
--- The database roles of SPEC section 9: member-service and token-issuer each connect as their own
--- role, which owns its schema and has no right on the other's (the issuer's schema holds the
--- signing keys). Run by the bootstrap role (a superuser, or a role with CREATEROLE that owns the
+-- The database roles of SPEC section 9: member-service, token-issuer and admin-api each connect as
+-- their own role, which owns its schema and has no right on the others' (the issuer's schema holds
+-- the signing keys; the admin-api's, `audit`, the audit trail). Run by the bootstrap role (a superuser, or a role with CREATEROLE that owns the
 -- database) against the service database, before the services start. The passwords go in on
 -- standard input, not on the command line (where `ps` shows them):
 --
---   { printf '\\set member_password %s\n\\set issuer_password %s\n' "$(cat member.pw)" "$(cat issuer.pw)"
+--   { printf '\\set member_password %s\n\\set issuer_password %s\n\\set admin_password %s\n' \
+--       "$(cat member.pw)" "$(cat issuer.pw)" "$(cat admin.pw)"
 --     cat deploy/postgres/roles.sql; } | psql "$ADMIN_URL" -q -v ON_ERROR_STOP=1
 --
 -- (each password one word: `openssl rand -hex 24` makes such). Nothing here prints them, and an
@@ -19,7 +20,8 @@ SET client_min_messages = warning;
 
 SELECT 'the service roles' AS bootstrap
 FROM (SELECT set_config('bootstrap.member_password', :'member_password', false),
-             set_config('bootstrap.issuer_password', :'issuer_password', false)) AS passwords;
+             set_config('bootstrap.issuer_password', :'issuer_password', false),
+             set_config('bootstrap.admin_password', :'admin_password', false)) AS passwords;
 
 DO $bootstrap$
 DECLARE
@@ -28,7 +30,8 @@ DECLARE
 BEGIN
     FOR grant_row IN
         SELECT * FROM (VALUES ('member_service', 'member', current_setting('bootstrap.member_password')),
-                              ('token_issuer', 'issuer', current_setting('bootstrap.issuer_password')))
+                              ('token_issuer', 'issuer', current_setting('bootstrap.issuer_password')),
+                              ('admin_api', 'audit', current_setting('bootstrap.admin_password')))
             AS t(role_name, schema_name, password)
     LOOP
         IF length(grant_row.password) < 16 THEN
@@ -82,4 +85,5 @@ END
 $bootstrap$;
 
 SELECT 'done' AS bootstrap
-FROM (SELECT set_config('bootstrap.member_password', '', false), set_config('bootstrap.issuer_password', '', false)) AS cleared;
+FROM (SELECT set_config('bootstrap.member_password', '', false), set_config('bootstrap.issuer_password', '', false),
+             set_config('bootstrap.admin_password', '', false)) AS cleared;

@@ -1,6 +1,7 @@
 import Authentication
 import Contracts
 import Foundation
+import HTTPAPI
 import HTTPServer
 import Logging
 import Messaging

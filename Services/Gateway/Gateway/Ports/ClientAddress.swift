@@ -1,3 +1,4 @@
+import HTTPAPI
 import HTTPServer
 
 /// The address a request comes from, for the per-client rate limit.

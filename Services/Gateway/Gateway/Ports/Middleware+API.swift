@@ -1,4 +1,5 @@
 import Contracts
+import HTTPAPI
 import HTTPServer
 import Logging
 import Runtime

@@ -3,13 +3,13 @@ import HTTPServer
 import JSON
 
 /// Reads a JSON request body into its contract type, with failures that name the field.
-enum RequestBody {
+public enum RequestBody {
     /// The answer to a body over the limit (`maxBodySize`, 64 KiB unless configured otherwise).
-    static let tooLarge = ServiceFailure(.payloadTooLarge, "The request body is larger than 64 KiB.")
+    public static let tooLarge = ServiceFailure(.payloadTooLarge, "The request body is larger than 64 KiB.")
 
     /// The decoded body, or the 4xx to answer: 413 over the size limit, 415 without
     /// `Content-Type: application/json`, 400 naming the missing or ill-typed field.
-    static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest) throws(ServiceFailure) -> T {
+    public static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest) throws(ServiceFailure) -> T {
         if request.bodyTooLarge {
             throw tooLarge
         }

@@ -1,8 +1,9 @@
 import Contracts
 
 extension ServiceFailure {
-    /// The HTTP status of this failure (docs/api.md, "Error codes"). Only the gateway maps codes to statuses.
-    var httpStatus: Int {
+    /// The HTTP status of this failure (docs/api.md, "Error codes"). Only the HTTP faces (the gateway, the
+    /// admin-api) map codes to statuses.
+    public var httpStatus: Int {
         switch code {
         case .invalidRequest: 400
         case .invalidProviderToken, .providerTokenExpired, .nonceMismatch, .unauthorized,

@@ -5,13 +5,13 @@ import JSON
 
 extension HTTPResponse {
     /// `{"data": value}` with `status`.
-    static func data<T: Codable & Sendable>(_ value: T, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
+    public static func data<T: Codable & Sendable>(_ value: T, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
         json(DataEnvelope(value), status: status, headers: headers)
     }
 
     /// The error envelope with the failure's status; 503 and 429 carry `Retry-After`, and
     /// `REAUTHENTICATION_REQUIRED` the RFC 9470 challenge with `maxAge` (seconds).
-    static func failure(_ failure: ServiceFailure, retryAfter: Int? = nil, maxAge: Int64 = 300) -> HTTPResponse {
+    public static func failure(_ failure: ServiceFailure, retryAfter: Int? = nil, maxAge: Int64 = 300) -> HTTPResponse {
         var headers: [(String, String)] = []
         if let retryAfter {
             headers.append(("Retry-After", String(retryAfter)))
@@ -24,7 +24,7 @@ extension HTTPResponse {
     }
 
     /// `value` as a JSON body.
-    static func json<T: Encodable>(_ value: T, status: Int, headers: [(String, String)] = []) -> HTTPResponse {
+    public static func json<T: Encodable>(_ value: T, status: Int, headers: [(String, String)] = []) -> HTTPResponse {
         guard let body = try? MessageCoding.encode(value) else {
             return HTTPResponse(status: 500, headers: [("Content-Type", "application/json")],
                                 body: Array(#"{"error":{"code":"INTERNAL","message":"An internal error occurred."}}"#.utf8))
@@ -33,5 +33,5 @@ extension HTTPResponse {
     }
 
     /// 204 with no body.
-    static let noContent = HTTPResponse(status: 204)
+    public static let noContent = HTTPResponse(status: 204)
 }

@@ -7,7 +7,7 @@ extension HTTPRequest {
     /// So `%72` for `r` (an unreserved character), `%2F` for `/`, `%2e` (lower case) and an encoded
     /// control character (which would end the path MHD decodes at a NUL) are refused; an encoded space
     /// or `é` in a path parameter is not. MHD's decoded `path` must then be the target's path, decoded.
-    var hasCanonicalPath: Bool {
+    public var hasCanonicalPath: Bool {
         let sent = Array(target.utf8.prefix { $0 != UInt8(ascii: "?") })
         guard sent.first == UInt8(ascii: "/"), let decoded = Self.decodeCanonical(sent),
               path.utf8.elementsEqual(String(decoding: decoded, as: UTF8.self).utf8) else { return false }

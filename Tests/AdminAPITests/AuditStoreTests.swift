@@ -1,0 +1,89 @@
+import Contracts
+import Foundation
+import JSON
+import Postgres
+import Testing
+import TestSupport
+@testable import AdminAPI
+
+/// `AuditStore` against a fresh database of its own (as admin_api), without NATS.
+@Suite("Audit store (PostgreSQL)")
+struct AuditStoreTests {
+    static func withStore(_ body: (AuditStore, PostgresClient) async throws -> Void) async throws {
+        let database = try await SchemaDatabase.fresh(.adminAPI, schema: AuditMigrations.schema, migrations: AuditMigrations.all)
+        do {
+            try await body(AuditStore(database: database), database)
+        } catch {
+            await database.close()
+            throw error
+        }
+        await database.close()
+    }
+
+    static func login(_ member: Int64, id: String = UUID().uuidString, at date: Date = Date()) -> AuditRecord {
+        AuditRecord(eventId: id, memberId: member, kind: "member.logged-in", occurredAt: date,
+                    details: ["provider": .string("google"), "deviceId": .string("ipad-\(member)"), "clientAddress": .string("203.0.113.9")])
+    }
+
+    @Test("a batch is stored once by event ID; pages come newest first with a cursor")
+    func storeAndPage() async throws {
+        try await Self.withStore { store, _ in
+            let records = (0..<5).map { Self.login(1, id: "e-\($0)") } + [Self.login(2, id: "other")]
+            try await store.store(AuditBatch(records: records))
+            try await store.store(AuditBatch(records: Array(records.prefix(3))))  // redelivered
+            let first = try await store.records(memberId: 1, before: nil, limit: 3)
+            #expect(first.map(\.record.eventId) == ["e-4", "e-3", "e-2"])
+            let second = try await store.records(memberId: 1, before: first.last?.id, limit: 3)
+            #expect(second.map(\.record.eventId) == ["e-1", "e-0"])
+            #expect(first[0].record.details["deviceId"] == .string("ipad-1"))
+        }
+    }
+
+    @Test("a deletion scrubs the member's records and those that come later; others keep theirs")
+    func scrub() async throws {
+        try await Self.withStore { store, _ in
+            try await store.store(AuditBatch(records: [Self.login(5, id: "before"), Self.login(6, id: "neighbour")]))
+            let deleted = AuditRecord(eventId: "deleted", memberId: 5, kind: "member.deleted", occurredAt: Date(), details: ["reason": .string("requested")])
+            try await store.store(AuditBatch(records: [deleted], erasedMembers: [5]))
+            try await store.store(AuditBatch(records: [Self.login(5, id: "late")]))  // a login event redelivered after the deletion
+            let kept = try await store.records(memberId: 5, before: nil, limit: 10)
+            #expect(kept.map(\.record.kind) == ["member.logged-in", "member.deleted", "member.logged-in"])
+            #expect(kept.allSatisfy { $0.record.details["deviceId"] == nil && $0.record.details["clientAddress"] == nil })
+            #expect(kept[0].record.details["provider"] == .string("google"))
+            #expect(try await store.records(memberId: 6, before: nil, limit: 1).first?.record.details["deviceId"] == .string("ipad-6"))
+        }
+    }
+
+    @Test("an admin action is recorded first, its outcome added after")
+    func adminAction() async throws {
+        try await Self.withStore { store, _ in
+            let id = try await store.begin(AuditRecord(eventId: "admin:1", memberId: 8, kind: "admin.view", occurredAt: Date(), admin: "alice",
+                                                       details: ["requestId": .string("r-1")]))
+            try await store.finish(id, status: 200, details: [:])
+            let record = try #require(try await store.records(memberId: 8, before: nil, limit: 1).first)
+            #expect(record.id == id && record.record.admin == "alice")
+            #expect(record.record.details == ["requestId": .string("r-1"), "status": .integer(200)])
+        }
+    }
+
+    @Test("the sweep deletes past retention, each member's oldest over the cap, the oldest over the total")
+    func sweep() async throws {
+        try await Self.withStore { store, _ in
+            let old = Date().addingTimeInterval(-3 * 86_400)
+            try await store.store(AuditBatch(records: [Self.login(10, id: "old", at: old)]))
+            try await store.store(AuditBatch(records: (0..<150).map { Self.login(11, id: "m11-\($0)") }))
+            try await store.store(AuditBatch(records: (0..<900).map { Self.login(Int64(1_000 + $0), id: "many-\($0)") }))
+            let deleted = try await store.sweep(AuditLimits(retentionDays: 2, maxPerMember: 100, maxRecords: 1_000))
+            #expect(try await store.records(memberId: 10, before: nil, limit: 10).isEmpty)
+            let member11 = try await store.records(memberId: 11, before: nil, limit: 500)
+            // 150 - 50 over the cap; then 100 + 900 = 1,000 in all: nothing more goes.
+            #expect(member11.count == 100)
+            #expect(member11.first?.record.eventId == "m11-149")
+            #expect(deleted == 51)
+            #expect(try await store.sweep(AuditLimits(retentionDays: 2, maxPerMember: 100, maxRecords: 1_000)) == 0)
+            // A smaller total cap takes the oldest: member 11's records came before the 900.
+            #expect(try await store.sweep(AuditLimits(retentionDays: 2, maxPerMember: 100, maxRecords: 1_000 - 40)) == 40)
+            #expect(try await store.records(memberId: 11, before: nil, limit: 500).count == 60)
+        }
+    }
+}
