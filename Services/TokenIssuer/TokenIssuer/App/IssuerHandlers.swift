@@ -31,8 +31,10 @@ struct IssuerHandlers: Sendable {
             try LoginRequest.checkAttemptKey(key)
             return RefreshToken.first(ofLogin: key, memberId: request.memberId, deviceId: request.deviceId, secret: successorSecret)
         } ?? .random()
+        let client = SessionClient(platform: request.platform, appVersion: request.appVersion)
         let (sessionId, refreshToken) = try await repository.startSession(memberId: request.memberId, deviceId: request.deviceId,
-                                                                     provider: request.provider, signedInAt: signedInAt, token: first)
+                                                                     provider: request.provider, signedInAt: signedInAt, client: client,
+                                                                     token: first)
         // The device's previous session, if any, ended in the same transaction.
         outbox.signal()
         var pair = try await tokens.pair(memberId: request.memberId, sessionId: sessionId, authTime: signedInAt, refreshToken: refreshToken)
