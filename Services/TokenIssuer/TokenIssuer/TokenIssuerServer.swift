@@ -12,8 +12,8 @@ import Runtime
 
 /// The token-issuer process: migrates the `issuer` schema, loads its signing keys, then answers
 /// its NATS endpoints (issue, refresh, sessions, suspensions, the admins' session calls, JWKS, key
-/// rotation), publishes session events from its outbox, ends sessions on member and identity
-/// events, rotates keys by age and cleans up expired sessions.
+/// rotation), publishes session events from its outbox, ends sessions on member, identity and
+/// suspension events, rotates keys by age and cleans up expired sessions.
 public struct TokenIssuerServer: Service {
     private let configuration: TokenIssuerConfiguration
     private let logger: Logger
@@ -77,8 +77,8 @@ public struct TokenIssuerServer: Service {
             Self.cleanUp(store, keys, configuration: configuration, logger: logger),
         ]
         if configuration.consumesEvents {
-            events += SessionEventsConsumer.make(connection: nats, store: store, outbox: outbox.wakeup, metrics: metrics,
-                                                   logger: logger.named("events"))
+            events += SessionEventsConsumer.make(connection: nats, store: store, handlers: handlers, outbox: outbox.wakeup,
+                                                 metrics: metrics, logger: logger.named("events"))
         }
         readiness.require(nats: nats, endpoints: services)
         readiness.started()
