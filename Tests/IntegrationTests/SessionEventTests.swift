@@ -57,8 +57,8 @@ struct SessionEventTests {
     }
 }
 
-/// The issuer ends sessions on the member-service's events: all of a deleted member's, and those
-/// that signed in with an identity that was unlinked.
+/// The issuer ends sessions on the member-service's events: all of a deleted or suspended member's, and
+/// those that signed in with an identity that was unlinked.
 @Suite("Sessions ended by member events")
 struct SessionMemberEventTests {
     @Test("member.deleted ends every session of the member, and the gateway refuses their tokens")
@@ -112,5 +112,40 @@ struct SessionMemberEventTests {
         }, until: { seen in seen.contains { $0.data.memberId == other.memberId } })
         #expect(requested.filter { $0.data.memberId == other.memberId }.map(\.data.reason) == ["identity-ended"])
         #expect(try await stack.refresh(other.refreshToken).failure?.code == .invalidRefreshToken)
+    }
+
+    @Test("member.suspended ends the member's sessions and refuses its logins and refreshes; a newer member.unsuspended lifts it, a late suspension does not undo that")
+    func memberSuspended() async throws {
+        let stack = try await TestStack.shared.running()
+        let sub = RunningStack.uniqueSubject()
+        let phone = try await stack.googleSession(sub: sub, deviceId: "phone")
+        let tablet = try await stack.googleSession(sub: sub, deviceId: "tablet")
+        let other = try await stack.googleSession()
+        let memberId = phone.memberId
+        let suspension = MemberSuspended(memberId: memberId, admin: "ops", reason: "test", generation: 1)
+
+        let events = try await stack.events(Events.sessionEnded, timeout: .seconds(10), during: {
+            try await stack.publish(Events.memberSuspended, suspension)
+        }, until: { seen in seen.filter { $0.data.memberId == memberId }.count == 2 })
+        #expect(events.filter { $0.data.memberId == memberId }.map(\.data.reason) == ["suspended", "suspended"])
+        for login in [phone, tablet] {
+            #expect(try await stack.me(login.accessToken, until: 401).status == 401)
+            #expect(try await stack.refresh(login.refreshToken).failure?.code == .memberSuspended)
+        }
+        #expect(try await stack.googleLogin(sub: sub, deviceId: "phone").failure?.code == .memberSuspended)
+        #expect(try await stack.refresh(other.refreshToken).status == 200)
+
+        // Lifted by a newer generation: the ended sessions stay ended, a login starts a new one.
+        try await stack.publish(Events.memberUnsuspended, MemberUnsuspended(memberId: memberId, admin: "ops", reason: "test", generation: 2))
+        let again = try await poll(timeout: .seconds(10), { try await stack.googleLogin(sub: sub, deviceId: "phone") }, until: { $0.status == 200 })
+        #expect(again.status == 200)
+        #expect(try await stack.refresh(phone.refreshToken).failure?.code == .invalidRefreshToken)
+
+        // The suspension delivered again, late: it is older than the lifting and changes nothing.
+        let late = try await stack.events(Events.sessionEnded, timeout: .seconds(2), during: {
+            try await stack.publish(Events.memberSuspended, suspension)
+        }, until: { _ in false })
+        #expect(late.filter { $0.data.memberId == memberId }.isEmpty)
+        #expect(try await stack.refresh(try again.data(LoginResponse.self).refreshToken).status == 200)
     }
 }

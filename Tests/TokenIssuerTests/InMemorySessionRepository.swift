@@ -7,7 +7,9 @@ import JOSE
 /// Sessions and refresh tokens in memory, for the issuer's use cases' tests that need no PostgreSQL. It keeps
 /// the repository's contract (``SessionRepositoryContractTests`` runs the same checks against it and against
 /// `SessionStore`): `issuer.rotate_refresh_token`'s order of checks and outcomes, a login's replacement of the
-/// device's session, a deleted member's refusal. Its clock is ``now``, which a test moves.
+/// device's session, a deleted member's refusal, a suspension's generations and refusals. Its clock is ``now``,
+/// which a test moves. Simpler than the store: one actor, so no lock is needed for a start to see a suspension,
+/// and nothing is ever cleaned up.
 actor InMemorySessionRepository: SessionRepository {
     private struct Session {
         let id: String
@@ -15,6 +17,7 @@ actor InMemorySessionRepository: SessionRepository {
         let deviceId: String
         let provider: Provider
         let signedInAt: Int64
+        let client: SessionClient
         let createdAt: Date
         var lastUsedAt: Date
         var expiresAt: Date
@@ -32,6 +35,8 @@ actor InMemorySessionRepository: SessionRepository {
     private var sessions: [String: Session] = [:]
     private var tokens: [[UInt8]: Token] = [:]
     private var deletedMembers: Set<Int64> = []
+    /// Each member's suspension mark: whether suspended, the change's generation, when it changed.
+    private var suspensions: [Int64: (suspended: Bool, generation: Int64, changedAt: Date)] = [:]
     /// The repository's clock.
     private(set) var now = Date()
 
@@ -50,9 +55,10 @@ actor InMemorySessionRepository: SessionRepository {
         sessions[sessionId]?.ended?.reason
     }
 
-    func startSession(memberId: Int64, deviceId: String, provider: Provider, signedInAt: Int64,
+    func startSession(memberId: Int64, deviceId: String, provider: Provider, signedInAt: Int64, client: SessionClient,
                       token: RefreshToken) async throws -> (sessionId: String, token: RefreshToken) {
         guard !deletedMembers.contains(memberId) else { throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.") }
+        guard suspensions[memberId]?.suspended != true else { throw ServiceFailure.memberSuspended }
         // Another attempt of the same login came first: its session, while it is live and the device's; else nothing.
         if let held = tokens[token.hash] {
             guard let session = sessions[held.sessionId], session.ended == nil, session.memberId == memberId,
@@ -66,7 +72,7 @@ actor InMemorySessionRepository: SessionRepository {
         // A sign-in more than a minute ahead is stored as a minute ahead.
         let signedInAt = min(signedInAt, Int64(now.timeIntervalSince1970) + 60)
         sessions[id] = Session(id: id, memberId: memberId, deviceId: deviceId, provider: provider, signedInAt: signedInAt,
-                               createdAt: now, lastUsedAt: now, expiresAt: now + refreshTokenTTL)
+                               client: client, createdAt: now, lastUsedAt: now, expiresAt: now + refreshTokenTTL)
         tokens[token.hash] = Token(sessionId: id, expiresAt: now + refreshTokenTTL)
         return (id, token)
     }
@@ -82,8 +88,9 @@ actor InMemorySessionRepository: SessionRepository {
             return RefreshRotation(outcome: .unknown, grant: nil)
         }
         let outcome: RefreshOutcome
-        if session.ended != nil {
-            outcome = .ended
+        if let ended = session.ended {
+            let suspended = ended.reason == SessionEndReason.suspended.rawValue && suspensions[session.memberId]?.suspended == true
+            outcome = suspended ? .suspended : .ended
         } else if session.expiresAt <= now || stored.expiresAt <= now {
             outcome = .expired
         } else if let deviceId, deviceId != session.deviceId {
@@ -135,7 +142,36 @@ actor InMemorySessionRepository: SessionRepository {
     func sessions(memberId: Int64) async throws -> [SessionSummary] {
         sessions.values.filter { $0.memberId == memberId && $0.ended == nil && $0.expiresAt > now }
             .sorted { ($0.lastUsedAt, $0.createdAt) > ($1.lastUsedAt, $1.createdAt) }
-            .map { SessionSummary(sessionId: $0.id, deviceId: $0.deviceId, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt) }
+            .map { SessionSummary(sessionId: $0.id, deviceId: $0.deviceId, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt,
+                                  platform: $0.client.platform, appVersion: $0.client.appVersion) }
+    }
+
+    func applySuspension(memberId: Int64, suspended: Bool, generation: Int64, within window: Duration) async throws -> SuspensionChange {
+        var applied = false
+        if generation > suspensions[memberId]?.generation ?? .min {
+            suspensions[memberId] = (suspended, generation, now)
+            applied = true
+        }
+        guard let mark = suspensions[memberId], mark.suspended else { return SuspensionChange(applied: applied, suspended: false, sessionIds: []) }
+        _ = end(.suspended) { $0.memberId == memberId }
+        let ended = sessions.values.filter {
+            $0.memberId == memberId && $0.ended?.reason == SessionEndReason.suspended.rawValue && $0.ended!.at >= mark.changedAt
+                && $0.ended!.at >= now - window.timeInterval
+        }.map(\.id)
+        return SuspensionChange(applied: applied, suspended: true, sessionIds: ended)
+    }
+
+    func adminSessions(memberId: Int64, limit: Int) async throws -> [AdminSession] {
+        sessions.values.filter { $0.memberId == memberId }.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.prefix(limit).map {
+            AdminSession(sessionId: $0.id, deviceId: $0.deviceId, provider: $0.provider, platform: $0.client.platform,
+                         appVersion: $0.client.appVersion, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt, endedAt: $0.ended?.at,
+                         endReason: $0.ended?.reason)
+        }
+    }
+
+    func endSession(sessionId: String, reason: SessionEndReason) async throws -> (memberId: Int64, ended: [String])? {
+        guard let session = sessions[sessionId.lowercased()] else { return nil }
+        return (session.memberId, end(reason) { $0.id == session.id })
     }
 
     /// Ends the live sessions `matching` picks for `reason`; returns their IDs.

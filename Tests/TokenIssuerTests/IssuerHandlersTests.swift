@@ -135,4 +135,90 @@ struct IssuerHandlersTests {
         let bad = await failure { _ = try await handlers.endedSessions(EndedSessionsRequest(after: "99999999999999999999:x", limit: 2)) }
         #expect(bad?.code == .invalidRequest)
     }
+
+    private static let admin = AdminActor(admin: "ops@example.com", reason: "support ticket 42")
+
+    @Test("a login keeps its app's platform and version, cleaned and cut, and the member's list shows them")
+    func sessionClient() async throws {
+        let pair = try await handlers.issue(IssueTokensRequest(memberId: 21, deviceId: "phone", provider: .google,
+                                                               platform: "iOS\u{0} 18.1\n", appVersion: String(repeating: "é", count: 40)))
+        let listed = try await handlers.sessions(ListSessionsRequest(memberId: 21, accessToken: pair.accessToken)).sessions
+        #expect(listed.first?.platform == "iOS 18.1")
+        #expect(listed.first?.appVersion == String(repeating: "é", count: FieldLimits.appVersion / 2))
+    }
+
+    @Test("a suspension ends the member's sessions and refuses its logins and refreshes until a newer change lifts it")
+    func suspension() async throws {
+        let phone = try await login(31)
+        let tablet = try await login(31, device: "tablet")
+        let suspended = try await handlers.memberSuspension(MemberSuspensionRequest(memberId: 31, suspended: true, generation: 4))
+        #expect(Set(suspended.sessionIds) == [phone.sessionId, tablet.sessionId] && suspended.tokensExpireAt != nil)
+        #expect(await repository.endReason(phone.sessionId) == SessionEndReason.suspended.rawValue)
+        let refused = await failure { _ = try await login(31) }
+        #expect(refused == ServiceFailure.memberSuspended)
+        let refresh = await failure { _ = try await self.refresh(phone.refreshToken) }
+        #expect(refresh?.code == .memberSuspended && refresh?.message == "The account is suspended.")
+
+        // Repeated (its event after the call): the same answer, nothing changed; an older lifting loses.
+        let repeated = try await handlers.memberSuspension(MemberSuspensionRequest(memberId: 31, suspended: true, generation: 4))
+        #expect(Set(repeated.sessionIds) == Set(suspended.sessionIds))
+        #expect(try await handlers.memberSuspension(MemberSuspensionRequest(memberId: 31, suspended: false, generation: 3)).sessionIds
+                == repeated.sessionIds)
+        #expect(await failure { _ = try await login(31) } == ServiceFailure.memberSuspended)
+
+        let lifted = try await handlers.memberSuspension(MemberSuspensionRequest(memberId: 31, suspended: false, generation: 5))
+        #expect(lifted.sessionIds.isEmpty)
+        let ended = await failure { _ = try await self.refresh(phone.refreshToken) }
+        #expect(ended?.code == .invalidRefreshToken)
+        #expect(try await login(31).sessionId != phone.sessionId)
+
+        let zero = await failure { _ = try await handlers.memberSuspension(MemberSuspensionRequest(memberId: 0, suspended: true, generation: 1)) }
+        let negative = await failure {
+            _ = try await handlers.memberSuspension(MemberSuspensionRequest(memberId: 31, suspended: true, generation: -1))
+        }
+        #expect(zero?.code == .invalidRequest && negative?.code == .invalidRequest)
+    }
+
+    @Test("an admin lists a member's sessions, live and ended, for a named admin")
+    func adminSessions() async throws {
+        let first = try await handlers.issue(IssueTokensRequest(memberId: 41, deviceId: "phone", provider: .google, platform: "Android 15",
+                                                                appVersion: "MyApp 1.0"))
+        await repository.advance(by: .milliseconds(1))
+        let second = try await login(41)
+        let list = try await handlers.adminSessions(AdminMemberRequest(actor: AdminActor(admin: "ops"), memberId: 41)).sessions
+        #expect(list.map(\.sessionId) == [second.sessionId, first.sessionId])
+        #expect(list[1].platform == "Android 15" && list[1].appVersion == "MyApp 1.0" && list[1].endReason == "replaced" && list[1].provider == .google)
+        for actor in [AdminActor(admin: " "), AdminActor(admin: String(repeating: "a", count: FieldLimits.adminName + 1)),
+                      AdminActor(admin: "ops\n")] {
+            let refused = await failure { _ = try await handlers.adminSessions(AdminMemberRequest(actor: actor, memberId: 41)) }
+            #expect(refused?.code == .invalidRequest)
+        }
+        let zero = await failure { _ = try await handlers.adminSessions(AdminMemberRequest(actor: Self.admin, memberId: 0)) }
+        #expect(zero?.code == .invalidRequest)
+    }
+
+    @Test("an admin ends a session by ID once; no such session is NOT_FOUND; the ID must be a UUID and the admin give a reason")
+    func adminEndSession() async throws {
+        let pair = try await login(51)
+        let ended = try await handlers.adminEndSession(AdminEndSessionRequest(actor: Self.admin, sessionId: pair.sessionId.uppercased()))
+        #expect(ended.memberId == 51 && ended.sessionsEnded.sessionIds == [pair.sessionId] && ended.sessionsEnded.tokensExpireAt != nil)
+        #expect(await repository.endReason(pair.sessionId) == SessionEndReason.admin.rawValue)
+        let again = try await handlers.adminEndSession(AdminEndSessionRequest(actor: Self.admin, sessionId: pair.sessionId))
+        #expect(again.memberId == 51 && again.sessionsEnded.sessionIds.isEmpty)
+        let refresh = await failure { _ = try await self.refresh(pair.refreshToken) }
+        #expect(refresh?.code == .invalidRefreshToken)
+
+        let none = await failure {
+            _ = try await handlers.adminEndSession(AdminEndSessionRequest(actor: Self.admin, sessionId: UUID().uuidString))
+        }
+        #expect(none?.code == .notFound)
+        for sessionId in ["", "not-a-uuid", "{\(pair.sessionId)}"] {
+            let bad = await failure { _ = try await handlers.adminEndSession(AdminEndSessionRequest(actor: Self.admin, sessionId: sessionId)) }
+            #expect(bad?.code == .invalidRequest, "\(sessionId)")
+        }
+        let noReason = await failure {
+            _ = try await handlers.adminEndSession(AdminEndSessionRequest(actor: AdminActor(admin: "ops"), sessionId: pair.sessionId))
+        }
+        #expect(noReason?.code == .invalidRequest)
+    }
 }

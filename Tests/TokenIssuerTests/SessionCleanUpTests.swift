@@ -69,4 +69,21 @@ struct SessionCleanUpTests {
             #expect(try await store.cleanUp(endedRetention: .seconds(900)) == 1)
         }
     }
+
+    @Test("a session a suspension ended stays while the suspension holds, so its refresh says so; lifted, it goes")
+    func suspendedSessionsStay() async throws {
+        try await withIssuerDatabase { database in
+            let store = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
+            let member = Int64.random(in: 1_000_000_000...9_000_000_000)
+            let (suspended, token) = try await store.startSession(memberId: member, deviceId: "phone", provider: .google)
+            _ = try await store.applySuspension(memberId: member, suspended: true, generation: 1, within: .seconds(900))
+            _ = try await database.query("UPDATE issuer.sessions SET ended_at = now() - interval '2 hours' WHERE id = \(suspended)::uuid")
+
+            #expect(try await store.cleanUp(endedRetention: .seconds(900)) == 0)
+            #expect(try await store.rotate(token, deviceId: "phone", secret: [1, 2, 3]).outcome == .suspended)
+            _ = try await store.applySuspension(memberId: member, suspended: false, generation: 2, within: .seconds(900))
+            #expect(try await store.cleanUp(endedRetention: .seconds(900)) == 1)
+            #expect(try await store.rotate(token, deviceId: "phone", secret: [1, 2, 3]).outcome == .unknown)
+        }
+    }
 }

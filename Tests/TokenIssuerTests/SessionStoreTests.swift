@@ -136,4 +136,18 @@ struct SessionStoreTests {
         #expect(try await store.endDeletedMember(member).isEmpty)
         #expect(try await Self.events(store, live) == ["session.ended member-deleted"])
     }
+
+    @Test("start_session of the release before (six arguments) still starts a session, without its app")
+    func startSessionOfTheReleaseBefore() async throws {
+        let store = try await Self.store.value
+        let member = Self.member()
+        let token = RefreshToken.random()
+        let started = try await store.database.query("""
+            SELECT issuer.start_session(p_member => \(member), p_device => 'old', p_provider => 'GOOGLE',
+                                        p_token_hash => \(token.hash), p_ttl_seconds => 3600, p_signed_in_at => 1)::text AS id
+            """)
+        #expect(started.count == 1 && !(started.first?.isNull("id") ?? true))
+        let listed = try await store.sessions(memberId: member)
+        #expect(listed.count == 1 && listed.first?.platform == nil && listed.first?.appVersion == nil)
+    }
 }

@@ -11,9 +11,9 @@ import Postgres
 import Runtime
 
 /// The token-issuer process: migrates the `issuer` schema, loads its signing keys, then answers
-/// its NATS endpoints (issue, refresh, sessions, JWKS, key rotation), publishes session events
-/// from its outbox, ends sessions on member and identity events, rotates keys by age and cleans
-/// up expired sessions.
+/// its NATS endpoints (issue, refresh, sessions, suspensions, the admins' session calls, JWKS, key
+/// rotation), publishes session events from its outbox, ends sessions on member, identity and
+/// suspension events, rotates keys by age and cleans up expired sessions.
 public struct TokenIssuerServer: Service {
     private let configuration: TokenIssuerConfiguration
     private let logger: Logger
@@ -77,8 +77,8 @@ public struct TokenIssuerServer: Service {
             Self.cleanUp(store, keys, configuration: configuration, logger: logger),
         ]
         if configuration.consumesEvents {
-            events += SessionEventsConsumer.make(connection: nats, store: store, outbox: outbox.wakeup, metrics: metrics,
-                                                   logger: logger.named("events"))
+            events += SessionEventsConsumer.make(connection: nats, store: store, handlers: handlers, outbox: outbox.wakeup,
+                                                 metrics: metrics, logger: logger.named("events"))
         }
         readiness.require(nats: nats, endpoints: services)
         readiness.started()
@@ -108,6 +108,12 @@ public struct TokenIssuerServer: Service {
             Responder(connection: nats, endpoint: Endpoints.endIdentitySessions, queue: queue, logger: logger,
                       handler: handlers.endIdentitySessions),
             Responder(connection: nats, endpoint: Endpoints.listSessions, queue: queue, logger: logger, handler: handlers.sessions),
+            // Sent by the member-service alone, after it committed a suspension or its lifting.
+            Responder(connection: nats, endpoint: Endpoints.memberSuspension, queue: queue, logger: logger,
+                      handler: handlers.memberSuspension),
+            // Sent by the admin-api alone (BusSubjects.requests): its identity is the proof, for a named admin.
+            Responder(connection: nats, endpoint: Endpoints.adminListSessions, queue: queue, logger: logger, handler: handlers.adminSessions),
+            Responder(connection: nats, endpoint: Endpoints.adminEndSession, queue: queue, logger: logger, handler: handlers.adminEndSession),
             Responder(connection: nats, endpoint: Endpoints.accessTokenKeys, queue: queue, logger: logger, handler: handlers.jwks),
             // Read by each gateway at start and after a reconnect: a few at a time, so a reconnecting fleet
             // leaves the pool to logins and refreshes.

@@ -88,5 +88,6 @@ enum IssuerMigrations {
         keyVouches,
         endedSessionsOrder,
         signInTime,
+        suspensions,
     ]
 }

@@ -10,23 +10,33 @@ struct SessionStore: SessionRepository {
     let reuseGrace: Duration
 
     /// Ends the member's session on `deviceId`, if any, and starts a new one that signed in with its provider at
-    /// `signedInAt` (seconds since 1970); returns its ID and refresh token.
-    /// `UNAUTHORIZED` when the member was deleted: a login that found it just before does not outlive it.
+    /// `signedInAt` (seconds since 1970) from the app `client`; returns its ID and refresh token.
+    /// `UNAUTHORIZED` when the member was deleted: a login that found it just before does not outlive it;
+    /// `MEMBER_SUSPENDED` while it is suspended (`issuer.start_session` raises SQLSTATE `IS001`).
     /// `token` is the session's first refresh token; when a live session of the member's device already has it
     /// (another attempt of the same login came first), that session is returned and nothing is replaced.
     func startSession(memberId: Int64, deviceId: String, provider: Provider,
-                      signedInAt: Int64 = Int64(Date().timeIntervalSince1970),
+                      signedInAt: Int64 = Int64(Date().timeIntervalSince1970), client: SessionClient = .unknown,
                       token: RefreshToken = .random()) async throws -> (sessionId: String, token: RefreshToken) {
-        let rows = try await database.query(
-            """
-            SELECT issuer.start_session(p_member => \(memberId), p_device => \(deviceId), p_provider => \(provider.rawValue),
-                                        p_token_hash => \(token.hash), p_ttl_seconds => \(refreshTokenTTL.components.seconds),
-                                        p_signed_in_at => \(signedInAt)) AS id
-            """)
+        let rows: PostgresRows
+        do {
+            rows = try await database.query(
+                """
+                SELECT issuer.start_session(p_member => \(memberId), p_device => \(deviceId), p_provider => \(provider.rawValue),
+                                            p_token_hash => \(token.hash), p_ttl_seconds => \(refreshTokenTTL.components.seconds),
+                                            p_signed_in_at => \(signedInAt), p_platform => \(client.platform),
+                                            p_app_version => \(client.appVersion)) AS id
+                """)
+        } catch let error as PostgresError where error.sqlState == Self.memberSuspendedState {
+            throw ServiceFailure.memberSuspended
+        }
         guard let row = rows.first else { throw ServiceFailure.internal }
         guard !row.isNull("id") else { throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.") }
         return (try row.uuid("id").uuidString.lowercased(), token)
     }
+
+    /// The SQLSTATE `issuer.start_session` raises for a suspended member.
+    static let memberSuspendedState = "IS001"
 
     /// Records that the member was deleted, so no session starts for it again, and ends its live
     /// sessions; returns the IDs it ended. Idempotent.
@@ -120,18 +130,67 @@ struct SessionStore: SessionRepository {
     func sessions(memberId: Int64) async throws -> [SessionSummary] {
         let rows = try await database.query(
             """
-            SELECT id, device_id, created_at, last_used_at FROM issuer.sessions
+            SELECT id, device_id, created_at, last_used_at, platform, app_version FROM issuer.sessions
              WHERE member_id = \(memberId) AND ended_at IS NULL AND expires_at > now()
              ORDER BY last_used_at DESC, created_at DESC
             """)
         return try rows.map { row in
             SessionSummary(sessionId: try row.uuid("id").uuidString.lowercased(), deviceId: try row.string("device_id"),
-                           createdAt: try row.date("created_at"), lastUsedAt: try row.date("last_used_at"))
+                           createdAt: try row.date("created_at"), lastUsedAt: try row.date("last_used_at"),
+                           platform: try row.optionalString("platform"), appVersion: try row.optionalString("app_version"))
         }
     }
 
+    /// Applies a suspension change in one round trip (`issuer.apply_member_suspension`, under the member's lock).
+    func applySuspension(memberId: Int64, suspended: Bool, generation: Int64, within window: Duration) async throws -> SuspensionChange {
+        let rows = try await database.query(
+            """
+            SELECT applied, suspended, session_id FROM issuer.apply_member_suspension(
+                p_member => \(memberId), p_suspended => \(suspended), p_generation => \(generation),
+                p_window_seconds => \(window.components.seconds))
+            """)
+        guard let first = rows.first else { throw ServiceFailure.internal }
+        let ended = try rows.compactMap { try $0.optionalUUID("session_id")?.uuidString.lowercased() }
+        return SuspensionChange(applied: try first.bool("applied"), suspended: try first.bool("suspended"), sessionIds: ended)
+    }
+
+    /// The member's sessions, live and ended (as long as ``cleanUp(endedRetention:batchSize:)`` keeps them),
+    /// newest first, at most `limit` (an index range of `sessions_member_created`).
+    func adminSessions(memberId: Int64, limit: Int) async throws -> [AdminSession] {
+        let rows = try await database.query(
+            """
+            SELECT id, device_id, provider, platform, app_version, created_at, last_used_at, ended_at, end_reason
+              FROM issuer.sessions WHERE member_id = \(memberId)
+             ORDER BY created_at DESC, id DESC LIMIT \(Int64(limit))
+            """)
+        return try rows.map { row in
+            let provider = try row.string("provider")
+            guard let known = Provider(rawValue: provider) else { throw IssuerError.unexpectedStatus(provider) }
+            return AdminSession(sessionId: try row.uuid("id").uuidString.lowercased(), deviceId: try row.string("device_id"),
+                                provider: known, platform: try row.optionalString("platform"),
+                                appVersion: try row.optionalString("app_version"), createdAt: try row.date("created_at"),
+                                lastUsedAt: try row.date("last_used_at"), endedAt: try row.optionalDate("ended_at"),
+                                endReason: try row.optionalString("end_reason"))
+        }
+    }
+
+    /// Ends the session `sessionId` if it is live, whoever's it is: its member and the IDs ended (none when it
+    /// had ended), or nil when there is no such session (or `sessionId` is no UUID).
+    func endSession(sessionId: String, reason: SessionEndReason) async throws -> (memberId: Int64, ended: [String])? {
+        guard let id = UUID(uuidString: sessionId) else { return nil }
+        let ended = try await database.query(
+            """
+            UPDATE issuer.sessions SET ended_at = clock_timestamp(), end_reason = \(reason.rawValue)
+             WHERE id = \(id) AND ended_at IS NULL RETURNING member_id
+            """)
+        if let row = ended.first { return (try row.int("member_id"), [id.uuidString.lowercased()]) }
+        // Ended already, or none: only then a second look.
+        let rows = try await database.query("SELECT member_id FROM issuer.sessions WHERE id = \(id)")
+        return try rows.first.map { (try $0.int("member_id"), []) }
+    }
+
     /// Deletes, in batches, sessions that expired or ended longer than `endedRetention` ago (with their
-    /// refresh tokens), refresh tokens past their expiry and deleted members older than a refresh token lives. Only one replica cleans at a time: a
+    /// refresh tokens; those a suspension in force ended stay until they expire), refresh tokens past their expiry and deleted members older than a refresh token lives. Only one replica cleans at a time: a
     /// replica that finds the lock taken leaves the work to the holder. Returns the rows deleted.
     func cleanUp(endedRetention: Duration, batchSize: Int = 1_000) async throws -> Int {
         var total = 0
@@ -139,11 +198,16 @@ struct SessionStore: SessionRepository {
             let deleted = try await database.withTransaction { connection -> (sessions: Int, tokens: Int)? in
                 let lock = try await connection.query("SELECT pg_try_advisory_xact_lock(hashtext('issuer.clean-up')) AS locked")
                 guard try lock.first?.bool("locked") == true else { return nil }
+                // A session a suspension ended stays while the suspension holds (until it expires), so its refresh
+                // answers MEMBER_SUSPENDED rather than an unknown token.
                 let sessions = try await connection.query(
                     """
                     DELETE FROM issuer.sessions WHERE id IN (
-                        SELECT id FROM issuer.sessions
-                         WHERE expires_at < now() OR ended_at < now() - make_interval(secs => \(endedRetention.components.seconds))
+                        SELECT s.id FROM issuer.sessions s
+                         WHERE s.expires_at < now()
+                            OR (s.ended_at < now() - make_interval(secs => \(endedRetention.components.seconds))
+                                AND NOT (s.end_reason = 'suspended' AND EXISTS (
+                                    SELECT 1 FROM issuer.member_suspensions m WHERE m.member_id = s.member_id AND m.suspended)))
                          LIMIT \(batchSize))
                     """)
                 let tokens = try await connection.query(

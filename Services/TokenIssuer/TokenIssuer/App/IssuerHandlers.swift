@@ -31,8 +31,10 @@ struct IssuerHandlers: Sendable {
             try LoginRequest.checkAttemptKey(key)
             return RefreshToken.first(ofLogin: key, memberId: request.memberId, deviceId: request.deviceId, secret: successorSecret)
         } ?? .random()
+        let client = SessionClient(platform: request.platform, appVersion: request.appVersion)
         let (sessionId, refreshToken) = try await repository.startSession(memberId: request.memberId, deviceId: request.deviceId,
-                                                                     provider: request.provider, signedInAt: signedInAt, token: first)
+                                                                     provider: request.provider, signedInAt: signedInAt, client: client,
+                                                                     token: first)
         // The device's previous session, if any, ended in the same transaction.
         outbox.signal()
         var pair = try await tokens.pair(memberId: request.memberId, sessionId: sessionId, authTime: signedInAt, refreshToken: refreshToken)
@@ -98,6 +100,62 @@ struct IssuerHandlers: Sendable {
         return reply
     }
 
+    /// Applies the member-service's suspension or its lifting, when newer than the one held, and answers with the
+    /// sessions the suspension in force ended, including those the `member.suspended` consumer ended first:
+    /// the gateway refuses their access tokens from the answer. Only the member-service's identity may send it,
+    /// once it committed the change. A late or repeated change changes nothing.
+    func memberSuspension(_ request: MemberSuspensionRequest) async throws -> SessionsEnded {
+        try Self.checkMember(request.memberId)
+        guard request.generation >= 0 else { throw ServiceFailure.invalidRequest("generation must not be negative.") }
+        let change = try await applySuspension(memberId: request.memberId, suspended: request.suspended, generation: request.generation,
+                                               source: "call")
+        return SessionsEnded(sessionIds: change.sessionIds, tokensExpireAt: tokensExpireAt)
+    }
+
+    /// Applies a suspension change, from the member-service's call or its event (``SessionEventsConsumer``), and
+    /// wakes the outbox when it ended sessions (their `session.ended` events wait there).
+    func applySuspension(memberId: Int64, suspended: Bool, generation: Int64, source: String) async throws -> SuspensionChange {
+        let change = try await repository.applySuspension(memberId: memberId, suspended: suspended, generation: generation,
+                                                          within: configuration.accessTokenTTL)
+        if change.applied {
+            if change.suspended { outbox.signal() }
+            logger.info(change.suspended ? "member suspended; sessions ended" : "member's suspension lifted",
+                        ["member.id": String(memberId), "suspension.generation": String(generation), "suspension.source": source,
+                         "sessions.count": String(change.sessionIds.count)])
+        }
+        return change
+    }
+
+    /// A member's sessions, live and ended, newest first, the newest ``adminSessionsLimit`` at most; for the
+    /// admin-api alone (its NATS identity is the proof), for a named admin.
+    func adminSessions(_ request: AdminMemberRequest) async throws -> AdminSessionList {
+        try Self.checkAdmin(request.actor)
+        try Self.checkMember(request.memberId)
+        return AdminSessionList(sessions: try await repository.adminSessions(memberId: request.memberId, limit: Self.adminSessionsLimit))
+    }
+
+    /// The most sessions ``adminSessions(_:)`` answers: a member has one live session a device, and ended ones
+    /// are kept about as long as their access tokens live.
+    static let adminSessionsLimit = 200
+
+    /// Ends one session by ID (`admin`), whoever's it is; for the admin-api alone, for a named admin with a
+    /// reason. `NOT_FOUND` when there is no such session; a session that had ended already answers no IDs.
+    func adminEndSession(_ request: AdminEndSessionRequest) async throws -> AdminSessionEnded {
+        try Self.checkAdmin(request.actor)
+        try Field.required(request.actor.reason ?? "", "actor.reason", maxBytes: FieldLimits.adminReason)
+        guard request.sessionId.utf8.count == 36, let id = UUID(uuidString: request.sessionId) else {
+            throw ServiceFailure.invalidRequest("sessionId must be a UUID.")
+        }
+        guard let result = try await repository.endSession(sessionId: id.uuidString.lowercased(), reason: .admin) else {
+            throw ServiceFailure(.notFound, "No such session.")
+        }
+        guard !result.ended.isEmpty else { return AdminSessionEnded(memberId: result.memberId, sessionsEnded: SessionsEnded(sessionIds: [])) }
+        outbox.signal()
+        logger.info("session ended by an admin", ["admin.name": request.actor.admin, "member.id": String(result.memberId),
+                                                  "session.id": result.ended[0]])
+        return AdminSessionEnded(memberId: result.memberId, sessionsEnded: SessionsEnded(sessionIds: result.ended, tokensExpireAt: tokensExpireAt))
+    }
+
     func sessions(_ request: ListSessionsRequest) async throws -> SessionList {
         try await proof.claims(of: request.accessToken, memberId: request.memberId)
         return SessionList(sessions: try await repository.sessions(memberId: request.memberId))
@@ -142,10 +200,18 @@ struct IssuerHandlers: Sendable {
             logger.info("sessions ended", ["member.id": String(memberId), "session.end_reason": reason.rawValue,
                                            "sessions.count": String(ended.count)])
         }
-        return SessionsEnded(sessionIds: ended, tokensExpireAt: Date().addingTimeInterval(configuration.accessTokenTTL.timeInterval))
+        return SessionsEnded(sessionIds: ended, tokensExpireAt: tokensExpireAt)
     }
+
+    /// When the access tokens of a session that ends now have all expired: a gateway keeps it on its ended list until then.
+    private var tokensExpireAt: Date { Date().addingTimeInterval(configuration.accessTokenTTL.timeInterval) }
 
     private static func checkMember(_ memberId: Int64) throws(ServiceFailure) {
         guard memberId > 0 else { throw ServiceFailure.invalidRequest("memberId must be positive.") }
+    }
+
+    /// The admin an admin call names: the admin-api's identity proves the call, the name says for whom it acts.
+    private static func checkAdmin(_ actor: AdminActor) throws(ServiceFailure) {
+        try Field.required(actor.admin, "actor.admin", maxBytes: FieldLimits.adminName)
     }
 }

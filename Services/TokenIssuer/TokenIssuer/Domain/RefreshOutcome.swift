@@ -15,19 +15,24 @@ enum RefreshOutcome: String, Sendable, CaseIterable {
     case expired
     /// The token's session had ended.
     case ended
+    /// The token's session ended because an admin suspended the member, who still is.
+    case suspended
     /// The caller named another device than the session's.
     case wrongDevice = "wrong-device"
 
     /// Rule (refresh reply): a first use and a duplicate inside the grace window both get the
     /// successor (nil here); a reuse is told apart, so the app knows the session was ended because
     /// someone else may hold its token; anything else is an invalid token, without saying which,
-    /// since the caller may not be the token's owner.
+    /// since the caller may not be the token's owner. A session a suspension ended says so while the
+    /// suspension holds: the token proves the caller held that session, and the app can tell its user why.
     var failure: ServiceFailure? {
         switch self {
         case .rotated, .replayed:
             nil
         case .reused:
             ServiceFailure(.refreshTokenReused, "The refresh token was already used; sign in again.")
+        case .suspended:
+            ServiceFailure.memberSuspended
         case .unknown, .expired, .ended, .wrongDevice:
             ServiceFailure(.invalidRefreshToken, "The refresh token is not valid or has expired; sign in again.")
         }

@@ -14,4 +14,8 @@ enum SessionEndReason: String, Sendable {
     case identityEnded = "identity-ended"
     /// The member ended it from the session list.
     case revoked
+    /// An admin suspended the member (ended in SQL, by `issuer.apply_member_suspension`).
+    case suspended
+    /// An admin ended it.
+    case admin
 }

@@ -7,11 +7,12 @@ import Foundation
 /// store's, in one statement each; what their outcomes mean is this folder's (``RefreshOutcome``).
 protocol SessionRepository: Sendable {
     /// Ends the member's session on `deviceId`, if any, and starts one that signed in with its provider at
-    /// `signedInAt` (seconds since 1970, at most a minute ahead) with `token` as its first refresh token; when a
-    /// session holds `token` already (another attempt of the same login came first), that one is returned while
-    /// it is live and the member's device's, and nothing is replaced. `UNAUTHORIZED` when the member was deleted,
-    /// or the session that holds `token` has ended since.
-    func startSession(memberId: Int64, deviceId: String, provider: Provider, signedInAt: Int64,
+    /// `signedInAt` (seconds since 1970, at most a minute ahead) from the app `client` with `token` as its first
+    /// refresh token; when a session holds `token` already (another attempt of the same login came first), that
+    /// one is returned while it is live and the member's device's, and nothing is replaced. `UNAUTHORIZED` when
+    /// the member was deleted, or the session that holds `token` has ended since; `MEMBER_SUSPENDED` while the
+    /// member's suspension holds.
+    func startSession(memberId: Int64, deviceId: String, provider: Provider, signedInAt: Int64, client: SessionClient,
                       token: RefreshToken) async throws -> (sessionId: String, token: RefreshToken)
     /// Records that the member was deleted, so no session starts for it again, and ends its live sessions;
     /// returns the IDs it ended. Idempotent.
@@ -30,6 +31,27 @@ protocol SessionRepository: Sendable {
         -> [(id: String, endedAt: Date, cursor: String)]
     /// The member's live sessions, most recently used first.
     func sessions(memberId: Int64) async throws -> [SessionSummary]
+    /// Applies the member-service's suspension change when `generation` is newer than the one held (a late or
+    /// repeated change changes nothing): suspended, the member's live sessions end (`suspended`) and none starts
+    /// until a newer change lifts it, the starts and this change taking turns on the member. Answers with the
+    /// sessions the suspension in force ended within `window`, whoever applied it.
+    func applySuspension(memberId: Int64, suspended: Bool, generation: Int64, within window: Duration) async throws -> SuspensionChange
+    /// The member's sessions, live and ended (as long as they are kept), newest first, at most `limit`.
+    func adminSessions(memberId: Int64, limit: Int) async throws -> [AdminSession]
+    /// Ends the session `sessionId`, whoever's it is, for `reason`: its member and the IDs this call ended (empty
+    /// when it had ended already), or nil when there is no such session.
+    func endSession(sessionId: String, reason: SessionEndReason) async throws -> (memberId: Int64, ended: [String])?
+}
+
+/// What a suspension change came to (``SessionRepository/applySuspension(memberId:suspended:generation:within:)``).
+struct SuspensionChange: Sendable, Equatable {
+    /// Whether the change was newer than the one held, and so applied.
+    let applied: Bool
+    /// Whether the member is suspended now: by this change, or by the newer one held.
+    let suspended: Bool
+    /// The sessions the suspension in force ended within the window asked for, by this change or an earlier
+    /// delivery of it; empty when the member is not suspended.
+    let sessionIds: [String]
 }
 
 /// What a refresh attempt came to, with the session and successor when the outcome grants them.

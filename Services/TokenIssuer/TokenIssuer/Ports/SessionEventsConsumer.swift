@@ -6,21 +6,27 @@ import Metrics
 import NATS
 import Runtime
 
-/// Ends sessions when the member-service reports a deleted member or an ended identity. The
-/// gateway already asked for that before it answered (`auth.issuer.member-deleted`,
-/// `auth.issuer.identity-ended`); the events make sure of it when that call was lost. Reads the
-/// events stream through durable consumers shared by every replica, so events published while the
-/// issuer was down are handled when it is back. Ending an ended session changes nothing, so a
-/// redelivered event is harmless.
+/// Ends sessions when the member-service reports a deleted member, an ended identity or a suspension, and
+/// lifts a suspension when it reports that. The member-service already asked for that before it answered
+/// (`auth.issuer.member-deleted`, `auth.issuer.identity-ended`, `auth.issuer.member-suspension`); the events
+/// make sure of it when that call was lost. Reads the events stream through durable consumers shared by every
+/// replica, so events published while the issuer was down are handled when it is back. Ending an ended session
+/// changes nothing, and a suspension change is applied only when its generation is newer than the one held, so
+/// a redelivered or late event is harmless.
 enum SessionEventsConsumer {
     /// The durable consumer of `member.deleted`.
     static let memberDeletedDurable = Events.Durables.sessionsOfDeletedMembers
     /// The durable consumer of `identity.unlinked` (JetStream filters one subject per consumer).
     static let identityUnlinkedDurable = Events.Durables.sessionsOfUnlinkedIdentities
+    /// The durable consumer of `member.suspended`.
+    static let memberSuspendedDurable = Events.Durables.sessionsOfSuspendedMembers
+    /// The durable consumer of `member.unsuspended`.
+    static let memberUnsuspendedDurable = Events.Durables.sessionsOfUnsuspendedMembers
 
-    /// The two consumers; the session events their changes write go out through `outbox`.
-    static func make(connection: NATSConnection, store: any SessionRepository, outbox: Wakeup, metrics: MetricsRegistry?,
-                     logger: Logger) -> [any Service] {
+    /// The four consumers; the session events their changes write go out through `outbox`. A suspension change is
+    /// applied as the member-service's call applies it (`handlers`).
+    static func make(connection: NATSConnection, store: any SessionRepository, handlers: IssuerHandlers, outbox: Wakeup,
+                     metrics: MetricsRegistry?, logger: Logger) -> [any Service] {
         [
             EventConsumer(connection: connection, type: Events.memberDeleted, durable: memberDeletedDurable, metrics: metrics,
                           logger: logger) { event, _ in
@@ -32,6 +38,18 @@ enum SessionEventsConsumer {
                 // account-delete), the sessions signed in with it end.
                 ended(try await store.endSessions(memberId: event.data.memberId, provider: event.data.provider, reason: .identityEnded),
                       event, outbox: outbox, logger: logger)
+            },
+            EventConsumer(connection: connection, type: Events.memberSuspended, durable: memberSuspendedDurable, metrics: metrics,
+                          logger: logger) { event, _ in
+                _ = try await handlers.applySuspension(memberId: event.data.memberId, suspended: true,
+                                                       generation: event.data.generation, source: "event")
+                return .ack
+            },
+            EventConsumer(connection: connection, type: Events.memberUnsuspended, durable: memberUnsuspendedDurable, metrics: metrics,
+                          logger: logger) { event, _ in
+                _ = try await handlers.applySuspension(memberId: event.data.memberId, suspended: false,
+                                                       generation: event.data.generation, source: "event")
+                return .ack
             },
         ]
     }

@@ -22,11 +22,20 @@
 -- since 1970, as the issuer signs it into auth_time; now when not given) as its signed_in_at, which every
 -- refresh hands back unchanged. The issuer never passes a time later than its own now; a minute ahead of
 -- the database's is allowed (the clocks of two hosts), no more, so a refresh signs what the login signed.
--- Until p_signed_in_at was added it took five arguments: that signature is dropped, so a call that names
--- only those five (a replica of the release before) takes the default.
+-- Rule (a suspended member starts no session): while the member's suspension mark holds (see
+-- apply_member_suspension, which takes the member's lock exclusive as the deletion does), a start raises
+-- SQLSTATE 'IS001' (SessionStore answers MEMBER_SUSPENDED): a session starts either before the
+-- suspension, which then ends it, or after, and is refused. An error, not a NULL: a replica of the release
+-- before reads a NULL as a deleted member, an error as a failure, and neither starts a session.
+-- Rule (a session remembers its app): p_platform and p_app_version (cleaned and cut by the issuer) are kept
+-- for the session lists.
+-- Until p_signed_in_at was added it took five arguments, and until p_platform and p_app_version, six: those
+-- signatures are dropped, so a call that names only those (a replica of a release before) takes the defaults.
 DROP FUNCTION IF EXISTS issuer.start_session(BIGINT, TEXT, TEXT, BYTEA, INT);
+DROP FUNCTION IF EXISTS issuer.start_session(BIGINT, TEXT, TEXT, BYTEA, INT, BIGINT);
 CREATE OR REPLACE FUNCTION issuer.start_session(p_member BIGINT, p_device TEXT, p_provider TEXT, p_token_hash BYTEA,
-                                                p_ttl_seconds INT, p_signed_in_at BIGINT DEFAULT NULL)
+                                                p_ttl_seconds INT, p_signed_in_at BIGINT DEFAULT NULL,
+                                                p_platform TEXT DEFAULT NULL, p_app_version TEXT DEFAULT NULL)
 RETURNS UUID
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -36,6 +45,9 @@ BEGIN
     PERFORM pg_advisory_xact_lock_shared(hashtext('issuer.member'), hashtext(p_member::text));
     IF EXISTS (SELECT 1 FROM issuer.deleted_members WHERE member_id = p_member) THEN
         RETURN NULL;
+    END IF;
+    IF EXISTS (SELECT 1 FROM issuer.member_suspensions m WHERE m.member_id = p_member AND m.suspended) THEN
+        RAISE EXCEPTION 'member % is suspended', p_member USING ERRCODE = 'IS001';
     END IF;
     PERFORM pg_advisory_xact_lock(hashtext(p_member::text), hashtext(p_device));
     -- Rule (a login's attempts are one login): the first token is derived from the login's key, so an
@@ -48,9 +60,9 @@ BEGIN
     END IF;
     UPDATE issuer.sessions SET ended_at = clock_timestamp(), end_reason = 'replaced'
      WHERE member_id = p_member AND device_id = p_device AND ended_at IS NULL;
-    INSERT INTO issuer.sessions (id, member_id, device_id, provider, signed_in_at, expires_at)
+    INSERT INTO issuer.sessions (id, member_id, device_id, provider, signed_in_at, expires_at, platform, app_version)
          VALUES (v_session, p_member, p_device, p_provider, LEAST(COALESCE(to_timestamp(p_signed_in_at), now()), now() + interval '1 minute'),
-                 now() + make_interval(secs => p_ttl_seconds));
+                 now() + make_interval(secs => p_ttl_seconds), p_platform, p_app_version);
     INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at)
          VALUES (p_token_hash, v_session, now() + make_interval(secs => p_ttl_seconds));
     RETURN v_session;
@@ -67,6 +79,52 @@ BEGIN
     RETURN QUERY UPDATE issuer.sessions SET ended_at = clock_timestamp(), end_reason = 'member-deleted'
                   WHERE member_id = p_member AND ended_at IS NULL
               RETURNING id;
+END;
+$$;
+
+-- Rule (suspension): the member-service suspends a member or lifts it and tells the issuer (its call, and
+-- member.suspended / member.unsuspended as the backstop), each change with the member's suspension
+-- generation. A change is applied only when its generation is newer than the mark's, so a late or repeated
+-- call never undoes a newer change. While the mark says suspended, start_session refuses the member (the
+-- lock is the deletion's: exclusive here, shared there) and its live sessions end ('suspended'), their
+-- session.ended events written by the trigger below; lifting it ends nothing and restarts nothing (the ended
+-- sessions stay ended; new logins work).
+-- Answers whether this call changed the mark, whether the member is suspended now (the mark in force), and the
+-- sessions the suspension in force ended within p_window_seconds (its access tokens' lifetime), whichever
+-- call or event ended them: one row per session, or one row with a NULL session when there are none.
+CREATE OR REPLACE FUNCTION issuer.apply_member_suspension(p_member BIGINT, p_suspended BOOLEAN, p_generation BIGINT,
+                                                          p_window_seconds INT)
+RETURNS TABLE (applied BOOLEAN, suspended BOOLEAN, session_id UUID)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_mark issuer.member_suspensions%ROWTYPE;
+    v_found BOOLEAN := false;
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext('issuer.member'), hashtext(p_member::text));
+    INSERT INTO issuer.member_suspensions AS m (member_id, suspended, generation)
+         VALUES (p_member, p_suspended, p_generation)
+    ON CONFLICT (member_id) DO UPDATE SET suspended = EXCLUDED.suspended, generation = EXCLUDED.generation, changed_at = now()
+         WHERE m.generation < EXCLUDED.generation;
+    applied := FOUND;
+    SELECT * INTO v_mark FROM issuer.member_suspensions m WHERE m.member_id = p_member;
+    suspended := v_mark.suspended;
+    IF v_mark.suspended THEN
+        -- Nothing is live unless this call suspended the member: starts are refused while the mark holds.
+        UPDATE issuer.sessions s SET ended_at = clock_timestamp(), end_reason = 'suspended'
+         WHERE s.member_id = p_member AND s.ended_at IS NULL;
+        FOR session_id IN
+            SELECT s.id FROM issuer.sessions s
+             WHERE s.member_id = p_member AND s.end_reason = 'suspended' AND s.ended_at >= v_mark.changed_at
+               AND s.ended_at >= now() - make_interval(secs => p_window_seconds)
+        LOOP
+            v_found := true;
+            RETURN NEXT;
+        END LOOP;
+    END IF;
+    IF NOT v_found THEN
+        session_id := NULL;
+        RETURN NEXT;
+    END IF;
 END;
 $$;
 
@@ -88,6 +146,8 @@ $$;
 -- (RefreshOutcome in Swift, which decides the reply) is one of:
 --   'unknown'       no such token;
 --   'ended'         its session ended;
+--   'suspended'     Rule (suspension): its session ended because the member was suspended, which it still
+--                   is (once lifted, 'ended');
 --   'expired'       the token or its session expired;
 --   'wrong-device'  the caller named another device than the session's;
 --   'rotated'       Rule (rotation): the first use of a token yields its successor and extends the session;
@@ -112,7 +172,13 @@ BEGIN
     ELSE
         SELECT * INTO v_session FROM issuer.sessions s WHERE s.id = v_token.session_id FOR UPDATE;
         IF v_session.ended_at IS NOT NULL THEN
-            outcome := 'ended';
+            -- Only this branch reads the suspension marks: a rotation's path has no statement more.
+            IF v_session.end_reason = 'suspended'
+               AND EXISTS (SELECT 1 FROM issuer.member_suspensions m WHERE m.member_id = v_session.member_id AND m.suspended) THEN
+                outcome := 'suspended';
+            ELSE
+                outcome := 'ended';
+            END IF;
         ELSIF v_session.expires_at <= now() OR v_token.expires_at <= now() THEN
             outcome := 'expired';
         ELSIF p_device IS NOT NULL AND p_device <> v_session.device_id THEN
@@ -146,8 +212,9 @@ END;
 $$;
 
 -- Rule (every end is announced): whatever ends a session (logout, replacement, reuse, deletion,
--- an identity's end), `session.ended` goes to the outbox in the same transaction, and a reuse also
--- `refresh-token.reused`; the shared Outbox (Outbox+SessionEvents.swift) publishes them after commit.
+-- an identity's end, a suspension, an admin), `session.ended` goes to the outbox in the same
+-- transaction, and a reuse also `refresh-token.reused`; the shared Outbox (Outbox+SessionEvents.swift)
+-- publishes them after commit.
 -- Rule (a session's end is as late as it can be told): every end is stamped clock_timestamp(), read when
 -- the row is updated, not now() (its transaction's start, maybe long before a lock wait). A token a
 -- refresh signs just after its rotation may still carry an iat a few milliseconds later: gateways, which
