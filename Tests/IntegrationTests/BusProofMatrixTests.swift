@@ -67,6 +67,7 @@ struct BusProofMatrixTests {
             .sign(["iss": JSONValue.string(stack.idp.issuer("google")), "aud": .string(TestStack.ClientID.googleIOS),
                    "sub": .string(victim.googleSub), "exp": .integer(Int64(Date().timeIntervalSince1970) + 600)])
         let forgedLogin = VerifyRequest(provider: .google, token: forged)
+        let admin = AdminActor(admin: "matrix", reason: "the proof matrix")
         return [
             Case(subject: Endpoints.login.subject, without: try Self.encode(LoginRequest(verify: forgedLogin, deviceId: "attacker"))) { _ in
                 try Self.encode(LoginRequest(verify: try await google(), deviceId: "matrix"))
@@ -142,6 +143,39 @@ struct BusProofMatrixTests {
             Case(subject: Endpoints.accessTokenKeys.subject, without: nil) { _ in try Self.encode(AccessTokenKeysRequest()) },
             Case(subject: Endpoints.endedSessions.subject, without: nil) { _ in try Self.encode(EndedSessionsRequest()) },
             Case(subject: Endpoints.rotateSigningKeys.subject, without: nil) { _ in try Self.encode(RotateSigningKeysRequest()) },
+            // The admin-api's calls: the sender is the proof, for a named admin; a change needs a reason. Without
+            // them, each is refused as INVALID_REQUEST before it acts.
+            Case(subject: Endpoints.adminFindMembers.subject,
+                 without: try Self.encode(AdminFindMembersRequest(actor: AdminActor(admin: ""), provider: .google, subject: victim.googleSub))) { target in
+                try Self.encode(AdminFindMembersRequest(actor: admin, provider: .google, subject: target.googleSub))
+            },
+            Case(subject: Endpoints.adminGetMember.subject,
+                 without: try Self.encode(AdminMemberRequest(actor: AdminActor(admin: ""), memberId: victim.id))) { target in
+                try Self.encode(AdminMemberRequest(actor: admin, memberId: target.id))
+            },
+            Case(subject: Endpoints.adminSuspendMember.subject,
+                 without: try Self.encode(AdminMemberRequest(actor: AdminActor(admin: "matrix"), memberId: victim.id))) { target in
+                try Self.encode(AdminMemberRequest(actor: admin, memberId: target.id))
+            },
+            Case(subject: Endpoints.adminUnsuspendMember.subject,
+                 without: try Self.encode(AdminMemberRequest(actor: AdminActor(admin: "matrix"), memberId: victim.id))) { target in
+                try Self.encode(AdminMemberRequest(actor: admin, memberId: target.id))
+            },
+            Case(subject: Endpoints.adminDeleteMember.subject,
+                 without: try Self.encode(AdminMemberRequest(actor: AdminActor(admin: "matrix"), memberId: victim.id))) { target in
+                try Self.encode(AdminMemberRequest(actor: admin, memberId: target.id))
+            },
+            Case(subject: Endpoints.adminListSessions.subject,
+                 without: try Self.encode(AdminMemberRequest(actor: AdminActor(admin: ""), memberId: victim.id))) { target in
+                try Self.encode(AdminMemberRequest(actor: admin, memberId: target.id))
+            },
+            Case(subject: Endpoints.adminEndSession.subject,
+                 without: try Self.encode(AdminEndSessionRequest(actor: AdminActor(admin: "matrix"), sessionId: victim.sessionId))) { target in
+                try Self.encode(AdminEndSessionRequest(actor: admin, sessionId: target.sessionId))
+            },
+            Case(subject: Endpoints.memberSuspension.subject, without: nil) { target in
+                try Self.encode(MemberSuspensionRequest(memberId: target.id, suspended: true, generation: 1))
+            },
         ]
     }
 

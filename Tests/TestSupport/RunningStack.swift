@@ -13,6 +13,8 @@ public struct RunningStack: Sendable {
     public let gatewayURL: String
     /// The gateway's management port's base URL (`/metrics`).
     public let managementURL: String
+    /// The admin-api's base URL (its own port; the test admin's token is ``TestStack/adminToken``).
+    public let adminURL: String
     /// The dev identity provider's base URL.
     public let devIDPURL: String
     /// The dev identity provider itself (to mint tokens, rotate keys, count fetches).

@@ -1,3 +1,4 @@
+import AdminAPI
 import Contracts
 import Crypto
 import DevIDP
@@ -87,6 +88,10 @@ public actor TestStack {
     public static let reuseGrace: Duration = .seconds(10)
     /// How long the stack's next signing key is published before it signs.
     public static let signingKeyPublishLead: Duration = .seconds(6)
+    /// The test admin of every stack's admin-api (`ADMIN_TOKENS_FILE`), and its token.
+    public static let adminName = "test-admin"
+    /// See ``adminName``.
+    public static let adminToken = Digest.sha256Hex("test-admin-token-\(UUID().uuidString)")
 
     private var starting: Task<RunningStack, any Error>?
 
@@ -214,9 +219,21 @@ public actor TestStack {
         try await waitUntil(timeout: .seconds(10), poll: .milliseconds(10), "the gateway's management port was not told") {
             managementPort.port.load(ordering: .acquiring) != 0
         }
+        let adminPort = try await launch { (signal: @escaping @Sendable (Int) -> Void) in
+            var configuration = AdminAPIConfiguration()
+            configuration.host = "127.0.0.1"
+            configuration.port = 0
+            configuration.tokensFile = try? adminTokensFile.get()
+            configuration.natsURL = natsURL
+            configuration.natsAccess = TestIdentities.access(for: .adminAPI)
+            configuration.databaseURL = serviceURL(databaseURL, .adminAPI)
+            configuration.databasePoolSize = 2
+            return AdminAPIServer(configuration: configuration, logger: logger.named("admin-api"), onListening: signal)
+        }
         let events = try await EventLog.start(try await TestNATS.shared.connection(to: natsURL), since: started)
         let stack = RunningStack(gatewayURL: "http://127.0.0.1:\(gatewayPort)",
-                                 managementURL: "http://127.0.0.1:\(managementPort.port.load(ordering: .acquiring))", devIDPURL: "http://127.0.0.1:\(idpPort)",
+                                 managementURL: "http://127.0.0.1:\(managementPort.port.load(ordering: .acquiring))",
+                                 adminURL: "http://127.0.0.1:\(adminPort)", devIDPURL: "http://127.0.0.1:\(idpPort)",
                                  idp: idp, databaseURL: databaseURL, natsURL: natsURL, eventLog: events,
                                  issuer: issuerService, issuerConfiguration: issuer)
         try await stack.waitUntilReady()
@@ -257,6 +274,15 @@ public actor TestStack {
 
     /// The Apple Sign in key of every stack of the process (dev-idp checks client secrets with it).
     private static let appleKeyFile = Result { try writeAppleKey() }
+
+    /// The admin-api's tokens file: ``adminName`` with the SHA-256 of ``adminToken``.
+    private static let adminTokensFile = Result { () throws -> String in
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("social-login-admins-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("admin-tokens")
+        try Data("\(adminName):\(Digest.sha256Hex(adminToken))\n".utf8).write(to: file)
+        return file.path
+    }
 
     /// A fresh Apple Sign in key (`.p8`-style PKCS#8 PEM) in a temporary directory.
     private static func writeAppleKey() throws -> String {
