@@ -57,7 +57,9 @@ struct DiscoveryTests {
             #expect(subjects == [Endpoints.memberLogin.subject, Endpoints.memberGet.subject, Endpoints.memberUpdate.subject,
                                  Endpoints.memberLinkIdentity.subject,
                                  Endpoints.memberUnlinkIdentity.subject, Endpoints.memberDelete.subject,
-                                 Endpoints.memberAppleNotification.subject, Endpoints.ping(QueueGroups.memberService).subject],
+                                 Endpoints.memberAppleNotification.subject, Endpoints.ping(QueueGroups.memberService).subject,
+                                 Endpoints.adminFindMembers.subject, Endpoints.adminGetMember.subject, Endpoints.adminSuspendMember.subject,
+                                 Endpoints.adminUnsuspendMember.subject, Endpoints.adminDeleteMember.subject],
                     "\(subjects)")
             #expect(info.endpoints.allSatisfy { $0.queueGroup == QueueGroups.memberService })
             let raw = try MessageCoding.decode([String: JSONValue].self, from: try #require(byID.first).payload)

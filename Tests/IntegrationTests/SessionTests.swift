@@ -116,12 +116,13 @@ struct SessionListTests {
             #expect(UUID(uuidString: session.sessionId) != nil)
             #expect(session.lastUsedAt >= session.createdAt)
         }
-        // The wire shape: {"data": [{sessionId, deviceId, createdAt, lastUsedAt, current}]}.
+        // The wire shape: {"data": [{sessionId, deviceId, createdAt, lastUsedAt, current, platform?, appVersion?}]}; the
+        // test client's User-Agent (social-login/1) names an app, no platform.
         guard case .array(let entries) = response.object?["data"], case .object(let first) = entries.first else {
             Issue.record("not a list: \(response.text)")
             return
         }
-        #expect(Set(first.keys) == ["sessionId", "deviceId", "createdAt", "lastUsedAt", "current"])
+        #expect(Set(first.keys) == ["sessionId", "deviceId", "createdAt", "lastUsedAt", "current", "appVersion"])
     }
 
     @Test("refreshing moves lastUsedAt")

@@ -141,7 +141,7 @@ struct IssuerHandlersTests {
     @Test("a login keeps its app's platform and version, cleaned and cut, and the member's list shows them")
     func sessionClient() async throws {
         let pair = try await handlers.issue(IssueTokensRequest(memberId: 21, deviceId: "phone", provider: .google,
-                                                               platform: "iOS\u{0} 18.1\n", appVersion: String(repeating: "é", count: 40)))
+                                                               platform: "iOS\u{0}18.1\n", appVersion: String(repeating: "é", count: 40)))
         let listed = try await handlers.sessions(ListSessionsRequest(memberId: 21, accessToken: pair.accessToken)).sessions
         #expect(listed.first?.platform == "iOS 18.1")
         #expect(listed.first?.appVersion == String(repeating: "é", count: FieldLimits.appVersion / 2))

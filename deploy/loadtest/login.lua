@@ -1,9 +1,12 @@
 -- Google logins through the gateway with the ID tokens in $TOKENS (from line $START on), each
--- token once; on device $DEVICE. Saves "refreshToken accessToken" lines to $OUT.<thread>.
+-- token once; on device $DEVICE. Saves "refreshToken accessToken" lines to $OUT.<thread>. Its line
+-- counts the logins answered 200 with tokens ("logins_ok"; the audit check of deploy/loadtest/run).
 package.path = os.getenv("LOADTEST_DIR") .. "/?.lua;" .. package.path
 local common = require("common")
 setup = common.setup
-done = common.done
+done = function(summary, latency, requests)
+  common.done(summary, latency, requests, string.format(', "logins_ok": %d', common.sum("logins_ok")))
+end
 delay = common.delay
 
 local tokens
@@ -31,7 +34,11 @@ function request()
   return wrk.format("POST", "/api/auth/google-login", { ["Content-Type"] = "application/json" }, body)
 end
 
+logins_ok = 0
+
 function response(status, headers, body)
+  -- A thread out of tokens asks for /healthz, a 200 that is no login.
+  if status == 200 and body:find('"refreshToken"', 1, true) then logins_ok = logins_ok + 1 end
   if out and status == 200 then
     local refresh = body:match('"refreshToken":"([^"]+)"')
     local access = body:match('"accessToken":"([^"]+)"')
