@@ -20,7 +20,8 @@ extension Endpoints {
     /// token-issuer: end one session by ID, whoever's it is; `NOT_FOUND` when there is none.
     public static let adminEndSession = Endpoint<AdminEndSessionRequest, AdminSessionEnded>("auth.issuer.admin-end-session")
     /// token-issuer: the member-service suspended a member or lifted its suspension. Suspended: end every
-    /// session now (as logout-all does) and start or refresh none; lifted: start them again. Applied only
+    /// session now (as logout-all does) and start or refresh none; lifted: new logins start sessions again (the
+    /// ones the suspension ended stay ended). Applied only
     /// when `generation` is newer than the one the issuer holds, so a late or repeated call never undoes a
     /// newer change. Only the member-service calls it.
     public static let memberSuspension = Endpoint<MemberSuspensionRequest, SessionsEnded>("auth.issuer.member-suspension")

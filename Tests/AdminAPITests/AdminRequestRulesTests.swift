@@ -29,7 +29,6 @@ struct AdminRequestRulesTests {
         for bad: String? in [nil, "", "   ", "a\u{0}b", "line\nbreak", String(repeating: "x", count: FieldLimits.adminReason + 1)] {
             #expect(throws: ServiceFailure.self) { try AdminRequestRules.reason(bad) }
         }
-        #expect(try AdminRequestRules.optionalReason(nil) == nil)
     }
 
     @Test("member IDs: digits from 1, else 404")

@@ -86,4 +86,54 @@ struct AuditStoreTests {
             #expect(try await store.records(memberId: 11, before: nil, limit: 500).count == 60)
         }
     }
+
+    @Test("a deletion also drops the admins' free-text reasons of the member's records, now and later; the admin's name stays")
+    func scrubsReasons() async throws {
+        try await Self.withStore { store, _ in
+            let suspended = AuditRecord(eventId: "suspended", memberId: 12, kind: "member.suspended", occurredAt: Date(), admin: "alice",
+                                        reason: "asked by jane@example.com", details: ["generation": .integer(1)])
+            try await store.store(AuditBatch(records: [suspended]))
+            let deleted = AuditRecord(eventId: "deleted-12", memberId: 12, kind: "member.deleted", occurredAt: Date(), admin: "alice",
+                                      reason: "erasure request of jane@example.com", details: ["reason": .string("admin")])
+            try await store.store(AuditBatch(records: [deleted], erasedMembers: [12]))
+            let late = AuditRecord(eventId: "late-12", memberId: 12, kind: "member.unsuspended", occurredAt: Date(), admin: "bob",
+                                   reason: "jane again", details: [:])
+            try await store.store(AuditBatch(records: [late]))
+            let records = try await store.records(memberId: 12, before: nil, limit: 10)
+            #expect(records.count == 3)
+            #expect(records.allSatisfy { $0.record.reason == nil }, "\(records.map(\.record.reason))")
+            #expect(records.map(\.record.admin) == ["bob", "alice", "alice"])
+        }
+    }
+
+    @Test("past the per-member cap, what a member repeats at will goes first, then the oldest logins; admins' changes and suspensions stay")
+    func capKeepsEvidence() async throws {
+        try await Self.withStore { store, _ in
+            let suspension = AuditRecord(eventId: "s-13", memberId: 13, kind: "member.suspended", occurredAt: Date(), admin: "alice",
+                                         reason: "case 1", details: [:])
+            let firstLogin = Self.login(13, id: "thief-login")
+            try await store.store(AuditBatch(records: [suspension, firstLogin]))
+            // A flood of profile changes, then more logins, well past a cap of 100.
+            let updates = (0..<150).map { AuditRecord(eventId: "u-\($0)", memberId: 13, kind: "member.updated", occurredAt: Date(),
+                                                      details: ["fields": .array([.string("name")])]) }
+            try await store.store(AuditBatch(records: updates + (0..<60).map { Self.login(13, id: "l-\($0)") }))
+            _ = try await store.sweep(AuditLimits(retentionDays: 2, maxPerMember: 100, maxRecords: 1_000_000))
+            let kept = try await store.records(memberId: 13, before: nil, limit: 500)
+            #expect(kept.count == 100)
+            let ids = Set(kept.map(\.record.eventId))
+            #expect(ids.contains("s-13") && ids.contains("thief-login"), "the suspension and the first login outlive the flood")
+            #expect(kept.filter { $0.record.kind == "member.updated" }.count == 100 - 62)
+        }
+    }
+
+    @Test("an admin record's outcome that names a member makes it that member's record (an ended session's)")
+    func finishNamesMember() async throws {
+        try await Self.withStore { store, _ in
+            let id = try await store.begin(AuditRecord(eventId: "admin:end", memberId: nil, kind: "admin.end-session", occurredAt: Date(),
+                                                       admin: "alice", reason: "stolen phone", details: ["sessionId": .string("s-1")]))
+            try await store.finish(id, status: 204, details: ["memberId": .integer(14)])
+            let record = try #require(try await store.records(memberId: 14, before: nil, limit: 1).first)
+            #expect(record.id == id && record.record.memberId == 14 && record.record.reason == "stolen phone")
+        }
+    }
 }

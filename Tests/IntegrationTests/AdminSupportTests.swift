@@ -144,6 +144,26 @@ struct AdminSupportTests {
         #expect(scrubbed.text.contains("member.logged-in"), "the kinds and times stay")
     }
 
+    @Test("an admin ends one session for a reason: its tokens stop working, the member's other session goes on; without a reason, 400")
+    func endsSession() async throws {
+        let stack = try await TestStack.shared.running()
+        let (phone, tablet) = try await stack.memberOnTwoDevices()
+        let stolen = try #require(try await stack.get("/api/auth/sessions", bearer: tablet.accessToken).data([SessionResponse].self)
+            .first { $0.current }?.sessionId)
+        #expect(try await stack.admin("DELETE", "/admin/sessions/\(stolen)").status == 400, "a reason is required")
+        #expect(try await stack.admin("DELETE", "/admin/sessions/\(stolen)", json: #"{}"#).status == 400)
+        let ended = try await stack.admin("DELETE", "/admin/sessions/\(stolen)", json: #"{"reason": "ticket 4711: stolen tablet"}"#)
+        #expect(ended.status == 204, "\(ended.text)")
+        #expect(try await stack.refresh(tablet.refreshToken).status == 401)
+        #expect(try await stack.me(tablet.accessToken, until: 401).status == 401)
+        #expect(try await stack.me(phone.accessToken).status == 200, "the other session goes on")
+        #expect(try await stack.admin("DELETE", "/admin/sessions/\(UUID().uuidString)", json: #"{"reason": "x"}"#).status == 404)
+        // The admin's record is the member's: who ended it, and why.
+        let records = try await stack.auditRecords(phone.memberId)
+        let record = try #require(records.first { $0["kind"]?.stringValue == "admin.end-session" })
+        #expect(record["admin"]?.stringValue == TestStack.adminName && record["reason"]?.stringValue == "ticket 4711: stolen tablet")
+    }
+
     @Test("refusals: 401 without a token and with a wrong one; an unknown admin path is 404; /admin on the public port is 404")
     func refusals() async throws {
         let stack = try await TestStack.shared.running()

@@ -28,6 +28,8 @@ public struct AdminAPIConfiguration: Sendable {
     public var auditRetentionDays: Int = 365
     /// Audit records kept per member, the newest (`AUDIT_MAX_PER_MEMBER`). Default 10,000.
     public var auditMaxPerMember: Int = 10_000
+    /// The most audit records an export holds (the newest): it is built in memory, within the service's 256 MiB.
+    public static let maxExportRecords = 20_000
     /// Audit records kept in all, the newest (`AUDIT_MAX_RECORDS`). Default 10,000,000.
     public var auditMaxRecords: Int = 10_000_000
     /// How often the retention sweep runs (one replica at a time). Default 5 minutes.

@@ -52,7 +52,8 @@ public struct AdminAPIServer: Service {
             let client = ServiceClient(connection: connection, logger: logger, metrics: metrics)
             let actions = AdminActions(audit: store, services: { client }, timeout: configuration.serviceTimeout,
                                        statusOf: { $0.httpStatus }, logger: logger)
-            let handler = AdminHandler(actions: actions, admins: { tokens.tokens }, maxExportRecords: configuration.auditMaxPerMember,
+            let handler = AdminHandler(actions: actions, admins: { tokens.tokens },
+                                       maxExportRecords: min(configuration.auditMaxPerMember, AdminAPIConfiguration.maxExportRecords),
                                        logger: logger, metrics: metrics)
             let server = Self.httpServer(configuration, handler: handler, logger: logger)
             readiness.require("nats") { connection.isConnected }
@@ -90,12 +91,12 @@ public struct AdminAPIServer: Service {
         }
     }
 
-    /// Looks at the tokens file every `interval`, reading it again when it changed.
+    /// Reads the tokens file every `interval`, taking it when it changed.
     private static func tokensReload(_ tokens: AdminTokensFile, every interval: Duration) -> any Service {
         ClosureService("admin-tokens") {
             while !Task.isCancelled {
                 try await Task.sleep(for: interval)
-                tokens.reloadIfChanged()
+                tokens.reload()
             }
         }
     }

@@ -108,7 +108,7 @@ public struct AdminActions: Sendable {
     }
 
     /// Ends one session, whoever's it is (`NOT_FOUND` when there is none). The record names its member once known.
-    public func endSession(_ sessionId: String, reason: String?, by caller: Caller) async throws(ServiceFailure) {
+    public func endSession(_ sessionId: String, reason: String, by caller: Caller) async throws(ServiceFailure) {
         var action = Action(kind: "admin.end-session", caller: caller, reason: reason)
         action.details["sessionId"] = .string(sessionId)
         try await audited(action, success: 204) { () throws(ServiceFailure) in

@@ -23,12 +23,6 @@ public enum AdminRequestRules {
         return reason
     }
 
-    /// An optional reason (ending a session): when given, checked as ``reason(_:)``.
-    public static func optionalReason(_ reason: String?) throws(ServiceFailure) -> String? {
-        try Field.optional(reason, "reason", maxBytes: FieldLimits.adminReason)
-        return reason
-    }
-
     /// `limit` of an audit page: 1 to 500, 50 when absent.
     public static func limit(_ text: String?) throws(ServiceFailure) -> Int {
         guard let text else { return pageLimits.default }

@@ -2,8 +2,9 @@ import Contracts
 import Crypto
 import Foundation
 
-/// The admins of `ADMIN_TOKENS_FILE`: one a line, `name:sha256-hex-of-token`; blank lines and lines
-/// starting with `#` are ignored. Only the tokens' SHA-256 is held, and a presented token is compared
+/// The admins of `ADMIN_TOKENS_FILE`: one token a line, `name:sha256-hex-of-token`; blank lines and lines
+/// starting with `#` are ignored. A name may have several lines (a new token beside the old while it is
+/// rotated: add the new line, hand the token over, delete the old line). Only the tokens' SHA-256 is held, and a presented token is compared
 /// with every entry in constant time, so neither the file nor the time an answer takes tells a token.
 public struct AdminTokens: Sendable, Equatable {
     /// One admin: its name and its token's SHA-256.
@@ -20,7 +21,6 @@ public struct AdminTokens: Sendable, Equatable {
     /// The admins of a tokens file's text, or the first bad line (by number, never quoting it: it may hold a hash).
     public init(parsing text: String) throws(AdminTokensError) {
         var entries: [Entry] = []
-        var names: Set<String> = []
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
             if line.isEmpty || line.hasPrefix("#") { continue }
@@ -35,9 +35,6 @@ public struct AdminTokens: Sendable, Equatable {
             let hex = line[line.index(after: colon)...]
             guard hex.utf8.count == 64, let hash = Hex.decode(hex.lowercased()), hash.count == 32 else {
                 throw AdminTokensError(line: number, problem: "does not end in the token's SHA-256, 64 hexadecimal digits")
-            }
-            guard names.insert(name).inserted else {
-                throw AdminTokensError(line: number, problem: "names an admin already named above")
             }
             entries.append(Entry(name: name, hash: hash))
         }

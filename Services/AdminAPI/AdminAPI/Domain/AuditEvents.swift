@@ -8,9 +8,17 @@ import JSON
 /// not the subject it names).
 public enum AuditEvents {
     /// The record of the event `payload` published on `subject`; nil when it cannot be read (an event of
-    /// another release's shape is logged and skipped by the caller, not retried forever).
+    /// another release's shape is logged and skipped by the caller, not retried forever), or when its `type` is
+    /// not its subject's: the subject is what nats-server let its publisher write (a member-service may publish
+    /// `events.member.deleted`, a token-issuer may not), so a `member.deleted` sent on another subject erases no one.
     public static func record(subject: String, payload: [UInt8]) -> AuditRecord? {
         let name = subject.hasPrefix("events.") ? String(subject.dropFirst("events.".count)) : subject
+        guard let record = decoded(name, payload), record.kind == name else { return nil }
+        return record
+    }
+
+    /// The record of an event of type `name`, as its payload says.
+    private static func decoded(_ name: String, _ payload: [UInt8]) -> AuditRecord? {
         do {
             switch name {
             case Events.memberCreated.name:

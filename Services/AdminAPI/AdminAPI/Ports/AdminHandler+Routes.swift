@@ -50,11 +50,9 @@ extension AdminHandler {
         Route("DELETE", "/admin/sessions/{id}") { handler, context throws(ServiceFailure) in
             // Session IDs are UUIDs; anything else names no session.
             guard let uuid = UUID(uuidString: context.parameter("id")) else { throw ServiceFailure(.notFound, "No such session.") }
-            // The body is optional here: none, or {"reason": ...}.
-            let hasBody = !context.request.body.isEmpty || context.request.header("content-type") != nil
-            let reason = hasBody ? try RequestBody.decode(ReasonBody.self, from: context.request).reason : nil
-            try await handler.actions.endSession(uuid.uuidString.lowercased(), reason: try AdminRequestRules.optionalReason(reason),
-                                                 by: context.caller)
+            // A change: ending someone's session needs a reason, as every admin change does (SPEC section 9).
+            let reason = try AdminRequestRules.reason(try RequestBody.decode(ReasonBody.self, from: context.request).reason)
+            try await handler.actions.endSession(uuid.uuidString.lowercased(), reason: reason, by: context.caller)
             return .noContent
         },
     ]
@@ -149,7 +147,7 @@ struct AuditRecordBody: Codable, Sendable {
     }
 }
 
-/// `GET /admin/members/{id}/audit`: a page, and the `before` of the next one (null: the last page).
+/// `GET /admin/members/{id}/audit`: a page, and the `before` of the next one (absent on the last page).
 struct AuditPageBody: Codable, Sendable {
     var records: [AuditRecordBody]
     var next: Int64?

@@ -5,7 +5,7 @@ import HTTPServer
 import Logging
 import Metrics
 
-/// Answers every request of the admin port (docs/admin-api.md, `Resources/openapi.json`), in order: the
+/// Answers every request of the admin port (docs/operations.md, Admin API; `Resources/openapi.json`), in order: the
 /// request's ID (the caller's `X-Request-Id` when sane, else a new one) and `Cache-Control: no-store` on
 /// every answer; 404 for a path in any other spelling than the canonical one; 401 without an admin's
 /// token (every path, `openapi.json` included: nothing here is public); then the route (404 for an
@@ -25,6 +25,7 @@ final class AdminHandler: Sendable {
         self.logger = logger
         self.metrics = metrics
         metrics.describeCounter("http_requests_total", "HTTP requests answered, by route, method and status.")
+        metrics.describeCounter("admin_unauthorized_total", "Admin requests refused for want of an admin's token.")
     }
 
     /// One request as a route sees it: the HTTP request, the admin, the request's ID and the path parameters.
@@ -72,6 +73,11 @@ final class AdminHandler: Sendable {
     private func answer(_ request: HTTPRequest, id: RequestID, route label: inout String) async -> HTTPResponse {
         guard request.hasCanonicalPath else { return .failure(ServiceFailure(.notFound, "No such endpoint.")) }
         guard let admin = authenticate(request) else {
+            // Told, with where from (never what was presented), so that a guessed or revoked token in use shows.
+            logger.with(id).warning("admin request refused: no admin's token", [
+                "client.address": request.remoteAddress, "http.method": String(request.method.prefix(16)),
+                "token.sent": String(request.header("authorization") != nil)])
+            metrics.increment("admin_unauthorized_total")
             var response = HTTPResponse.failure(ServiceFailure(.unauthorized, "Send an admin token as Authorization: Bearer <token>."))
             response.headers.append(("WWW-Authenticate", "Bearer"))
             return response

@@ -13,7 +13,8 @@ extension MemberHandlers {
         try request.actor.check(requiringReason: false)
         let search = try MemberSearch(request)
         let found = try await members.find(search, limit: request.limit)
-        logger.info("admin searched members", ["admin.name": request.actor.admin, "members.found": String(found.count)])
+        logger.info("admin searched members", ["admin.name": request.actor.admin,
+                                                "members.found": found.map { String($0.memberId) }.joined(separator: ",")])
         return AdminMemberList(members: found)
     }
 
@@ -21,6 +22,9 @@ extension MemberHandlers {
     func adminMember(_ request: AdminMemberRequest) async throws -> AdminMemberDetail {
         try request.actor.check(requiringReason: false)
         guard let dossier = try await members.dossier(request.memberId) else { throw ServiceFailure.noSuchMember }
+        // Every admin read is told here too, not only in the admin-api's own trail: whoever holds its seed reads no
+        // member unseen.
+        logger.info("admin read a member", ["admin.name": request.actor.admin, "member.id": String(request.memberId)])
         return dossier.detail
     }
 

@@ -17,7 +17,7 @@ enum ProviderDetails {
 
     /// A login with its identity and the app's name and email cleaned, a time zone or locale the app
     /// sent kept only when it is one (the locale in its usual case), and what it says of its client cut
-    /// to its limits without control characters (``ClientContext/cleaned``).
+    /// to its limits without control characters (`ClientRules.cleaned`).
     static func cleaned(_ login: MemberLoginRequest) -> MemberLoginRequest {
         var login = login
         login.client = ClientRules.cleaned(login.client)

@@ -129,9 +129,13 @@ struct IssuerHandlers: Sendable {
     /// A member's sessions, live and ended, newest first, the newest ``adminSessionsLimit`` at most; for the
     /// admin-api alone (its NATS identity is the proof), for a named admin.
     func adminSessions(_ request: AdminMemberRequest) async throws -> AdminSessionList {
-        try Self.checkAdmin(request.actor)
+        try request.actor.check(requiringReason: false)
         try Self.checkMember(request.memberId)
-        return AdminSessionList(sessions: try await repository.adminSessions(memberId: request.memberId, limit: Self.adminSessionsLimit))
+        let sessions = try await repository.adminSessions(memberId: request.memberId, limit: Self.adminSessionsLimit)
+        // Every admin read is told here too, not only in the admin-api's own trail: whoever holds its seed reads no
+        // member unseen.
+        logger.info("admin read a member's sessions", ["admin.name": request.actor.admin, "member.id": String(request.memberId)])
+        return AdminSessionList(sessions: sessions)
     }
 
     /// The most sessions ``adminSessions(_:)`` answers: a member has one live session a device, and ended ones
@@ -141,8 +145,7 @@ struct IssuerHandlers: Sendable {
     /// Ends one session by ID (`admin`), whoever's it is; for the admin-api alone, for a named admin with a
     /// reason. `NOT_FOUND` when there is no such session; a session that had ended already answers no IDs.
     func adminEndSession(_ request: AdminEndSessionRequest) async throws -> AdminSessionEnded {
-        try Self.checkAdmin(request.actor)
-        try Field.required(request.actor.reason ?? "", "actor.reason", maxBytes: FieldLimits.adminReason)
+        try request.actor.check(requiringReason: true)
         guard request.sessionId.utf8.count == 36, let id = UUID(uuidString: request.sessionId) else {
             throw ServiceFailure.invalidRequest("sessionId must be a UUID.")
         }
@@ -210,8 +213,4 @@ struct IssuerHandlers: Sendable {
         guard memberId > 0 else { throw ServiceFailure.invalidRequest("memberId must be positive.") }
     }
 
-    /// The admin an admin call names: the admin-api's identity proves the call, the name says for whom it acts.
-    private static func checkAdmin(_ actor: AdminActor) throws(ServiceFailure) {
-        try Field.required(actor.admin, "actor.admin", maxBytes: FieldLimits.adminName)
-    }
 }
