@@ -136,6 +136,13 @@ public enum ProfileRules {
     /// `maxBytes` bytes at a character's end; nil when nothing visible is left.
     public static func cleanedText(_ value: String?, maxBytes: Int) -> String? {
         guard let value else { return nil }
+        // The common case, without Foundation (which costs microseconds a call on Linux, at every hop of every
+        // login): printable ASCII, within the bound, not starting or ending with a space, is kept as it is.
+        let utf8 = value.utf8
+        if utf8.count <= maxBytes, let first = utf8.first, let last = utf8.last, first != 0x20, last != 0x20,
+           utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
+            return value
+        }
         var scalars = String.UnicodeScalarView()
         for scalar in value.unicodeScalars {
             if scalar.isControlCharacter || [.lineSeparator, .paragraphSeparator].contains(scalar.properties.generalCategory) {

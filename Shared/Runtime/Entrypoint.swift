@@ -8,8 +8,12 @@ import Logging
 /// SIGTERM or SIGINT cancels `start` at any point, waiting for PostgreSQL or NATS included; its
 /// services then stop in order (``ServiceGroup``). A second signal exits at once.
 public enum Entrypoint {
-    /// Runs `start` and exits the process when it returns or throws.
-    public static func run(_ name: String, _ start: @escaping @Sendable () async throws -> Void) -> Never {
+    /// Runs `start` and exits the process when it returns or throws. With `niceness` above 0, the process
+    /// first lowers its CPU priority (`setpriority`, before any other thread starts, so every thread it makes
+    /// inherits it): for a service whose work may wait (the admin-api's audit trail catches up behind the
+    /// logins), so that under load it takes only the CPU the others leave.
+    public static func run(_ name: String, niceness: Int32 = 0, _ start: @escaping @Sendable () async throws -> Void) -> Never {
+        if niceness > 0 { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
         Signals.blockTermination()
         let done = DispatchSemaphore(value: 0)
         let outcome = Outcome()
