@@ -23,22 +23,14 @@ function common.lines(path, id, nthreads, start)
   return out
 end
 
--- The sum over every thread of the counter NAME a script keeps in its thread (0 where none).
-function common.sum(name)
-  local total = 0
-  for _, thread in ipairs(threads) do total = total + (tonumber(thread:get(name)) or 0) end
-  return total
-end
-
--- EXTRA: more members of the line, as a JSON fragment starting with ", " (or nil).
-function common.done(summary, latency, requests, extra)
+function common.done(summary, latency, requests)
   local seconds = summary.duration / 1e6
   local errors = summary.errors
   io.write(string.format(
-    '{"requests": %d, "seconds": %.3f, "rps": %.1f, "p50_ms": %.3f, "p90_ms": %.3f, "p99_ms": %.3f, "non2xx": %d, "socket_errors": %d%s}\n',
+    '{"requests": %d, "seconds": %.3f, "rps": %.1f, "p50_ms": %.3f, "p90_ms": %.3f, "p99_ms": %.3f, "non2xx": %d, "socket_errors": %d}\n',
     summary.requests, seconds, summary.requests / seconds,
     latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000,
-    errors.status, errors.connect + errors.read + errors.write + errors.timeout, extra or ""))
+    errors.status, errors.connect + errors.read + errors.write + errors.timeout))
 end
 
 -- Throttle for the "p99 at half the rate" runs: each connection waits DELAY_MS between requests.

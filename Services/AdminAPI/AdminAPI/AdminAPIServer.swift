@@ -32,12 +32,13 @@ public struct AdminAPIServer: Service {
     }
 
     public func run() async throws {
-        guard let tokensPath = configuration.tokensFile else {
-            logger.notice("admin-api is off: ADMIN_TOKENS_FILE is not set")
-            return
+        // Without admins, no admin port; the audit trail is written all the same (it never waits for operators).
+        let tokens = try configuration.tokensFile.map { try AdminTokensFile(path: $0, logger: logger) }
+        if let tokens {
+            logger.info("admin tokens file read", ["admins": String(tokens.tokens.count)])
+        } else {
+            logger.notice("the admin API is off (ADMIN_TOKENS_FILE is not set); the audit trail is written all the same")
         }
-        let tokens = try AdminTokensFile(path: tokensPath, logger: logger)
-        logger.info("admin tokens file read", ["admins": String(tokens.tokens.count)])
         let readiness = Readiness()
         let metrics = MetricsRegistry()
         let management = ManagementServer(configuration: configuration.management, metrics: metrics, readiness: readiness, logger: logger)
@@ -52,26 +53,31 @@ public struct AdminAPIServer: Service {
             let client = ServiceClient(connection: connection, logger: logger, metrics: metrics)
             let actions = AdminActions(audit: store, services: { client }, timeout: configuration.serviceTimeout,
                                        statusOf: { $0.httpStatus }, logger: logger)
-            let handler = AdminHandler(actions: actions, admins: { tokens.tokens },
-                                       maxExportRecords: min(configuration.auditMaxPerMember, AdminAPIConfiguration.maxExportRecords),
-                                       logger: logger, metrics: metrics)
-            let server = Self.httpServer(configuration, handler: handler, logger: logger)
             readiness.require("nats") { connection.isConnected }
-            readiness.require("http") { server.port != 0 }
+            var api: [any Service] = []
+            if let tokens {
+                let handler = AdminHandler(actions: actions, admins: { tokens.tokens },
+                                           maxExportRecords: min(configuration.auditMaxPerMember, AdminAPIConfiguration.maxExportRecords),
+                                           logger: logger, metrics: metrics)
+                let server = Self.httpServer(configuration, handler: handler, logger: logger)
+                readiness.require("http") { server.port != 0 }
+                api = [
+                    ClosureService("http") {
+                        try server.start()
+                        logger.info("admin-api listening", ["http.host": configuration.host, "http.port": String(server.port)])
+                        onListening(server.port)
+                        try await server.run()
+                    },
+                    Self.tokensReload(tokens, every: configuration.tokensReloadInterval),
+                ]
+            }
             readiness.started()
             var events: [any Service] = []
             if configuration.consumesEvents {
                 events.append(AuditEventsConsumer.make(connection: connection, repository: store, metrics: metrics,
                                                        logger: logger.named("audit")))
             }
-            return [
-                ClosureService("http") {
-                    try server.start()
-                    logger.info("admin-api listening", ["http.host": configuration.host, "http.port": String(server.port)])
-                    onListening(server.port)
-                    try await server.run()
-                },
-                Self.tokensReload(tokens, every: configuration.tokensReloadInterval),
+            return api + [
                 Self.sweep(store, configuration: configuration, logger: logger),
                 // The consumer waits for the stream (a JetStream cluster may be electing a leader); the API serves meanwhile.
                 EventStreamServices(connection: connection, settings: configuration.events, services: events, logger: logger),
