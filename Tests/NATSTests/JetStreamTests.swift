@@ -158,7 +158,11 @@ struct RedeliveryTests {
             let first = try await nextMessage(consumer)
             #expect(first.deliveryCount == 1)
             let second = try await nextMessage(consumer, within: .seconds(15))
-            #expect(second.deliveryCount == 2)
+            // The same message again. Its count is the deliveries the server believes reached a client: nats-server
+            // takes one back when it sees a delivery fail (`didNotDeliver`, `decDeliveryCount`: a fetch whose 1 s wait
+            // ended as the message went out), so on a loaded machine a redelivery may read 1 again (seen once in the
+            // full run); never less than the first.
+            #expect(second.deliveryCount >= first.deliveryCount)
             #expect(second.streamSequence == first.streamSequence)
             #expect((ContinuousClock.now - started).seconds >= 1.0)
             try await second.ack()
