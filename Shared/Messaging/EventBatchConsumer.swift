@@ -69,32 +69,17 @@ public struct EventBatchConsumer: Service {
     public var name: String { durable }
 
     public func run() async throws {
-        var warned = false
-        while !Task.isCancelled {
-            do {
-                let consumer = try connection.jetStream.consume(stream: Events.stream, durable: durable, filterSubject: filterSubject,
-                                                                ackWait: ackWait, batchSize: batchSize)
-                try await withTaskCancellationHandler {
-                    while !Task.isCancelled {
-                        let messages = try await consumer.nextBatch(limit: batchSize)
-                        if messages.isEmpty { break }
-                        warned = false
-                        try await handle(messages)
-                    }
-                } onCancel: {
-                    consumer.stop()
-                }
-            } catch is CancellationError {
-                break
-            } catch {
-                if Task.isCancelled { break }
-                if !warned {
-                    logger.warning("event consumer interrupted; binding again", ["error": String(describing: error)])
-                    warned = true
-                }
+        await DurableBinding.run(logger: logger, bind: {
+            try connection.jetStream.consume(stream: Events.stream, durable: durable, filterSubject: filterSubject, ackWait: ackWait,
+                                             batchSize: batchSize)
+        }, consume: { consumer, progressed in
+            while !Task.isCancelled {
+                let messages = try await consumer.nextBatch(limit: batchSize)
+                if messages.isEmpty { break }
+                progressed()
+                try await handle(messages)
             }
-            try? await Task.sleep(for: .seconds(1))
-        }
+        })
     }
 
     /// After this many deliveries, an event its handler still fails on alone is terminated (logged as an error,

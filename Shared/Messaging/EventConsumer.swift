@@ -63,25 +63,9 @@ public struct EventConsumer<Payload: Codable & Sendable>: Service {
     public var name: String { durable }
 
     public func run() async throws {
-        var warned = false
-        while !Task.isCancelled {
-            do {
-                let consumer = try connection.jetStream.consume(stream: Events.stream, durable: durable, filterSubject: type.subject,
-                                                                ackWait: ackWait)
-                try await withTaskCancellationHandler {
-                    try await consume(consumer) { warned = false }
-                } onCancel: {
-                    consumer.stop()
-                }
-            } catch {
-                if Task.isCancelled { break }
-                if !warned {
-                    logger.warning("event consumer interrupted; binding again", ["error": String(describing: error)])
-                    warned = true
-                }
-            }
-            try? await Task.sleep(for: .seconds(1))
-        }
+        await DurableBinding.run(logger: logger, bind: {
+            try connection.jetStream.consume(stream: Events.stream, durable: durable, filterSubject: type.subject, ackWait: ackWait)
+        }, consume: consume)
     }
 
     private func consume(_ consumer: JetStreamConsumer, onMessage: () -> Void) async throws {
