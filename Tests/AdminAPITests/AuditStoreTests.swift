@@ -22,7 +22,8 @@ struct AuditStoreTests {
 
     static func login(_ member: Int64, id: String = UUID().uuidString, at date: Date = Date()) -> AuditRecord {
         AuditRecord(eventId: id, memberId: member, kind: "member.logged-in", occurredAt: date,
-                    details: ["provider": .string("google"), "deviceId": .string("ipad-\(member)"), "clientAddress": .string("203.0.113.9")])
+                    details: ["provider": .string("google"), "deviceId": .string("ipad-\(member)"), "clientAddress": .string("203.0.113.9"),
+                              "platform": .string("iPadOS 17"), "appVersion": .string("App 2.1")])
     }
 
     @Test("a batch is stored once by event ID; pages come newest first with a cursor")
@@ -49,6 +50,7 @@ struct AuditStoreTests {
             let kept = try await store.records(memberId: 5, before: nil, limit: 10)
             #expect(kept.map(\.record.kind) == ["member.logged-in", "member.deleted", "member.logged-in"])
             #expect(kept.allSatisfy { $0.record.details["deviceId"] == nil && $0.record.details["clientAddress"] == nil })
+            #expect(kept.allSatisfy { Set($0.record.details.keys).isDisjoint(with: AuditRecord.personalDetails) })
             #expect(kept[0].record.details["provider"] == .string("google"))
             #expect(try await store.records(memberId: 6, before: nil, limit: 1).first?.record.details["deviceId"] == .string("ipad-6"))
         }

@@ -35,13 +35,6 @@ public struct AuditRecord: Sendable, Equatable {
     /// The details that name or locate a person (an email, a name, a client address, a device and what it
     /// runs): dropped from every record of a deleted member, which keeps its ID, kinds and times.
     public static let personalDetails: Set<String> = ["email", "name", "clientAddress", "deviceId", "platform", "appVersion"]
-
-    /// The record without its personal details (``personalDetails``).
-    public var scrubbed: AuditRecord {
-        var record = self
-        record.details = details.filter { !Self.personalDetails.contains($0.key) }
-        return record
-    }
 }
 
 /// A record as the store keeps it, with its ID (increasing: the newer, the higher).
