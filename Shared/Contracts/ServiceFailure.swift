@@ -22,6 +22,9 @@ public struct ServiceFailure: Error, Codable, Sendable, Equatable, CustomStringC
     public static func invalidRequest(_ message: String) -> ServiceFailure { ServiceFailure(.invalidRequest, message) }
     /// An internal failure; the message stays generic.
     public static let `internal` = ServiceFailure(.internal, "An internal error occurred.")
+    /// An admin suspended the member: no login, link, refresh or change until the suspension is lifted (403
+    /// `MEMBER_SUSPENDED`), whichever service refuses it (the member-service, or the token-issuer at the last hop).
+    public static let memberSuspended = ServiceFailure(.memberSuspended, "This account is suspended; contact support.")
     /// A dependency (database, provider) is down.
     public static let unavailable = ServiceFailure(.serviceUnavailable, "The service is temporarily unavailable; try again shortly.")
 }

@@ -157,7 +157,7 @@ struct IssuerHandlersTests {
         let refused = await failure { _ = try await login(31) }
         #expect(refused == ServiceFailure.memberSuspended)
         let refresh = await failure { _ = try await self.refresh(phone.refreshToken) }
-        #expect(refresh?.code == .memberSuspended && refresh?.message == "The account is suspended.")
+        #expect(refresh?.code == .memberSuspended && refresh?.message == "This account is suspended; contact support.")
 
         // Repeated (its event after the call): the same answer, nothing changed; an older lifting loses.
         let repeated = try await handlers.memberSuspension(MemberSuspensionRequest(memberId: 31, suspended: true, generation: 4))

@@ -5,8 +5,6 @@ extension ServiceFailure {
     static let memberGone = ServiceFailure(.unauthorized, "The member no longer exists; sign in again.")
     /// The identity belongs to another member.
     static let identityInUse = ServiceFailure(.identityInUse, "This identity is linked to another member; email never merges accounts.")
-    /// An admin suspended the member: it signs in nowhere and changes nothing until the suspension is lifted.
-    static let memberSuspended = ServiceFailure(.memberSuspended, "This account is suspended; contact support.")
     /// No member of that ID: never was, or deleted (an admin's call).
     static let noSuchMember = ServiceFailure(.notFound, "No such member.")
     /// The member's only identity cannot go.
