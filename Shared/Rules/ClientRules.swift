@@ -28,7 +28,8 @@ public enum ClientRules {
     /// Each cleaned and bounded; nil where the header says nothing recognisable.
     public static func describe(userAgent: String?) -> (platform: String?, appVersion: String?) {
         guard let userAgent, !userAgent.isEmpty else { return (nil, nil) }
-        let text = String(userAgent.prefix(512))
+        // Its first 512 bytes, not characters: one character may be kilobytes (a letter and thousands of accents).
+        let text = String(decoding: userAgent.utf8.prefix(512), as: UTF8.self)
         return (ProfileRules.cleanedText(platform(in: text), maxBytes: FieldLimits.platform),
                 ProfileRules.cleanedText(appVersion(in: text), maxBytes: FieldLimits.appVersion))
     }

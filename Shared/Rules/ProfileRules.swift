@@ -143,12 +143,20 @@ public enum ProfileRules {
            utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
             return value
         }
+        // Only what can be kept is read: a few bytes past the bound (the trim below cuts at a character's end), so a
+        // megabyte of text (a caller that checks no length) costs no more than its first bytes. Trimming a long text
+        // one character at a time would cost its length squared (each step back over regional indicators recounts
+        // them all).
         var scalars = String.UnicodeScalarView()
+        var bytes = 0
         for scalar in value.unicodeScalars {
+            if bytes > maxBytes + 8 { break }
             if scalar.isControlCharacter || [.lineSeparator, .paragraphSeparator].contains(scalar.properties.generalCategory) {
                 scalars.append(" ")
+                bytes += 1
             } else if !isUnsafeInText(scalar) {
                 scalars.append(scalar)
+                bytes += scalar.utf8.count
             }
         }
         var text = String(scalars).trimmingCharacters(in: .whitespacesAndNewlines)

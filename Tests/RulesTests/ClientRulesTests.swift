@@ -38,4 +38,16 @@ struct ClientRulesTests {
         #expect(cleaned == ClientContext(address: "203.0.113.9", platform: "iOS 18.1", appVersion: nil))
         #expect(ClientRules.cleaned(nil) == nil)
     }
+
+    @Test("a long text costs its first bytes only: a megabyte of regional indicators (whose trim, one character at a time, once cost minutes) is cut to its bound",
+          .timeLimit(.minutes(1)))
+    func longTextIsCheap() throws {
+        let flags = String(repeating: "\u{1F1E6}", count: 250_000)
+        let cleaned = try #require(ClientRules.cleaned(ClientContext(address: flags, platform: flags, appVersion: flags)))
+        #expect((cleaned.platform?.utf8.count ?? 0) <= FieldLimits.platform && (cleaned.platform?.utf8.count ?? 0) > 0)
+        #expect((cleaned.address?.utf8.count ?? 0) <= FieldLimits.clientAddress)
+        #expect((ProfileRules.providerName(flags)?.utf8.count ?? 0) <= ProfileRules.nameMaxBytes)
+        let accents = "a" + String(repeating: "\u{301}", count: 15_000)
+        #expect((ClientRules.describe(userAgent: "App/1.0 " + accents).appVersion?.utf8.count ?? 0) <= FieldLimits.appVersion)
+    }
 }
