@@ -138,4 +138,19 @@ struct AuditStoreTests {
             #expect(record.id == id && record.record.memberId == 14 && record.record.reason == "stolen phone")
         }
     }
+
+    @Test("no cap deletes what admins did: a member repeating what it may (refresh-token reuse here) fills its own cap and the total, never an admin's record")
+    func adminRecordsOutliveFloods() async throws {
+        try await Self.withStore { store, _ in
+            let suspension = AuditRecord(eventId: "admin-15", memberId: 15, kind: "admin.suspend", occurredAt: Date(), admin: "alice",
+                                         reason: "case 2", details: [:])
+            try await store.store(AuditBatch(records: [suspension]))
+            let reuses = (0..<20).map { AuditRecord(eventId: "reuse-\($0)", memberId: 16, kind: "refresh-token.reused", occurredAt: Date(),
+                                                    details: ["sessionId": .string("s-\($0)")]) }
+            try await store.store(AuditBatch(records: reuses))
+            _ = try await store.sweep(AuditLimits(retentionDays: 365, maxPerMember: 5, maxRecords: 3))
+            #expect(try await store.records(memberId: 15, before: nil, limit: 10).map(\.record.eventId) == ["admin-15"])
+            #expect(try await store.records(memberId: 16, before: nil, limit: 50).count <= 5)
+        }
+    }
 }

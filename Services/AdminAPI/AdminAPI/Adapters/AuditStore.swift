@@ -16,12 +16,12 @@ struct AuditStore: AuditRepository {
     /// record stored by another replica while a member is erased is either seen by the erasure's scrub or sees
     /// the member erased (PostgreSQL's snapshots would otherwise let both miss each other).
     static let erasureLock: Int64 = 0x4155_4449_5400_0002
-    /// The kinds the per-member cap never deletes: what an investigation needs of a member however much else
-    /// it did (changes by admins, suspensions, the account's creation and deletion, its identities, refresh-token
-    /// reuse). A member can add many of the others at will (a profile change, a session ended), so those go first.
-    static let keptKinds = ["admin.suspend", "admin.unsuspend", "admin.delete", "admin.end-session", "member.created",
-                            "member.deleted", "member.suspended", "member.unsuspended", "identity.linked", "identity.unlinked",
-                            "refresh-token.reused"]
+    /// The kinds no cap deletes (only the retention does): what admins did and what it did to the member. A member
+    /// cannot add these at will, so no flood of a member's own records pushes them out, per member or in all.
+    static let adminKinds = ["admin.suspend", "admin.unsuspend", "admin.delete", "admin.end-session", "member.suspended",
+                             "member.unsuspended", "member.deleted"]
+    /// The kinds the per-member cap never deletes: the admins' ones and the account's creation (once a member).
+    static let keptKinds = adminKinds + ["member.created"]
     /// The kinds the per-member cap deletes first: what a member can cause over and over.
     static let firstDeletedKinds = ["member.updated", "session.ended", "admin.view", "admin.audit", "admin.search", "admin.export"]
 
@@ -141,6 +141,7 @@ struct AuditStore: AuditRepository {
     func sweep(_ limits: AuditLimits) async throws -> Int {
         let days = Int64(limits.retentionDays)
         let kept = "{" + Self.keptKinds.joined(separator: ",") + "}"
+        let admin = "{" + Self.adminKinds.joined(separator: ",") + "}"
         let first = "{" + Self.firstDeletedKinds.joined(separator: ",") + "}"
         var deleted = 0
         for query: PostgresQuery in [
@@ -160,11 +161,12 @@ struct AuditStore: AuditRepository {
                                           GROUP BY member_id HAVING count(*) > \(limits.maxPerMember))
                 ) ranked WHERE position > \(limits.maxPerMember) AND NOT kind = ANY(\(kept)::text[]) LIMIT \(Self.sweepBatch))
             """,
-            // The newest maxRecords stay: everything at or below the ID just past them goes.
+            // The newest maxRecords stay: everything at or below the ID just past them goes, but the admins' kinds.
             """
             DELETE FROM audit.records WHERE id IN (
                 SELECT id FROM audit.records
                  WHERE id <= (SELECT id FROM audit.records ORDER BY id DESC OFFSET \(limits.maxRecords) LIMIT 1)
+                   AND NOT kind = ANY(\(admin)::text[])
                  ORDER BY id LIMIT \(Self.sweepBatch))
             """,
         ] {
