@@ -39,6 +39,7 @@ let package = Package(
         .executable(name: "member-service", targets: ["MemberServiceApp"]),
         .executable(name: "token-issuer", targets: ["TokenIssuerApp"]),
         .executable(name: "admin-api", targets: ["AdminAPIApp"]),
+        .executable(name: "webhook-relay", targets: ["WebhookRelayApp"]),
         .executable(name: "dev-idp", targets: ["DevIDPApp"]),
         .executable(name: "nats-auth", targets: ["NATSAuth"]),
         .library(name: "SocialLoginClient", targets: ["SocialLoginClient"]),
@@ -61,6 +62,8 @@ let package = Package(
         shared("HTTPServer", ["CMicroHTTPD", "Logging"]),
         shared("HTTPClient", ["CCurl", "Logging"]),
         shared("Contracts", ["JSON"]),
+        // Standard Webhooks: the `whsec_` secrets and the `v1` signatures the relay sends and receivers check.
+        shared("Webhooks", ["Crypto"]),
         // The rules every service applies to the contracts' fields again (trusting no caller): profile fields, required strings, keys.
         shared("Rules", ["Contracts"]),
         shared("Metrics", []),
@@ -88,10 +91,13 @@ let package = Package(
                   ["Logging", "Runtime", "Contracts", "Rules", "JSON", "Crypto", "Messaging", "Metrics", "Management", "NATS", "Postgres",
                    "Persistence", "HTTPServer", "HTTPAPI"],
                   resources: [.copy("Resources/openapi.json")])
+        // App backends' webhooks: the event stream delivered over HTTP, signed.
+        + service("WebhookRelay",
+                  ["Logging", "Runtime", "Contracts", "JSON", "Crypto", "Messaging", "Metrics", "Management", "NATS", "HTTPClient", "Webhooks"])
         + [.executableTarget(name: "NATSAuth", dependencies: ["Messaging", "Crypto"], path: "Services/NATSAuth",
                              swiftSettings: swiftSettings)]
         + service("DevIDP",
-                  ["Logging", "Runtime", "HTTPServer", "JOSE", "JSON", "Crypto"])
+                  ["Logging", "Runtime", "HTTPServer", "JOSE", "JSON", "Crypto", "Webhooks"])
         + [
             .target(name: "TestSupport",
                     dependencies: ["Logging", "Collections", "Runtime", "Contracts", "JSON", "Messaging", "Management", "NATS", "Postgres", "HTTPClient", "Crypto",

@@ -27,6 +27,12 @@ public enum Events {
     /// `events.apple.notification`
     public static let appleNotification = EventType<AppleNotificationReceived>("apple.notification")
 
+    /// Every event type's name, as docs/events.md lists them.
+    public static var typeNames: [String] {
+        [memberCreated.name, memberLoggedIn.name, memberUpdated.name, memberDeleted.name, memberSuspended.name, memberUnsuspended.name,
+         identityLinked.name, identityUnlinked.name, sessionEnded.name, refreshTokenReused.name, appleNotification.name]
+    }
+
     /// The durable consumers of the stream, named here because the NATS permissions
     /// (`BusIdentity`) give each one to its service alone.
     public enum Durables {
@@ -43,6 +49,9 @@ public enum Events {
         public static let sessionsOfUnsuspendedMembers = "token-issuer-unsuspensions"
         /// admin-api's consumer of every event (`events.>`): the audit trail.
         public static let audit = "admin-api-audit"
+
+        /// webhook-relay's consumer of every event for the webhook endpoint named `endpoint`.
+        public static func webhook(_ endpoint: String) -> String { "webhook-\(endpoint)" }
     }
 }
 

@@ -17,6 +17,10 @@ public enum BusIdentity: String, CaseIterable, Sendable {
     /// The operators' API: the only identity that acts on a member without that member's proof, each call
     /// for a named admin with a reason; reads every event into the audit trail through its own durable.
     case adminAPI = "admin-api"
+    /// Delivers events to the app backends' webhooks: reads every event through durable consumers of its own
+    /// (`webhook-<endpoint>`, one per endpoint); it calls no service, publishes no event, and may not touch
+    /// the services' durable consumers.
+    case webhookRelay = "webhook-relay"
     /// A person or script running the system: asks for a signing-key rotation and service discovery,
     /// proves a provider token (a diagnostic), reads stored events one by one and follows them live; it
     /// cannot call the services that act on members, answer them, publish events, edit the stream, create
@@ -64,6 +68,13 @@ public enum BusIdentity: String, CaseIterable, Sendable {
         case .adminAPI:
             BusGrant(
                 publish: BusSubjects.requests(sentBy: self) + JetStreamSubjects.streamSetUp + JetStreamSubjects.durable(Events.Durables.audit),
+                subscribe: [],
+                allowResponses: false)
+        case .webhookRelay:
+            // Its consumers' names come from the webhooks file, so it gets every name but the services' own.
+            BusGrant(
+                publish: ["\(JetStreamSubjects.streamInfo)"] + JetStreamSubjects.durable("*"),
+                denyPublish: JetStreamSubjects.everyDurable,
                 subscribe: [],
                 allowResponses: false)
         case .operator:
@@ -197,7 +208,7 @@ public enum BusSubjects {
              Events.memberSuspended.subject, Events.memberUnsuspended.subject]
         case .tokenIssuer:
             [Events.sessionEnded.subject, Events.refreshTokenReused.subject]
-        case .gateway, .tokenVerifier, .adminAPI, .operator, .streamAdmin:
+        case .gateway, .tokenVerifier, .adminAPI, .webhookRelay, .operator, .streamAdmin:
             []
         }
     }
@@ -211,11 +222,14 @@ public enum JetStreamSubjects {
     /// Look up the stream and create it when missing; never edit it (see ``streamAdministration``).
     public static let streamSetUp = ["STREAM.INFO", "STREAM.CREATE"].map { "\(api).\($0).\(stream)" }
 
+    /// Look up the stream (its settings and state), nothing more.
+    public static let streamInfo = "\(api).STREAM.INFO.\(stream)"
+
     /// Edit the stream's settings (never delete or purge it): the stream-admin's alone.
     public static let streamAdministration = ["INFO", "STREAM.INFO.\(stream)", "STREAM.UPDATE.\(stream)", "STREAM.NAMES", "STREAM.LIST"]
         .map { "\(api).\($0)" }
 
-    /// Create, bind, fetch from and acknowledge one durable consumer, and no other.
+    /// Create, bind, fetch from and acknowledge one durable consumer, and no other (`*`: any one name).
     public static func durable(_ name: String) -> [String] {
         ["CONSUMER.CREATE.\(stream).\(name)", "CONSUMER.CREATE.\(stream).\(name).>", "CONSUMER.DURABLE.CREATE.\(stream).\(name)",
          "CONSUMER.INFO.\(stream).\(name)", "CONSUMER.MSG.NEXT.\(stream).\(name)"].map { "\(api).\($0)" }

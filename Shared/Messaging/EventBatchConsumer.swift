@@ -79,6 +79,7 @@ public struct EventBatchConsumer: Service {
                 progressed()
                 try await handle(messages)
             }
+            return .bindAgain
         })
     }
 

@@ -68,7 +68,7 @@ public struct EventConsumer<Payload: Codable & Sendable>: Service {
         }, consume: consume)
     }
 
-    private func consume(_ consumer: JetStreamConsumer, onMessage: () -> Void) async throws {
+    private func consume(_ consumer: JetStreamConsumer, onMessage: () -> Void) async throws -> DurableBinding.Next {
         try await withThrowingTaskGroup(of: Void.self) { group in
             var inFlight = 0
             for try await message in consumer {
@@ -82,6 +82,7 @@ public struct EventConsumer<Payload: Codable & Sendable>: Service {
             }
             try await group.waitForAll()
         }
+        return .bindAgain
     }
 
     /// Decodes, handles and acknowledges one message.
@@ -93,7 +94,7 @@ public struct EventConsumer<Payload: Codable & Sendable>: Service {
         } catch {
             logger.error("unreadable event dropped", ["nats.subject": message.subject, "nats.sequence": String(message.streamSequence)])
             metrics?.increment("events_failed_total", labels)
-            await acknowledge(message, "terminate") { try await message.term() }
+            await Acknowledgement.send(message, "terminate", logger: logger) { try await message.term() }
             return
         }
         let outcome: Outcome
@@ -109,10 +110,10 @@ public struct EventConsumer<Payload: Codable & Sendable>: Service {
         switch outcome {
         case .ack:
             metrics?.increment("events_handled_total", labels)
-            await acknowledge(message, "ack") { try await message.ack() }
+            await Acknowledgement.send(message, "ack", logger: logger) { try await message.ack() }
         case .retry(let delay):
             metrics?.increment("events_retried_total", labels)
-            await acknowledge(message, "nak") { try await message.nak(delay: delay) }
+            await Acknowledgement.send(message, "nak", logger: logger) { try await message.nak(delay: delay) }
         }
     }
 
@@ -123,24 +124,6 @@ public struct EventConsumer<Payload: Codable & Sendable>: Service {
         let token = beats.start(message, for: maxHandlingTime)
         defer { beats.stop(token) }
         return try await body()
-    }
-
-    /// Sends an acknowledgement, again up to twice when it fails: a lost one would leave the message
-    /// to come back only after the ack wait, whatever retry delay the handler asked for.
-    private func acknowledge(_ message: JetStreamMessage, _ kind: String, _ send: () async throws -> Void) async {
-        for attempt in 1...3 {
-            do {
-                try await send()
-                return
-            } catch {
-                if attempt == 3 || Task.isCancelled {
-                    logger.warning("acknowledgement failed; the event comes again after the ack wait",
-                                   ["nats.ack": kind, "nats.sequence": String(message.streamSequence), "error": String(describing: error)])
-                    return
-                }
-                try? await Task.sleep(for: .milliseconds(200 * attempt))
-            }
-        }
     }
 
     /// The delay before a failed event is tried again: 1 s after the first delivery, doubling each

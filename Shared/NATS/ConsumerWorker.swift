@@ -18,13 +18,18 @@ final class ConsumerWorker: Sendable {
     let maxDeliver: Int
     /// Messages fetched per request (the channel holds as many).
     let batchSize: Int32
+    /// Whether a consumer created here starts with the messages stored after its creation.
+    let startsAtNew: Bool
+    /// How long the server keeps the consumer once nobody fetches from it; nil for ever.
+    let inactiveThreshold: Duration?
     let channel: MessageChannel<JetStreamMessage>
     private let stopped = Atomic<Bool>(false)
     /// The bound pull subscription, so that `stop` can remove interest at once (waking a pending fetch).
     private let subscription = Mutex<SubscriptionHandle?>(nil)
 
     init(connection: NATSConnection, stream: String, durable: String, filterSubject: String?, ackWait: Duration,
-         maxDeliver: Int, batchSize: Int = ConsumerWorker.defaultBatchSize) {
+         maxDeliver: Int, batchSize: Int = ConsumerWorker.defaultBatchSize, startsAtNew: Bool = false,
+         inactiveThreshold: Duration? = nil) {
         self.connection = connection
         self.stream = stream
         self.durable = durable
@@ -32,6 +37,8 @@ final class ConsumerWorker: Sendable {
         self.ackWait = ackWait
         self.maxDeliver = maxDeliver
         self.batchSize = Int32(max(1, batchSize))
+        self.startsAtNew = startsAtNew
+        self.inactiveThreshold = inactiveThreshold
         channel = MessageChannel(capacity: max(1, batchSize))
     }
 
@@ -153,7 +160,8 @@ final class ConsumerWorker: Sendable {
             try withOptionalCString(filterSubject) { filterPointer in
                 config.Durable = durablePointer
                 config.AckPolicy = js_AckExplicit
-                config.DeliverPolicy = js_DeliverAll
+                config.DeliverPolicy = startsAtNew ? js_DeliverNew : js_DeliverAll
+                if let inactiveThreshold { config.InactiveThreshold = inactiveThreshold.nanoseconds }
                 config.AckWait = ackWait.nanoseconds
                 config.MaxDeliver = Int64(maxDeliver)
                 config.FilterSubject = filterPointer

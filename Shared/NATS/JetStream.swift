@@ -191,16 +191,49 @@ public struct JetStream: Sendable {
     /// The consumer is created (or updated) on a thread owned by the returned sequence; a setup failure
     /// (say, the stream does not exist) is thrown by the first `next()`. `batchSize` messages are fetched per
     /// request (16 unless said: a consumer that handles them in batches asks for more).
+    ///
+    /// A consumer made with `startsAtNew` begins with the messages stored after it was created (an existing one
+    /// goes on from where it is); one with an `inactiveThreshold` is deleted by the server once nobody fetched
+    /// from it for that long.
     public func consume(stream: String, durable: String, filterSubject: String?, ackWait: Duration = .seconds(30),
-                        maxDeliver: Int = -1, batchSize: Int = 16) throws -> JetStreamConsumer {
+                        maxDeliver: Int = -1, batchSize: Int = 16, startsAtNew: Bool = false,
+                        inactiveThreshold: Duration? = nil) throws -> JetStreamConsumer {
         try Subject.validateName(stream, kind: "stream name")
         try Subject.validateName(durable, kind: "durable consumer name")
         if let filterSubject { try Subject.validate(filterSubject, wildcards: true) }
         guard ackWait > .zero else { throw NATSError(code: .invalidArgument, detail: "ackWait must be positive") }
         let worker = ConsumerWorker(connection: connection, stream: stream, durable: durable, filterSubject: filterSubject,
-                                    ackWait: ackWait, maxDeliver: maxDeliver, batchSize: min(max(1, batchSize), 1_024))
+                                    ackWait: ackWait, maxDeliver: maxDeliver, batchSize: min(max(1, batchSize), 1_024),
+                                    startsAtNew: startsAtNew, inactiveThreshold: inactiveThreshold)
         worker.start()
         return JetStreamConsumer(worker: worker)
+    }
+}
+
+extension JetStream {
+    /// A durable consumer's backlog, as the server counts it.
+    public struct ConsumerBacklog: Sendable, Equatable {
+        /// Messages of its filter not yet delivered.
+        public var undelivered: UInt64
+        /// Messages delivered and not yet acknowledged.
+        public var unacknowledged: UInt64
+    }
+
+    /// The backlog of the durable consumer `durable` on `stream`; nil when there is no such consumer.
+    public func backlog(stream: String, durable: String) async throws -> ConsumerBacklog? {
+        try Subject.validateName(stream, kind: "stream name")
+        try Subject.validateName(durable, kind: "durable consumer name")
+        let handle = connection.handle
+        return try await BlockingCall.run {
+            var info: UnsafeMutablePointer<jsConsumerInfo>?
+            var errorCode = jsErrCode(0)
+            let status = js_GetConsumerInfo(&info, handle.jetStream, stream, durable, nil, &errorCode)
+            defer { if let info { jsConsumerInfo_Destroy(info) } }
+            if errorCode == JSConsumerNotFoundErr || status == NATS_NOT_FOUND { return nil }
+            try checkJS(status, errorCode, "read consumer '\(durable)' on '\(stream)'")
+            guard let info else { return nil }
+            return ConsumerBacklog(undelivered: info.pointee.NumPending, unacknowledged: UInt64(max(0, info.pointee.NumAckPending)))
+        }
     }
 }
 

@@ -16,6 +16,7 @@ extension JetStreamMessage {
         deliveryCount = Int(metadata.pointee.NumDelivered)
         streamSequence = metadata.pointee.Sequence.Stream
         receivedAt = DeadlineTimer.now
+        storedAt = metadata.pointee.Timestamp
         ackSubject = String(cString: reply)
         self.connection = connection
     }

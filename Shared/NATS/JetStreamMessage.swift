@@ -12,6 +12,8 @@ public struct JetStreamMessage: Sendable {
     public let streamSequence: UInt64
     /// When the consumer fetched it, in uptime nanoseconds (`DeadlineTimer.now`): its ack wait runs from then.
     public let receivedAt: UInt64
+    /// When the stream stored it, in nanoseconds since 1970.
+    public let storedAt: Int64
     /// The subject acknowledgements go to (`$JS.ACK...`).
     let ackSubject: String
     let connection: NATSConnection
@@ -35,6 +37,12 @@ public struct JetStreamMessage: Sendable {
         } else {
             try await acknowledge("-NAK")
         }
+    }
+
+    /// Declines the message for immediate redelivery without waiting for the server's confirmation: for a message
+    /// given back unhandled (a consumer stopping), where a lost one only means it comes again after the ack wait.
+    public func nakWithoutConfirmation() throws {
+        try connection.publish(ackSubject, reply: nil, Array("-NAK".utf8), headers: [:])
     }
 
     /// Tells the server the message can never be processed: it is not delivered again.

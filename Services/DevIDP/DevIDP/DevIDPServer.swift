@@ -15,6 +15,7 @@ import Synchronization
 /// - Apple: `POST /apple/auth/token`, `POST /apple/auth/revoke`, `POST /apple/mint-code`,
 ///   `POST /apple/mint-notification`
 /// - `GET /stats` → `DevIDPStats` (revocations, deletions, key-set fetches)
+/// - `/webhooks/<inbox>`: webhook receivers (``WebhookInboxes``)
 public struct DevIDPServer: Service {
     private let configuration: DevIDPConfiguration
     private let logger: Logger
@@ -37,6 +38,7 @@ public struct DevIDPServer: Service {
 
     public func run() async throws {
         let box = ProviderBox()
+        let inboxes = WebhookInboxes()
         var http = HTTPServer.Configuration()
         http.host = configuration.host
         http.port = configuration.port
@@ -45,7 +47,7 @@ public struct DevIDPServer: Service {
         let server = HTTPServer(configuration: http, logger: logger.named("http"),
                                 executor: handlersOnItsThread ? executor : nil) { request in
             guard let provider = box.provider else { return HTTPResponse(status: 503) }
-            return await Self.handle(request, provider: provider, jwksMaxAge: maxAge)
+            return await Self.handle(request, provider: provider, inboxes: inboxes, jwksMaxAge: maxAge)
         }
         try server.start()
         let baseURL = configuration.baseURL ?? "http://\(configuration.host):\(server.port)"
@@ -56,10 +58,13 @@ public struct DevIDPServer: Service {
         try await server.run()
     }
 
-    static func handle(_ request: HTTPRequest, provider: DevIdentityProvider, jwksMaxAge: Int) async -> HTTPResponse {
+    static func handle(_ request: HTTPRequest, provider: DevIdentityProvider, inboxes: WebhookInboxes, jwksMaxAge: Int) async -> HTTPResponse {
         let segments = request.path.split(separator: "/").map(String.init)
         if segments == ["stats"] {
             return json(await provider.stats())
+        }
+        if segments.count == 2, segments[0] == "webhooks" {
+            return inboxes.handle(request, name: segments[1])
         }
         guard let name = segments.first, DevIdentityProvider.allProviderNames.contains(name) else {
             return HTTPResponse(status: 404)

@@ -1,0 +1,149 @@
+import Contracts
+import Foundation
+import HTTPClient
+import Logging
+import Messaging
+import Metrics
+import NATS
+import Runtime
+import Synchronization
+
+/// The relay: one ``EndpointRelay`` per endpoint of the webhooks file, kept in step with the file. An endpoint
+/// added starts, one removed stops, one changed starts again with its new settings (its consumer keeps its
+/// place); one that answered 410 stays stopped until the file changes. Every few seconds it also reports each
+/// endpoint's backlog and the age of the oldest event it holds.
+struct WebhookRelay: Service {
+    let file: FollowedFile<[WebhookEndpoint]>
+    let settings: EndpointRelay.Settings
+    let connection: NATSConnection
+    let client: HTTPClient
+    let reloadInterval: Duration
+    let metrics: MetricsRegistry
+    let logger: Logger
+
+    var name: String { "webhooks" }
+
+    /// An endpoint being served.
+    private struct Running {
+        let relay: EndpointRelay
+        let task: Task<OrderedEventConsumer.Ending, Never>
+    }
+
+    func run() async throws {
+        Self.describe(metrics)
+        var running: [String: Running] = [:]
+        var disabled: Set<String> = []
+        var known: Set<String> = []
+        var lastReport = ContinuousClock.now - .seconds(60)
+        let gone = GoneEndpoints()
+        defer {
+            for served in running.values { served.task.cancel() }
+        }
+        do {
+            while !Task.isCancelled {
+                switch file.reload() {
+                case .unchanged:
+                    break
+                case .changed(let endpoints):
+                    logger.info("webhooks file read again", ["endpoints": String(endpoints.count)])
+                    // A changed file is the operator's answer to a 410: every endpoint is tried again.
+                    disabled.removeAll()
+                case .failed(let error):
+                    logger.error("webhooks file not usable: the endpoints read before stay in force until it is mended",
+                                 ["error": String(describing: error)])
+                }
+                let endpoints = file.value
+                known.formUnion(endpoints.map(\.name))
+                // Stopped by a 410: disabled until the file changes.
+                for name in gone.take() {
+                    running[name] = nil
+                    disabled.insert(name)
+                }
+                await reconcile(&running, with: endpoints, disabled: disabled, gone: gone)
+                for name in known {
+                    metrics.set("webhook_endpoint_disabled", ["endpoint": name], to: disabled.contains(name) ? 1 : 0)
+                }
+                if ContinuousClock.now - lastReport >= .seconds(5) {
+                    lastReport = ContinuousClock.now
+                    await report(endpoints, running: running)
+                }
+                try await Task.sleep(for: reloadInterval)
+            }
+        } catch is CancellationError {}
+        for served in running.values {
+            served.task.cancel()
+            _ = await served.task.value
+        }
+    }
+
+    /// Starts what the file lists and is not running (nor disabled), stops what it no longer lists, and starts again
+    /// what it lists otherwise.
+    private func reconcile(_ running: inout [String: Running], with endpoints: [WebhookEndpoint], disabled: Set<String>,
+                           gone: GoneEndpoints) async {
+        let wanted = Dictionary(uniqueKeysWithValues: endpoints.map { ($0.name, $0) })
+        for (name, served) in running where wanted[name] != served.relay.endpoint || disabled.contains(name) {
+            served.task.cancel()
+            _ = await served.task.value
+            running[name] = nil
+            logger.info("webhook endpoint stopped", ["webhook.endpoint": name])
+        }
+        for endpoint in endpoints where running[endpoint.name] == nil && !disabled.contains(endpoint.name) {
+            let relay = EndpointRelay(endpoint: endpoint, settings: settings, connection: connection, client: client, metrics: metrics,
+                                      logger: logger)
+            running[endpoint.name] = Running(relay: relay, task: Task {
+                let ending = await relay.run()
+                if ending == .stopped { gone.add(endpoint.name) }
+                return ending
+            })
+            logger.info("webhook endpoint started", ["webhook.endpoint": endpoint.name, "webhook.events": Self.describe(endpoint.events)])
+        }
+    }
+
+    /// Sets each endpoint's backlog (the server's count for its consumer) and the age of the oldest event this
+    /// replica holds for it.
+    private func report(_ endpoints: [WebhookEndpoint], running: [String: Running]) async {
+        for endpoint in endpoints {
+            let labels = ["endpoint": endpoint.name]
+            if let backlog = try? await connection.jetStream.backlog(stream: Events.stream, durable: endpoint.durable) {
+                metrics.set("webhook_pending_events", labels, to: Double(backlog.undelivered + backlog.unacknowledged))
+            }
+            let oldest = running[endpoint.name]?.relay.holdings.oldestStoredAt
+            metrics.set("webhook_oldest_pending_seconds", labels, to: oldest.map { max(0, Date().timeIntervalSince($0)) } ?? 0)
+        }
+    }
+
+    private static func describe(_ selection: WebhookEndpoint.Selection) -> String {
+        switch selection {
+        case .all: "*"
+        case .only(let types): types.sorted().joined(separator: ",")
+        }
+    }
+
+    private static func describe(_ metrics: MetricsRegistry) {
+        metrics.describeCounter("webhook_deliveries_total", "Events delivered (answered 2xx), by endpoint.")
+        metrics.describeCounter("webhook_attempts_failed_total",
+                                "Delivery attempts that failed, by endpoint and reason (status, redirect, timeout, connection, refused-destination, gone, transport).")
+        metrics.describeCounter("webhook_events_dropped_total", "Events given up, by endpoint and reason (expired, unreadable).")
+        metrics.describeGauge("webhook_endpoint_disabled", "1 while an endpoint is disabled by a 410 answer (until the webhooks file changes).")
+        metrics.describeGauge("webhook_pending_events", "Events of an endpoint's consumer not yet delivered (the server's backlog).")
+        metrics.describeGauge("webhook_oldest_pending_seconds", "Age of the oldest event this replica holds for an endpoint.")
+        metrics.describeHistogram("webhook_delivery_seconds", "Delivery attempts that got an answer, by endpoint: seconds to the answer.")
+    }
+}
+
+/// The endpoints whose deliveries stopped on a 410, told by their tasks to the relay's loop.
+private final class GoneEndpoints: Sendable {
+    private let names = Mutex<Set<String>>([])
+
+    func add(_ name: String) {
+        _ = names.withLock { $0.insert(name) }
+    }
+
+    /// The names told since the last call.
+    func take() -> Set<String> {
+        names.withLock { names in
+            defer { names.removeAll() }
+            return names
+        }
+    }
+}

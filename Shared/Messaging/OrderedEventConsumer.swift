@@ -1,0 +1,300 @@
+import Contracts
+import Foundation
+import Logging
+import NATS
+import Synchronization
+
+/// One durable JetStream consumer whose events are handled in stream order per key (a member) and concurrently
+/// across keys, each retried in place until its handler is done with it: while an event of a key waits for a
+/// retry, the later events of that key wait behind it, and other keys go on. For a consumer that hands events to
+/// someone who must see a member's events in order and may be away for hours (the webhook relay).
+///
+/// It holds at most ``Settings/maxHeld`` events at once (fetched and not yet settled), reporting progress on each
+/// to the server every third of the ack wait, so that none goes to another replica while it is held; the rest
+/// waits in the stream. Events whose subject ``Settings/wants`` refuses are acknowledged unhandled. A handler's
+/// ``Outcome/stop`` ends the consumer: every event it holds goes back to the stream at once, for whoever consumes
+/// next. A lost connection or a deleted consumer is waited out and the consumer bound again; events held then
+/// go back to the stream.
+public struct OrderedEventConsumer: Sendable {
+    /// One event, as it came, with the key it is ordered by.
+    public struct Event: Sendable {
+        /// The subject it was published on (`events.member.created`).
+        public let subject: String
+        /// The event's JSON (an ``EventEnvelope``), as stored.
+        public let payload: [UInt8]
+        /// How often the server delivered it (1 the first time).
+        public let deliveryCount: Int
+        /// When the stream stored it.
+        public let storedAt: Date
+        /// Its key: events of one key are handled one at a time, in order; nil for none.
+        public let key: String?
+
+        /// An event (the tests make their own).
+        public init(subject: String, payload: [UInt8], deliveryCount: Int = 1, storedAt: Date = Date(), key: String? = nil) {
+            self.subject = subject
+            self.payload = payload
+            self.deliveryCount = deliveryCount
+            self.storedAt = storedAt
+            self.key = key
+        }
+    }
+
+    /// What the handler made of an event.
+    public enum Outcome: Sendable, Equatable {
+        /// Handled: acknowledge it.
+        case done
+        /// It can never be handled: terminate it (the server never delivers it again).
+        case drop
+        /// Not now: call the handler again with it after the delay (the later events of its key wait).
+        case retry(after: Duration)
+        /// Stop consuming: this event and every held one go back to the stream.
+        case stop
+    }
+
+    /// Why ``run()`` returned.
+    public enum Ending: Sendable, Equatable {
+        /// A handler said ``Outcome/stop``.
+        case stopped
+        /// The task was cancelled.
+        case cancelled
+    }
+
+    /// The handler: an event and the attempt on it (1 the first time this replica tries it).
+    public typealias Handler = @Sendable (Event, _ attempt: Int) async -> Outcome
+
+    /// How the consumer is made and how much it holds.
+    public struct Settings: Sendable {
+        /// The durable consumer's name.
+        public var durable: String
+        /// The subjects it reads. Default `events.>`.
+        public var filterSubject = "events.>"
+        /// Whether a new consumer starts with the events stored after it was made (true) or with every stored one.
+        public var startsAtNew = true
+        /// How long the server keeps the consumer once nobody reads from it; nil for ever.
+        public var inactiveThreshold: Duration?
+        /// The server's ack wait (progress is reported every third of it). Default 60 s.
+        public var ackWait: Duration = .seconds(60)
+        /// Most events held at once. Default 256.
+        public var maxHeld = 256
+        /// Most events handled at once (each of another key). Default 8.
+        public var maxConcurrent = 8
+        /// How long after it was fetched an event's progress is reported at most. Default a day.
+        public var maxHandlingTime: Duration = .seconds(86_400)
+
+        /// Settings for the durable consumer `durable`, the rest at their defaults.
+        public init(durable: String) {
+            self.durable = durable
+        }
+    }
+
+    /// What the consumer holds now (for metrics): how many events, and when the oldest of them was stored.
+    public final class Holdings: Sendable {
+        private let stored = Mutex<[Int: Date]>([:])
+
+        /// Nothing held.
+        public init() {}
+
+        /// How many events are held.
+        public var count: Int { stored.withLock { $0.count } }
+        /// When the oldest held event was stored; nil when none is held.
+        public var oldestStoredAt: Date? { stored.withLock { $0.values.min() } }
+
+        fileprivate func add(_ id: Int, _ date: Date) { stored.withLock { $0[id] = date } }
+        fileprivate func remove(_ id: Int) { _ = stored.withLock { $0.removeValue(forKey: id) } }
+    }
+
+    let connection: NATSConnection
+    let settings: Settings
+    let wants: @Sendable (String) -> Bool
+    let key: @Sendable (String, [UInt8]) -> String?
+    let holdings: Holdings
+    let logger: Logger
+    let handler: Handler
+
+    /// A consumer through `settings.durable`: each event whose subject `wants` takes is keyed by `key` (from its
+    /// subject and payload) and handed to `handler`; `holdings` tells what it holds.
+    public init(connection: NATSConnection, settings: Settings, holdings: Holdings = Holdings(), logger: Logger,
+                wants: @escaping @Sendable (String) -> Bool, key: @escaping @Sendable (String, [UInt8]) -> String?,
+                handler: @escaping Handler) {
+        var settings = settings
+        settings.maxHeld = max(1, settings.maxHeld)
+        settings.maxConcurrent = max(1, min(settings.maxConcurrent, settings.maxHeld))
+        self.connection = connection
+        self.settings = settings
+        self.holdings = holdings
+        self.logger = logger.with(["nats.durable": settings.durable])
+        self.wants = wants
+        self.key = key
+        self.handler = handler
+    }
+
+    /// Consumes until a handler says ``Outcome/stop`` or the task is cancelled.
+    public func run() async -> Ending {
+        let beats = ProgressBeats(interval: settings.ackWait / 3, logger: logger)
+        var ending = Ending.cancelled
+        await DurableBinding.run(logger: logger, bind: {
+            try connection.jetStream.consume(stream: Events.stream, durable: settings.durable, filterSubject: settings.filterSubject,
+                                             ackWait: settings.ackWait, batchSize: min(64, settings.maxHeld),
+                                             startsAtNew: settings.startsAtNew, inactiveThreshold: settings.inactiveThreshold)
+        }, consume: { consumer, progressed in
+            let next = await consume(consumer, beats: beats, progressed: progressed)
+            if next == .finished { ending = .stopped }
+            return next
+        })
+        return ending
+    }
+
+    /// One held event.
+    private struct Held: Sendable {
+        let id: Int
+        let message: JetStreamMessage
+        let event: Event
+        let beat: UInt64
+    }
+
+    /// What the consumer's tasks report.
+    private enum Signal: Sendable {
+        case fetched([JetStreamMessage])
+        case readFailed(any Error)
+        case settled(Held, Outcome)
+    }
+
+    /// Which held events wait and which keys are being handled.
+    private struct Schedule {
+        var waiting: [Held] = []
+        var busyKeys: Set<String> = []
+        var running = 0
+
+        var count: Int { waiting.count + running }
+
+        /// Takes the waiting events that may start now: in order, each of a key not being handled, up to `limit` running.
+        mutating func startable(limit: Int) -> [Held] {
+            guard running < limit, !waiting.isEmpty else { return [] }
+            var started: [Held] = []
+            var kept: [Held] = []
+            for held in waiting {
+                if running < limit, held.event.key.map({ !busyKeys.contains($0) }) ?? true {
+                    if let key = held.event.key { busyKeys.insert(key) }
+                    running += 1
+                    started.append(held)
+                } else {
+                    kept.append(held)
+                }
+            }
+            waiting = kept
+            return started
+        }
+
+        mutating func finish(_ held: Held) {
+            running -= 1
+            if let key = held.event.key { busyKeys.remove(key) }
+        }
+    }
+
+    private func consume(_ consumer: JetStreamConsumer, beats: ProgressBeats, progressed: () -> Void) async -> DurableBinding.Next {
+        var schedule = Schedule()
+        var nextID = 0
+        var ending: DurableBinding.Next?
+        var reading = false
+        await withTaskGroup(of: Signal.self) { group in
+            while true {
+                if ending == nil, !reading, schedule.count < settings.maxHeld {
+                    reading = true
+                    let room = settings.maxHeld - schedule.count
+                    group.addTask {
+                        do {
+                            return .fetched(try await consumer.nextBatch(limit: room))
+                        } catch {
+                            return .readFailed(error)
+                        }
+                    }
+                }
+                if ending == nil {
+                    for held in schedule.startable(limit: settings.maxConcurrent) {
+                        group.addTask { await handle(held, beats: beats) }
+                    }
+                }
+                guard let signal = await group.next() else { break }
+                switch signal {
+                case .fetched(let messages):
+                    reading = false
+                    if messages.isEmpty {
+                        // The consumer stopped (cancelled, or its connection closed): bind again unless cancelled.
+                        ending = ending ?? .bindAgain
+                    } else if ending != nil {
+                        for message in messages { try? message.nakWithoutConfirmation() }
+                    } else {
+                        progressed()
+                        for message in messages {
+                            guard let held = admit(message, id: nextID, beats: beats) else { continue }
+                            nextID += 1
+                            schedule.waiting.append(held)
+                        }
+                    }
+                case .readFailed(let error):
+                    reading = false
+                    logger.warning("event consumer read failed; binding again", ["error": String(describing: error)])
+                    ending = ending ?? .bindAgain
+                case .settled(let held, let outcome):
+                    schedule.finish(held)
+                    if outcome == .stop { ending = .finished }
+                }
+                if ending != nil {
+                    group.cancelAll()
+                    consumer.stop()
+                    if schedule.running == 0, !reading { break }
+                }
+            }
+        }
+        // What waited was never handled: back to the stream at once.
+        for held in schedule.waiting {
+            release(held, beats: beats)
+        }
+        return ending ?? .bindAgain
+    }
+
+    /// Takes a fetched message: acknowledges one nobody wants here, and holds the others (reporting progress on them).
+    private func admit(_ message: JetStreamMessage, id: Int, beats: ProgressBeats) -> Held? {
+        guard wants(message.subject) else {
+            try? message.ackWithoutConfirmation()
+            return nil
+        }
+        let storedAt = Date(timeIntervalSince1970: Double(message.storedAt) / 1e9)
+        let event = Event(subject: message.subject, payload: message.payload, deliveryCount: message.deliveryCount, storedAt: storedAt,
+                          key: key(message.subject, message.payload))
+        holdings.add(id, storedAt)
+        return Held(id: id, message: message, event: event, beat: beats.start(message, for: settings.maxHandlingTime))
+    }
+
+    /// Hands one event to the handler until it is done with it (or the task is cancelled), then settles it with the server.
+    private func handle(_ held: Held, beats: ProgressBeats) async -> Signal {
+        var attempt = 1
+        while true {
+            let outcome = await handler(held.event, attempt)
+            guard case .retry(let delay) = outcome else {
+                beats.stop(held.beat)
+                holdings.remove(held.id)
+                switch outcome {
+                case .done: await Acknowledgement.send(held.message, "ack", logger: logger) { try await held.message.ack() }
+                case .drop: await Acknowledgement.send(held.message, "terminate", logger: logger) { try await held.message.term() }
+                case .stop, .retry: try? held.message.nakWithoutConfirmation()
+                }
+                return .settled(held, outcome)
+            }
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                release(held, beats: beats)
+                return .settled(held, .retry(after: .zero))
+            }
+            attempt += 1
+        }
+    }
+
+    /// Gives an event back to the stream for immediate delivery to whoever consumes next.
+    private func release(_ held: Held, beats: ProgressBeats) {
+        beats.stop(held.beat)
+        holdings.remove(held.id)
+        try? held.message.nakWithoutConfirmation()
+    }
+}
