@@ -8,9 +8,10 @@ import TestSupport
 struct LocalSecretsTests {
     /// The secrets a service's environment may carry, by name.
     static let secretVariables = ["PROVIDER_TOKEN_KEY", "PROVIDER_TOKEN_KEY_FILE", "NAVER_CLIENT_SECRET", "NAVER_CLIENT_SECRET_FILE",
-                                  "APPLE_PRIVATE_KEY_FILE", "DEV_IDP_NAVER_CLIENT_SECRET", "DEV_IDP_APPLE_KEY_FILE", "ADMIN_TOKENS_FILE"]
+                                  "APPLE_PRIVATE_KEY_FILE", "DEV_IDP_NAVER_CLIENT_SECRET", "DEV_IDP_APPLE_KEY_FILE", "ADMIN_TOKENS_FILE",
+                                  "WEBHOOKS_FILE"]
 
-    @Test("the provider-token key, Naver's secret, the Apple key and the admins' tokens file are files only their owner reads, and each reaches only its service")
+    @Test("the provider-token key, Naver's secret, the Apple key and the admins' tokens file are files only their owner reads, and each reaches only its service; the webhooks file the relay alone")
     func scoped() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("local-secrets-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -19,6 +20,8 @@ struct LocalSecretsTests {
         let script = """
             set -euo pipefail
             unset PROVIDER_TOKEN_KEY NAVER_CLIENT_SECRET ADMIN_TOKENS_FILE
+            # Given from outside (deploy/local/up starts a webhook-relay when it is set).
+            export WEBHOOKS_FILE=/somewhere/webhooks.json
             umask 022
             source deploy/local/lib.sh
             provider_token_key_file "$1"
@@ -27,7 +30,7 @@ struct LocalSecretsTests {
             echo "token $ADMIN_TOKEN $(printf '%s' "$ADMIN_TOKEN" | sha256sum | cut -d' ' -f1)"
             grep -v '^#' "$1/admin-tokens" | sed 's/^/admins /'
             for file in "$1"/*; do echo "mode $(stat -c %a "$file") $(basename "$file")"; done
-            for service in gateway token-verifier member-service token-issuer admin-api dev-idp; do
+            for service in gateway token-verifier member-service token-issuer admin-api webhook-relay dev-idp; do
               (scope_secrets "$service"; line="env $service"; for name in \(names); do [ -n "${!name:-}" ] && line+=" $name"; done; echo "$line")
             done
             """
@@ -45,6 +48,8 @@ struct LocalSecretsTests {
         #expect(environments["token-verifier"] == ["PROVIDER_TOKEN_KEY_FILE", "NAVER_CLIENT_SECRET_FILE", "APPLE_PRIVATE_KEY_FILE"])
         #expect(environments["dev-idp"] == ["DEV_IDP_NAVER_CLIENT_SECRET", "DEV_IDP_APPLE_KEY_FILE"])
         #expect(environments["admin-api"] == ["ADMIN_TOKENS_FILE"])
+        // The endpoints' signing secrets: the webhook-relay's alone.
+        #expect(environments["webhook-relay"] == ["WEBHOOKS_FILE"])
         // deploy/local/up's development admin: a random 256-bit token, and only its SHA-256 in the file.
         let token = try #require(lines.first { $0.hasPrefix("token ") }?.split(separator: " ").map(String.init))
         #expect(token.count == 3 && token[1].count == 64 && token[1].allSatisfy(\.isHexDigit), "\(token)")

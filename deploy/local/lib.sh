@@ -104,12 +104,14 @@ ensure_python_packages() {
 
 # scope_secrets NAME: unsets, in the calling (sub)shell, the secrets service NAME does not read, so each
 # secret reaches only its reader: the provider-token key, Naver's client secret and the Apple key the
-# token-verifier's; dev-idp's own copies dev-idp's; the admins' tokens file the admin-api's. (The
-# database passwords and NATS seeds are given per service where it starts.)
+# token-verifier's; dev-idp's own copies dev-idp's; the admins' tokens file the admin-api's; the webhooks
+# file (the endpoints' signing secrets) the webhook-relay's. (The database passwords and NATS seeds are
+# given per service where it starts.)
 scope_secrets() {
   [ "$1" = token-verifier ] || unset PROVIDER_TOKEN_KEY PROVIDER_TOKEN_KEY_FILE NAVER_CLIENT_SECRET NAVER_CLIENT_SECRET_FILE APPLE_PRIVATE_KEY_FILE
   [ "$1" = dev-idp ] || unset DEV_IDP_NAVER_CLIENT_SECRET DEV_IDP_APPLE_KEY_FILE
   [ "$1" = admin-api ] || unset ADMIN_TOKENS_FILE
+  [ "$1" = webhook-relay ] || unset WEBHOOKS_FILE
 }
 
 # provider_token_key_file DIR: makes DIR/provider-token.key once (32 random bytes, base64url, 0600) and
@@ -374,15 +376,15 @@ stop_nats_cluster() {
 }
 
 # The local stack's replicas (deploy/local/up). Each one's files are in RUN/pids:
-# NAME-INDEX.pid (its process), NAME-INDEX.port (its management port, for the five services) and
+# NAME-INDEX.pid (its process), NAME-INDEX.port (its management port, for the services) and
 # NAME-INDEX.env (the environment it was started with, NUL-separated, readable by its owner only),
 # so that a restart starts it again with the same settings; RUN/bin names the folder of the
 # executables. Its output is appended to RUN/logs/NAME-INDEX.log.
 
 # management_port NAME INDEX: the management port (/healthz, /readyz, /metrics) of replica INDEX
 # (1-99) of NAME on the local stack: its service's hundred plus the index, i.e. gateway 9101-9199,
-# token-verifier 9201-9299, member-service 9301-9399, token-issuer 9501-9599, admin-api 9601-9699
-# (9400 is dev-idp's). Fails for dev-idp, which has none.
+# token-verifier 9201-9299, member-service 9301-9399, token-issuer 9501-9599, admin-api 9601-9699,
+# webhook-relay 9701-9799 (9400 is dev-idp's). Fails for dev-idp, which has none.
 management_port() {
   local base
   case $1 in
@@ -391,6 +393,7 @@ management_port() {
     member-service) base=9300 ;;
     token-issuer) base=9500 ;;
     admin-api) base=9600 ;;
+    webhook-relay) base=9700 ;;
     *) return 1 ;;
   esac
   echo $((base + $2))
