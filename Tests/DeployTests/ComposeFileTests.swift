@@ -8,7 +8,7 @@ import TestSupport
 /// `docker-compose config`.
 @Suite("docker-compose.yml")
 struct ComposeFileTests {
-    static let services = ["gateway", "token-verifier", "member-service", "token-issuer", "admin-api"]
+    static let services = ["gateway", "token-verifier", "member-service", "token-issuer", "admin-api", "webhook-relay"]
 
     /// The compose file: the repository's, or (to show these checks fail on an older one) the one
     /// `COMPOSE_FILE_UNDER_TEST` names.
@@ -17,7 +17,7 @@ struct ComposeFileTests {
         return try #require(try await DeployFiles.parse([path])[path]?.first)
     }
 
-    @Test("postgres, nats with JetStream, the five services, and dev-idp only in the dev profile")
+    @Test("postgres, nats with JetStream, the six services, and dev-idp only in the dev profile")
     func servicesAndProfiles() async throws {
         let services = try #require(try await compose()["services"])
         for name in ["postgres", "nats", "dev-idp"] + Self.services {
@@ -104,7 +104,7 @@ struct ComposeFileTests {
         let consumers: [String: Set<String>] = [
             "gateway-secrets": ["gateway"], "token-verifier-secrets": ["token-verifier"],
             "member-service-secrets": ["member-service"], "token-issuer-secrets": ["token-issuer"],
-            "admin-api-secrets": ["admin-api"],
+            "admin-api-secrets": ["admin-api"], "webhook-relay-secrets": ["webhook-relay"],
             "postgres-secrets": ["postgres"], "nats-secrets": ["nats"],
             "nats-cluster-secrets": ["nats-2", "nats-3"], "dev-idp-secrets": ["dev-idp"],
         ]
@@ -181,15 +181,36 @@ struct ComposeFileTests {
             #expect(services.at("\(name).environment")?["PROVIDER_TOKEN_KEY"] == nil, "\(name) gets PROVIDER_TOKEN_KEY")
         }
         // The admins' file is the admin-api's alone.
-        for name in ["gateway", "token-verifier", "member-service", "token-issuer", "dev-idp"] {
+        for name in ["gateway", "token-verifier", "member-service", "token-issuer", "webhook-relay", "dev-idp"] {
             #expect(services.at("\(name).environment")?["ADMIN_TOKENS_FILE"] == nil, "\(name) gets ADMIN_TOKENS_FILE")
         }
     }
 
-    /// The services whose environment the configuration reference describes: the admin-api once
-    /// docs/configuration.md (and so `ConfigurationReference.services`) names it.
+    @Test("the webhook-relay: its endpoints from its own secrets volume, no port published (it only calls out), https to public addresses unless the dev profile's settings say otherwise")
+    func webhookRelay() async throws {
+        let services = try #require(try await compose()["services"])
+        #expect(services.at("webhook-relay.ports") == nil, "the relay publishes a port")
+        #expect(services.at("webhook-relay.expose") == nil)
+        #expect(services.at("webhook-relay.profiles") == nil, "the relay is not in the default profile")
+        let environment = services.at("webhook-relay.environment")
+        #expect(environment?["WEBHOOKS_FILE"]?.stringValue == "${WEBHOOKS_FILE:-/run/secrets/webhooks}")
+        #expect(environment?["NATS_NKEY_SEED_FILE"]?.stringValue == "${NATS_NKEY_SEED_FILE:-/run/secrets/nats-seed}")
+        #expect(environment?["SETTINGS_FILE"]?.stringValue == "/run/secrets/settings.env")
+        // Empty, so the code's defaults (false) hold unless the dev profile's settings.env fills them.
+        for name in ["WEBHOOK_ALLOW_HTTP", "WEBHOOK_ALLOW_PRIVATE_ADDRESSES"] {
+            #expect(environment?[name]?.stringValue == "${\(name):-}", "\(name): \(String(describing: environment?[name]))")
+        }
+        #expect(services.at("webhook-relay.restart")?.stringValue == "unless-stopped")
+        // The endpoints' signing secrets are the relay's alone.
+        for name in ["gateway", "token-verifier", "member-service", "token-issuer", "admin-api", "dev-idp"] {
+            #expect(services.at("\(name).environment")?["WEBHOOKS_FILE"] == nil, "\(name) gets WEBHOOKS_FILE")
+        }
+    }
+
+    /// The services whose environment the configuration reference describes: the admin-api and the
+    /// webhook-relay once docs/configuration.md (and so `ConfigurationReference.services`) names them.
     static let configured = ["gateway", "token-verifier", "member-service", "token-issuer", "dev-idp"]
-        + (ConfigurationReference.services.contains("admin-api") ? ["admin-api"] : [])
+        + ["admin-api", "webhook-relay"].filter(ConfigurationReference.services.contains)
 
     /// The admin-api's variables (issue 32) while the configuration reference does not name it yet:
     /// then `configured` holds it, and forwardsEveryVariable checks it against the reference instead.
@@ -216,7 +237,7 @@ struct ComposeFileTests {
 
     /// Variables compose forwards to a service for the image's entrypoint, not for the service:
     /// the dev profile's settings file (deploy/docker/entrypoint).
-    static let forTheEntrypoint: [String: Set<String>] = ["token-verifier": ["SETTINGS_FILE"]]
+    static let forTheEntrypoint: [String: Set<String>] = ["token-verifier": ["SETTINGS_FILE"], "webhook-relay": ["SETTINGS_FILE"]]
 
     /// Variables compose sets to a fixed value instead of forwarding: the container's own listening
     /// address, which its published port maps to.
@@ -280,7 +301,7 @@ struct ComposeFileTests {
     func sharedVariablesAgree() async throws {
         let services = try #require(try await compose()["services"])
         var values: [String: [(service: String, value: String)]] = [:]
-        for service in Set(Self.configured + ["admin-api"]).sorted() {
+        for service in Set(Self.configured + ["admin-api", "webhook-relay"]).sorted() {
             for (name, value) in environment(services, service) ?? [:] {
                 values[name, default: []].append((service, value.stringValue ?? "\(value)"))
             }
@@ -345,14 +366,19 @@ struct ComposeFileTests {
                      "NAVER_TOKEN_URL=http://dev-idp:9400/naver/oauth2.0/token", "KAKAO_ISSUER=http://dev-idp:9400/kakao"] {
             #expect(devEnv.contains("\n\(line)\n"), "dev.env lacks \(line), which dev-idp's side expects")
         }
-        // Each line of dev.env fills a variable token-verifier's environment names with an empty
-        // default: the entrypoint takes no other (SETTINGS_FILE), and one with a default of its own
+        // Each line of dev.env fills a variable its service's environment names with an empty default
+        // (the WEBHOOK_ lines the webhook-relay's, the others token-verifier's; compose-secrets splits
+        // them so): the entrypoint takes no other (SETTINGS_FILE), and one with a default of its own
         // would never be filled.
-        let verifier = environment(try #require(try await compose()["services"]), "token-verifier") ?? [:]
+        let services = try #require(try await compose()["services"])
         for line in devEnv.split(separator: "\n") where !line.hasPrefix("#") && line.contains("=") {
             let name = String(line.split(separator: "=")[0])
-            #expect(verifier[name]?.stringValue == "${\(name):-}", "dev.env's \(name): token-verifier's environment has \(String(describing: verifier[name]))")
+            let service = name.hasPrefix("WEBHOOK_") ? "webhook-relay" : "token-verifier"
+            let reader = environment(services, service) ?? [:]
+            #expect(reader[name]?.stringValue == "${\(name):-}", "dev.env's \(name): \(service)'s environment has \(String(describing: reader[name]))")
         }
+        #expect(devEnv.contains("\nWEBHOOK_ALLOW_HTTP=true\n") && devEnv.contains("\nWEBHOOK_ALLOW_PRIVATE_ADDRESSES=true\n"),
+                "the dev profile's relay cannot reach dev-idp's inbox (http, a container's private address)")
         #expect(section("nats", of: dev.output).contains("- nats-secrets:/run/secrets:ro"), "\(section("nats", of: dev.output))")
         // As deploy/docker/test and deploy/README.md bring up the ha profile: ha.env in the environment.
         let settings = try String(contentsOfFile: DeployFiles.root.appendingPathComponent("deploy/docker/ha.env").path, encoding: .utf8)

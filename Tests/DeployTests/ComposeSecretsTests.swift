@@ -10,8 +10,9 @@ struct ComposeSecretsTests {
     static let required = ["signing-key.pem", "provider-token.key", "database-password", "member-database-password",
                            "issuer-database-password", "admin-database-password", "admin-tokens", "nats/auth.conf",
                            "nats/gateway.nk", "nats/token-verifier.nk", "nats/member-service.nk", "nats/token-issuer.nk",
-                           "nats/admin-api.nk"]
-    static let optional = ["apple-key.p8", "apple-key.pub.pem", "naver-client-secret", "nats/cluster.conf"]
+                           "nats/admin-api.nk", "nats/webhook-relay.nk"]
+    /// Optional: without a webhooks file the relay gets `[]` (no endpoint).
+    static let optional = ["apple-key.p8", "apple-key.pub.pem", "naver-client-secret", "nats/cluster.conf", "webhooks"]
 
     /// What each container's volume holds, from a full set.
     static let handedOut: [String: Set<String>] = [
@@ -21,6 +22,8 @@ struct ComposeSecretsTests {
         "token-issuer": ["nats-seed", "database-password", "signing-key.pem"],
         // The admin-api: its seed, its role's password and its admins; never an admin's token itself.
         "admin-api": ["nats-seed", "database-password", "admin-tokens"],
+        // The webhook-relay: its seed and its endpoints (each one's signing secret) alone.
+        "webhook-relay": ["nats-seed", "webhooks"],
         "postgres": ["database-password", "member-database-password", "issuer-database-password", "admin-database-password"],
         "nats": ["nats.conf"],
         "nats-cluster": ["nats-auth.conf", "nats.conf"],
@@ -62,7 +65,7 @@ struct ComposeSecretsTests {
                     #!/bin/sh
                     # A stand-in for the image's nats-auth: seeds, and an authorization naming them.
                     case $1 in
-                      seeds) for s in gateway token-verifier member-service token-issuer admin-api operator; do [ -s "$2/$s.nk" ] || echo "SU-$s" >"$2/$s.nk"; done ;;
+                      seeds) for s in gateway token-verifier member-service token-issuer admin-api webhook-relay operator; do [ -s "$2/$s.nk" ] || echo "SU-$s" >"$2/$s.nk"; done ;;
                       config) echo "authorization { users: [] }" ;;
                     esac
 
@@ -132,6 +135,8 @@ struct ComposeSecretsTests {
         #expect(scratch.contents("out/admin-api/database-password") == "given:admin-database-password\n")
         #expect(scratch.contents("out/admin-api/nats-seed") == "given:nats/admin-api.nk\n")
         #expect(scratch.contents("out/admin-api/admin-tokens") == "given:admin-tokens\n")
+        #expect(scratch.contents("out/webhook-relay/nats-seed") == "given:nats/webhook-relay.nk\n")
+        #expect(scratch.contents("out/webhook-relay/webhooks") == "given:webhooks\n")
         #expect(scratch.contents("out/postgres/admin-database-password") == "given:admin-database-password\n")
         #expect(scratch.contents("out/gateway/nats-seed") == "given:nats/gateway.nk\n")
         #expect(scratch.contents("out/nats/nats.conf") == "given:nats/auth.conf\n")
@@ -165,7 +170,7 @@ struct ComposeSecretsTests {
         #expect(refused.error.contains("holds secret files but lacks"), "\(refused.error)")
     }
 
-    @Test("the optional files (Apple's key, Naver's secret, the cluster's configuration) may be absent")
+    @Test("the optional files (Apple's key, Naver's secret, the cluster's configuration, the webhooks) may be absent; the relay then gets an empty list of endpoints")
     func optionalFiles() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
@@ -175,6 +180,8 @@ struct ComposeSecretsTests {
         #expect(scratch.listing("token-verifier") == ["nats-seed", "provider-token-key"])
         #expect(scratch.listing("nats-cluster") == ["nats-auth.conf"])
         #expect(scratch.listing("dev-idp").isEmpty)
+        #expect(scratch.listing("webhook-relay") == ["nats-seed", "webhooks"])
+        #expect(scratch.contents("out/webhook-relay/webhooks") == "[]\n")
     }
 
     @Test("the dev profile: make-secrets --dev-profile makes the set and answers this start's request; token-verifier gets dev.env less the providers configured by hand; a later start without it is refused")
@@ -186,7 +193,7 @@ struct ComposeSecretsTests {
         let result = try await scratch.run(["DEV_PROFILE_WAIT=10", "GOOGLE_CLIENT_IDS=123-abc.apps.googleusercontent.com"], devProfile: true)
         #expect(result.status == 0, "\(result.error)\n\(scratch.contents("dev-secrets.log") ?? "")")
         for (consumer, files) in Self.handedOut {
-            #expect(scratch.listing(consumer) == files.union(consumer == "token-verifier" ? ["settings.env"] : []),
+            #expect(scratch.listing(consumer) == files.union(["token-verifier", "webhook-relay"].contains(consumer) ? ["settings.env"] : []),
                     "\(consumer): \(scratch.listing(consumer).sorted())")
         }
         #expect(scratch.contents("out/token-issuer/signing-key.pem")?.hasPrefix("-----BEGIN PRIVATE KEY-----") == true)
@@ -212,6 +219,19 @@ struct ComposeSecretsTests {
         #expect(settings.contains("NAVER_CLIENT_SECRET_FILE=/run/secrets/naver-client-secret\n"))
         #expect(!settings.contains("GOOGLE_"), "Google was configured by hand, yet: \(settings)")
         #expect(!settings.contains("#"), "comments are left out")
+        #expect(!settings.contains("WEBHOOK_"), "the relay's settings went to token-verifier: \(settings)")
+        // The webhook-relay: dev.env's WEBHOOK_ lines alone, and one endpoint, dev-idp's inbox `dev`, with a
+        // secret of its own (whsec_ and 32 random bytes), also kept in the dev-secrets volume.
+        #expect(scratch.contents("out/webhook-relay/settings.env") == "WEBHOOK_ALLOW_HTTP=true\nWEBHOOK_ALLOW_PRIVATE_ADDRESSES=true\n")
+        let webhooks = try #require(scratch.contents("out/webhook-relay/webhooks"))
+        #expect(webhooks == scratch.contents("made/webhooks"))
+        let endpoints = try #require(try JSONSerialization.jsonObject(with: Data(webhooks.utf8)) as? [[String: Any]], "\(webhooks)")
+        #expect(endpoints.count == 1)
+        #expect(endpoints.first?["name"] as? String == "dev")
+        #expect(endpoints.first?["url"] as? String == "http://dev-idp:9400/webhooks/dev")
+        #expect(endpoints.first?["events"] as? [String] == ["*"])
+        let secret = try #require(endpoints.first?["secret"] as? String)
+        #expect(secret.hasPrefix("whsec_") && Data(base64Encoded: String(secret.dropFirst(6)))?.count == 32, "a secret of another shape")
         // The next start without the dev profile (SECRETS_DIR empty, the dev secrets still in their
         // volume) is refused.
         let again = try await scratch.run()
@@ -242,6 +262,8 @@ struct ComposeSecretsTests {
         #expect(result.status == 0, "\(result.error)")
         #expect(scratch.contents("out/token-issuer/signing-key.pem") == "given:signing-key.pem\n")
         #expect(!scratch.exists("out/token-verifier/settings.env"))
+        #expect(!scratch.exists("out/webhook-relay/settings.env"))
+        #expect(scratch.contents("out/webhook-relay/webhooks") == "[]\n", "the dev profile's endpoint reached a relay on your secrets")
         #expect(result.error.contains("token-verifier is not pointed at dev-idp"), "\(result.error)")
         #expect(result.error.contains("no nats/cluster.conf"), "\(result.error)")
         // dev-secrets, declined, says why at once (not after REQUEST_WAIT) and fails.

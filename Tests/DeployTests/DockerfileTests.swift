@@ -32,7 +32,7 @@ struct DockerfileTests {
         #expect(dockerfile.contains("social-login_Gateway.resources"), "the gateway's resource bundle is not copied")
         #expect(dockerfile.contains("USER 10001:10001"))
         #expect(dockerfile.contains("HEALTHCHECK"))
-        for product in ["gateway", "token-verifier", "member-service", "token-issuer", "dev-idp"] {
+        for product in ["gateway", "token-verifier", "member-service", "token-issuer", "admin-api", "webhook-relay", "dev-idp"] {
             #expect(dockerfile.contains(product), "\(product) is not in the image")
         }
     }
