@@ -10,6 +10,7 @@ import Testing
 import TestSupport
 import TokenIssuer
 import TokenVerifier
+import WebhookRelay
 
 /// `docs/configuration.md` against the code: every variable a service's configuration reader asks for is
 /// documented for that service, and every variable documented for a service is one it asks for. Script
@@ -18,13 +19,17 @@ import TokenVerifier
 struct ConfigurationReferenceTests {
     static let services = ConfigurationReference.services.sorted()
 
-    /// An environment that enables every branch of every reader: all providers, Apple code exchange, key files.
+    /// An environment that enables every branch of every reader: all providers, Apple code exchange, key files,
+    /// a webhooks file (the relay's, with no endpoint).
     static func everything(in directory: URL) throws -> [String: String] {
         let appleKey = directory.appendingPathComponent("AuthKey.p8")
         let signingKey = directory.appendingPathComponent("signing-key.pem")
+        let webhooks = directory.appendingPathComponent("webhooks.json")
         try Data(try PrivateKey.generateP256().pemRepresentation.utf8).write(to: appleKey)
         try Data(try PrivateKey.generateP256().pemRepresentation.utf8).write(to: signingKey)
+        try Data("[]".utf8).write(to: webhooks)
         return [
+            "WEBHOOKS_FILE": webhooks.path,
             "GOOGLE_CLIENT_IDS": "google-client", "APPLE_CLIENT_IDS": "com.example.app", "KAKAO_CLIENT_IDS": "kakao-app",
             "NAVER_CLIENT_ID": "naver-client", "NAVER_CLIENT_SECRET": "naver-secret",
             "APPLE_TEAM_ID": "TEAM000001", "APPLE_KEY_ID": "KEY0000001", "APPLE_PRIVATE_KEY_FILE": appleKey.path,
@@ -43,6 +48,7 @@ struct ConfigurationReferenceTests {
         case "member-service": _ = try MemberServiceConfiguration(environment: environment)
         case "token-issuer": _ = try TokenIssuerConfiguration(environment: environment)
         case "admin-api": _ = try AdminAPIConfiguration(environment: environment)
+        case "webhook-relay": _ = try WebhookRelayConfiguration(environment: environment)
         case "dev-idp": _ = try DevIDPConfiguration(environment: environment)
         default: Issue.record("unknown service \(service)")
         }

@@ -8,7 +8,8 @@ import Foundation
 /// instead (like `deploy/local/up`) are script variables.
 public struct ConfigurationReference: Sendable {
     /// The services a configuration row may name.
-    public static let services: Set<String> = ["gateway", "token-verifier", "member-service", "token-issuer", "admin-api", "dev-idp"]
+    public static let services: Set<String> = ["gateway", "token-verifier", "member-service", "token-issuer", "admin-api", "webhook-relay",
+                                               "dev-idp"]
 
     /// One variable row.
     public struct Row: Equatable, Sendable {
