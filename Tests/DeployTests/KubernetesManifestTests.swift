@@ -3,11 +3,16 @@ import JSON
 import Testing
 
 /// deploy/k8s: every manifest parses; each service has a Deployment with probes, resources and
-/// a non-root security context, a HorizontalPodAutoscaler and a PodDisruptionBudget; each Secret
-/// reaches one service; a NetworkPolicy denies by default; references resolve.
+/// a non-root security context, a HorizontalPodAutoscaler (or a fixed replica count) and a
+/// PodDisruptionBudget; each Secret reaches one service; a NetworkPolicy denies by default;
+/// references resolve.
 @Suite("Kubernetes manifests")
 struct KubernetesManifestTests {
-    static let services = ["gateway", "token-verifier", "member-service", "token-issuer", "admin-api"]
+    static let services = ["gateway", "token-verifier", "member-service", "token-issuer", "admin-api", "webhook-relay"]
+
+    /// Deployments with a replica count of their own instead of an autoscaler: the webhook-relay's work is
+    /// waiting on its endpoints, not CPU.
+    static let fixedReplicas: [String: Int64] = ["webhook-relay": 2]
 
     private func documents() async throws -> [(file: String, document: JSONValue)] {
         let files = try DeployFiles.kubernetesFiles()
@@ -50,7 +55,11 @@ struct KubernetesManifestTests {
         let deployments = objects("Deployment", in: try await documents())
         #expect(Set(deployments.keys) == Set(Self.services))
         for (name, deployment) in deployments {
-            #expect(deployment.at("spec.replicas") == nil, "\(name): replicas fights the HPA")
+            if let fixed = Self.fixedReplicas[name] {
+                #expect(deployment.at("spec.replicas") == .integer(fixed), "\(name): \(String(describing: deployment.at("spec.replicas")))")
+            } else {
+                #expect(deployment.at("spec.replicas") == nil, "\(name): replicas fights the HPA")
+            }
             let pod = try #require(deployment.at("spec.template.spec"), "\(name): no pod spec")
             #expect(pod.at("securityContext.runAsNonRoot") == .bool(true), "\(name): pod may run as root")
             if case .integer(let user) = pod.at("securityContext.runAsUser") { #expect(user != 0, "\(name): runs as root") }
@@ -71,7 +80,7 @@ struct KubernetesManifestTests {
         #expect(gateway.at("livenessProbe.httpGet.path")?.stringValue == "/healthz")
     }
 
-    @Test("each Deployment has a HorizontalPodAutoscaler; the gateway has a Service")
+    @Test("each Deployment has a HorizontalPodAutoscaler, or a fixed count of at least 2; the gateway has a Service")
     func autoscalersAndServices() async throws {
         let all = try await documents()
         let deployments = objects("Deployment", in: all)
@@ -79,6 +88,10 @@ struct KubernetesManifestTests {
         for name in deployments.keys {
             let matching = autoscalers.filter {
                 $0.at("spec.scaleTargetRef.kind")?.stringValue == "Deployment" && $0.at("spec.scaleTargetRef.name")?.stringValue == name
+            }
+            if let fixed = Self.fixedReplicas[name] {
+                #expect(matching.isEmpty && fixed >= 2, "\(name): \(matching.count) autoscalers beside a fixed \(fixed) replicas")
+                continue
             }
             #expect(matching.count == 1, "\(name): \(matching.count) autoscalers")
             if let hpa = matching.first, case .integer(let low) = hpa.at("spec.minReplicas"), case .integer(let high) = hpa.at("spec.maxReplicas") {
@@ -139,6 +152,81 @@ struct KubernetesManifestTests {
         // The admin-api: its admins' tokens file, its NATS seed and its role's password, each its own.
         for secret in ["social-login-admin-api-tokens", "social-login-admin-api-nats", "social-login-admin-api-database"] {
             #expect(consumers[secret] == Set(["admin-api"]), "\(secret) is used by \((consumers[secret] ?? []).sorted())")
+        }
+        // The webhook-relay: its endpoints (their signing secrets) and its NATS seed, and nothing else.
+        for secret in ["social-login-webhook-relay-webhooks", "social-login-webhook-relay-nats"] {
+            #expect(consumers[secret] == Set(["webhook-relay"]), "\(secret) is used by \((consumers[secret] ?? []).sorted())")
+        }
+        #expect(consumers.filter { $0.value.contains("webhook-relay") }.keys.sorted()
+                == ["social-login-webhook-relay-nats", "social-login-webhook-relay-webhooks"])
+    }
+
+    @Test("the webhook-relay: its endpoints' Secret mounted as a directory and named by WEBHOOKS_FILE, public https destinations only, 128Mi at most")
+    func webhookRelay() async throws {
+        let all = try await documents()
+        let secret = try #require(objects("Secret", in: all)["social-login-webhook-relay-webhooks"])
+        // The placeholder is an empty list: no endpoint, no secret in the repository.
+        #expect(secret.at("stringData")?["webhooks.json"]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        let deployment = try #require(objects("Deployment", in: all)["webhook-relay"])
+        let pod = try #require(deployment.at("spec.template.spec"))
+        let container = try #require(pod["containers"]?.elements.first)
+        let env = Dictionary((container["env"]?.elements ?? []).compactMap { variable -> (String, String)? in
+            guard let name = variable["name"]?.stringValue, let value = variable["value"]?.stringValue else { return nil }
+            return (name, value)
+        }, uniquingKeysWith: { first, _ in first })
+        let volume = try #require((pod["volumes"]?.elements ?? []).first { $0.at("secret.secretName")?.stringValue == "social-login-webhook-relay-webhooks" })
+        let mount = try #require((container["volumeMounts"]?.elements ?? []).first { $0["name"] == volume["name"] })
+        #expect(mount["subPath"] == nil, "a subPath mount never sees the Secret change")
+        #expect(mount["readOnly"] == .bool(true))
+        let path = try #require(mount["mountPath"]?.stringValue)
+        #expect(env["WEBHOOKS_FILE"] == path + "/webhooks.json", "WEBHOOKS_FILE \(env["WEBHOOKS_FILE"] ?? "unset")")
+        #expect(env["NATS_NKEY_SEED_FILE"] != nil)
+        // Production's destinations: https, public addresses.
+        for name in ["WEBHOOK_ALLOW_HTTP", "WEBHOOK_ALLOW_PRIVATE_ADDRESSES"] {
+            #expect(env[name] == nil || env[name] == "false", "\(name)=\(env[name] ?? "")")
+        }
+        #expect(container.at("resources.limits.memory")?.stringValue == "128Mi")
+        #expect(container["ports"]?.elements.compactMap { $0["name"]?.stringValue } == ["management"], "the relay serves nothing but its management port")
+        // No Service selects its pods: nothing calls it.
+        for (name, service) in objects("Service", in: all) {
+            if let selector = service.at("spec.selector") {
+                #expect(!Self.selects(.object(["matchLabels": selector]), ["app.kubernetes.io/name": "webhook-relay"]), "the Service \(name) selects the relay")
+            }
+        }
+    }
+
+    @Test("the webhook-relay's network: in, the management port alone; out, port 443 to public addresses (never the private, shared or link-local ranges), besides NATS and DNS")
+    func webhookRelayNetwork() async throws {
+        let policies = objects("NetworkPolicy", in: try await documents())
+        let relay = ["app.kubernetes.io/name": "webhook-relay"]
+        for (name, policy) in policies where Self.selects(policy.at("spec.podSelector"), relay) {
+            for rule in policy.at("spec.ingress")?.elements ?? [] {
+                let ports = rule["ports"]?.elements ?? []
+                #expect(!ports.isEmpty && ports.allSatisfy { $0["port"] == .integer(9090) }, "\(name) lets something reach the relay beyond its management port: \(rule)")
+            }
+        }
+        let egress = try #require(policies["webhook-relay-egress"])
+        #expect(egress.at("spec.podSelector.matchLabels") == .object(["app.kubernetes.io/name": .string("webhook-relay")]))
+        let rules = egress.at("spec.egress")?.elements ?? []
+        #expect(rules.count == 1)
+        for rule in rules {
+            #expect(rule["ports"]?.elements == [.object(["protocol": .string("TCP"), "port": .integer(443)])], "\(rule)")
+            let blocks = (rule["to"]?.elements ?? []).compactMap { $0["ipBlock"] }
+            #expect(blocks.count == rule["to"]?.elements.count, "webhook-relay-egress names pods or namespaces")
+            let v4 = try #require(blocks.first { $0["cidr"]?.stringValue == "0.0.0.0/0" })
+            let except = Set(v4["except"]?.elements.compactMap(\.stringValue) ?? [])
+            #expect(except.isSuperset(of: ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10", "127.0.0.0/8"]),
+                    "\(except.sorted())")
+            for block in blocks where block["cidr"]?.stringValue != "0.0.0.0/0" {
+                #expect(block["cidr"]?.stringValue == "::/0", "\(block)")
+                let except = Set(block["except"]?.elements.compactMap(\.stringValue) ?? [])
+                #expect(except.isSuperset(of: ["fc00::/7", "fe80::/10", "::1/128"]), "\(except.sorted())")
+            }
+        }
+        // Nothing else lets it out but the namespace-wide DNS and NATS rules: not PostgreSQL, not the providers'.
+        for (name, policy) in policies where name != "webhook-relay-egress" && policy.at("spec.podSelector") != .object([:]) {
+            #expect(!Self.selects(policy.at("spec.podSelector"), relay) || policy.at("spec.egress") == nil,
+                    "\(name) lets the relay out elsewhere")
         }
     }
 
