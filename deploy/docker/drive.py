@@ -1,5 +1,10 @@
 """The checks of deploy/docker/test against a running compose stack (run by it; not on its own).
 
+0. webhooks: the dev profile's webhook-relay posts every event to dev-idp's inbox `dev`. Told the
+   endpoint's secret (PUT), the inbox checks each delivery's signature; a member logged in and then
+   deleted through the gateway must have its member.created and member.deleted there within
+   WEBHOOK_WAIT seconds, every delivery of them signed right, each delivered once though two relays
+   share the endpoint.
 1. providers: a login with each provider through the containerised gateway (Google, Apple with an
    authorization code that the verifier exchanges at dev-idp, Kakao, Naver), and a refresh of each.
 2. deletions: DELETE /api/members/me of the Apple and Naver members; dev-idp must then report each
@@ -14,7 +19,8 @@
 
 Writes its figures as JSON to the file named by RESULTS and exits 1 if a check failed.
 Environment: GATEWAY_PORTS (comma-separated host ports), DEV_IDP_URL, PROJECT (compose project),
-WORKERS (8), OUTAGE_SECONDS (5), SETTLE_SECONDS (8), RESULTS.
+WEBHOOK_SECRET (the dev profile's webhooks file's secret), WORKERS (8), OUTAGE_SECONDS (5),
+SETTLE_SECONDS (8), WEBHOOK_WAIT (60), RESULTS.
 """
 import http.client, importlib.util, json, os, subprocess, sys, threading, time, urllib.parse
 
@@ -33,6 +39,7 @@ SETTLE = float(os.environ.get("SETTLE_SECONDS", "8"))
 RESTART_AFTER = 3.0       # a killed container is started again after this many seconds
 RECOVERY_LIMIT = 5.0      # full service within this many seconds of nats/postgres being back
 KILL_FAILURE_LIMIT = 0.01
+WEBHOOK_WAIT = float(os.environ.get("WEBHOOK_WAIT", "60"))
 RUN = f"{os.getpid()}-{int(time.time())}"
 
 lock = threading.Lock()
@@ -129,6 +136,48 @@ def login_response(status, body, what):
     if not check(status == 200, f"{what}: {status} {body[:300]!r}"):
         return None
     return json.loads(body)["data"]
+
+
+# ---- 0: webhooks, through the relay to dev-idp's inbox ----
+
+def webhooks(results):
+    gateway, idp = Gateways(0), Client(IDP.hostname, IDP.port)
+    # The inbox checks signatures from now on, with the secret of the dev profile's webhooks file.
+    status, body = idp.request("PUT", "/webhooks/dev", {"secret": os.environ["WEBHOOK_SECRET"], "status": 200})
+    if not check(status == 204, f"PUT /webhooks/dev at dev-idp: {status} {body[:200]!r}"):
+        return
+    sub = f"docker-webhook-{RUN}"
+    token = idp_post(idp, "/google/mint?format=raw", {"claims": {"sub": sub, "aud": "dev-google-client",
+                                                                 "email": f"{sub}@example.com", "email_verified": True}})
+    login = login_response(*gateway.request("POST", "/api/auth/google-login", {"idToken": token.decode(), "deviceId": "d1"}),
+                           "webhook member's login")
+    if login is None:
+        return
+    member = login["memberId"]
+    status, body = gateway.request("DELETE", "/api/members/me", headers={"Authorization": f"Bearer {login['accessToken']}"})
+    if not check(status == 204, f"DELETE /api/members/me (webhook member): {status} {body[:200]!r}"):
+        return
+    deleted_at = time.monotonic()
+    wanted = ["member.created", "member.deleted"]
+    deadline = deleted_at + WEBHOOK_WAIT
+    while True:
+        status, body = idp.request("GET", "/webhooks/dev")
+        check(status == 200, f"GET /webhooks/dev at dev-idp: {status}")
+        summary = json.loads(body) if status == 200 else {"events": []}
+        mine = {event["type"]: event for event in summary["events"] if event.get("memberId") == member}
+        if all(kind in mine for kind in wanted) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    results["webhook_seconds"] = round(time.monotonic() - deleted_at, 1)
+    results["webhook_events"] = {kind: mine.get(kind) for kind in wanted}
+    results["webhook_inbox"] = {"attempts": summary.get("attempts", 0), "duplicates": summary.get("duplicates", 0),
+                                "events": len(summary["events"])}
+    for kind in wanted:
+        event = mine.get(kind)
+        if not check(event is not None, f"webhooks: no {kind} of member {member} at dev-idp's inbox {WEBHOOK_WAIT:.0f} s after its deletion"):
+            continue
+        check(event["verified"], f"webhooks: {kind} of member {member} arrived with a signature that does not verify: {event}")
+        check(event["delivered"] == 1, f"webhooks: {kind} of member {member} was delivered {event['delivered']} times (once expected): {event}")
 
 
 # ---- 1 and 2: a login of each provider, refreshes, deletions and revocations ----
@@ -329,6 +378,7 @@ def final_refresh(results):
 def main():
     results = {"workers": WORKERS}
     try:
+        webhooks(results)
         providers(results)
         faults(results)
         final_refresh(results)
