@@ -101,7 +101,7 @@ let package = Package(
         + [
             .target(name: "TestSupport",
                     dependencies: ["Logging", "Collections", "Runtime", "Contracts", "JSON", "Messaging", "Management", "NATS", "Postgres", "HTTPClient", "Crypto",
-                                   "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP", "AdminAPI"],
+                                   "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP", "AdminAPI", "WebhookRelay"],
                     path: "Tests/TestSupport", swiftSettings: swiftSettings),
             tests("RuntimeTests", ["Runtime", "Collections", "Logging"]),
             tests("ConfigurationTests", ["Runtime", "Messaging", "Postgres", "Contracts", "Crypto", "JOSE", "Logging", "TestSupport", "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP", "AdminAPI"]),
@@ -117,7 +117,7 @@ let package = Package(
             .target(name: "HTTPTesting", path: "Tests/HTTPTesting", swiftSettings: swiftSettings),
             tests("HTTPServerTests", ["HTTPServer", "HTTPTesting", "Collections", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "Collections", "Logging"]),
-            tests("IntegrationTests", ["Authentication", "TestSupport", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "HTTPServer", "Logging", "DevIDP", "TokenVerifier", "Runtime", "Collections", "Management"]),
+            tests("IntegrationTests", ["Authentication", "TestSupport", "WebhookRelay", "Webhooks", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "HTTPServer", "Logging", "DevIDP", "TokenVerifier", "Runtime", "Collections", "Management"]),
             // Services stood in for in process, behind ServiceCalling: the unit tests of the gateway and the use cases.
             .target(name: "ServiceStubs", dependencies: ["Contracts", "Logging", "Messaging"], path: "Tests/ServiceStubs", swiftSettings: swiftSettings),
             tests("AdminAPITests", ["AdminAPI", "TestSupport", "ServiceStubs", "Contracts", "Crypto", "JSON", "Logging", "Postgres", "Messaging"]),
@@ -128,6 +128,7 @@ let package = Package(
             // The app-side client: Foundation only, so it builds for iOS, macOS and Linux.
             .target(name: "SocialLoginClient", path: "Client/SocialLoginClient", swiftSettings: swiftSettings),
             tests("SocialLoginClientTests", ["SocialLoginClient", "Contracts", "TestSupport", "DevIDP", "JSON", "Crypto", "HTTPServer", "HTTPClient", "Logging"]),
+            tests("WebhookRelayTests", ["WebhookRelay", "Webhooks", "Contracts", "JSON", "TestVectors"]),
             tests("DeployTests", ["TestSupport", "Messaging", "JSON", "HTTPServer"]),
         ]
 )

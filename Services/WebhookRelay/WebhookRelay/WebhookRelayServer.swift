@@ -50,10 +50,9 @@ public struct WebhookRelayServer: Service {
 
     /// The HTTP client's settings: public addresses only unless allowed, answers cut at 64 KiB.
     static func clientConfiguration(_ configuration: WebhookRelayConfiguration) -> HTTPClient.Configuration {
-        var client = HTTPClient.Configuration(maxConnectionsPerHost: configuration.concurrency, maxResponseSize: maxAnswerSize,
-                                              userAgent: "social-login-webhooks/1")
-        client.destinations = configuration.allowPrivateAddresses ? .any : .publicOnly
-        client.oversizedBody = .truncate
-        return client
+        // The headers of an answer get 64 KiB beside its body's (each request cuts the body there).
+        HTTPClient.Configuration(maxConnectionsPerHost: configuration.concurrency, maxResponseSize: 2 * maxAnswerSize,
+                                 userAgent: "social-login-webhooks/1",
+                                 destinations: configuration.allowPrivateAddresses ? .any : .publicOnly)
     }
 }

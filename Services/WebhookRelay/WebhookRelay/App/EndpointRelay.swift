@@ -70,7 +70,8 @@ struct EndpointRelay: Sendable {
         let timestamp = Int64(Date().timeIntervalSince1970)
         let request = HTTPClientRequest(url: endpoint.url, method: "POST",
                                         headers: WebhookDelivery.headers(prepared, timestamp: timestamp, secret: endpoint.secret),
-                                        body: prepared.body, timeout: settings.timeout)
+                                        body: prepared.body, timeout: settings.timeout,
+                                        maxResponseBodyBytes: WebhookRelayServer.maxAnswerSize)
         let started = ContinuousClock.now
         let reason: String
         let detail: String
@@ -113,7 +114,7 @@ struct EndpointRelay: Sendable {
     /// The `reason` label of a failed attempt.
     static func reason(_ error: HTTPClientError) -> String {
         if error.isTimeout { return "timeout" }
-        if error.isDestinationRefused { return "refused-destination" }
+        if error == .destinationRefused { return "refused-destination" }
         if error.isConnectionFailure { return "connection" }
         return "transport"
     }
