@@ -58,6 +58,8 @@ let package = Package(
         shared("JOSE", ["Crypto", "JSON"]),
         shared("NATS", ["CNats", "Collections", "JSON", "Logging"]),
         shared("Postgres", ["CLibPQ", "Collections", "JSON", "Logging"]),
+        // IP addresses and CIDR ranges, and which addresses are not public destinations: the gateway's trusted proxies, the HTTP client's guard.
+        shared("IPAddresses", []),
         shared("HTTPServer", ["CMicroHTTPD", "Logging"]),
         shared("HTTPClient", ["CCurl", "Logging"]),
         shared("Contracts", ["JSON"]),
@@ -72,7 +74,7 @@ let package = Package(
         shared("Authentication", ["Collections", "Contracts", "Crypto", "JOSE", "JSON", "Logging", "Messaging", "NATS"]),
     ]
         + service("Gateway",
-                  ["Logging", "Collections", "Runtime", "Contracts", "Rules", "JSON", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "HTTPAPI", "JOSE", "Authentication"],
+                  ["Logging", "Collections", "Runtime", "Contracts", "Rules", "JSON", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "HTTPAPI", "IPAddresses", "JOSE", "Authentication"],
                   resources: [.copy("Resources/openapi.yaml")])
         + service("TokenVerifier",
                   ["Logging", "Runtime", "Contracts", "Rules", "JSON", "Messaging", "Metrics", "Management", "NATS", "JOSE", "Crypto", "HTTPClient"])
@@ -109,19 +111,20 @@ let package = Package(
             tests("PostgresTests", ["Postgres", "Logging", "TestSupport"]),
             // A raw HTTP/1.1 client on one socket, for what URLSession and libcurl hide or refuse to send.
             .target(name: "HTTPTesting", path: "Tests/HTTPTesting", swiftSettings: swiftSettings),
+            tests("IPAddressesTests", ["IPAddresses"]),
             tests("HTTPServerTests", ["HTTPServer", "HTTPTesting", "Collections", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "Collections", "Logging"]),
-            tests("IntegrationTests", ["Authentication", "TestSupport", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "HTTPServer", "Logging", "DevIDP", "TokenVerifier", "Runtime", "Collections", "Management"]),
+            tests("IntegrationTests", ["Authentication", "TestSupport", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "IPAddresses", "Logging", "DevIDP", "TokenVerifier", "Runtime", "Collections", "Management"]),
             // Services stood in for in process, behind ServiceCalling: the unit tests of the gateway and the use cases.
             .target(name: "ServiceStubs", dependencies: ["Contracts", "Logging", "Messaging"], path: "Tests/ServiceStubs", swiftSettings: swiftSettings),
             tests("AdminAPITests", ["AdminAPI", "TestSupport", "ServiceStubs", "Contracts", "Crypto", "JSON", "Logging", "Postgres", "Messaging"]),
-            tests("GatewayTests", ["ServiceStubs", "Gateway", "Contracts", "Rules", "JSON", "JOSE", "Crypto", "HTTPServer", "HTTPAPI", "Logging", "Metrics", "Authentication", "Collections"]),
+            tests("GatewayTests", ["ServiceStubs", "Gateway", "Contracts", "Rules", "JSON", "JOSE", "Crypto", "HTTPServer", "HTTPAPI", "IPAddresses", "Logging", "Metrics", "Authentication", "Collections"]),
             tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Contracts", "Crypto", "Logging", "Runtime", "Collections", "Authentication", "JOSE"]),
             tests("MemberServiceTests", ["MemberService", "TestSupport", "ServiceStubs", "Postgres", "Contracts", "JSON", "Runtime", "Authentication", "Crypto", "JOSE", "Logging", "Messaging"]),
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging", "TestVectors", "HTTPTesting", "Collections"]),
             // The app-side client: Foundation only, so it builds for iOS, macOS and Linux.
             .target(name: "SocialLoginClient", path: "Client/SocialLoginClient", swiftSettings: swiftSettings),
             tests("SocialLoginClientTests", ["SocialLoginClient", "Contracts", "TestSupport", "DevIDP", "JSON", "Crypto", "HTTPServer", "HTTPClient", "Logging"]),
-            tests("DeployTests", ["TestSupport", "Messaging", "JSON", "HTTPServer"]),
+            tests("DeployTests", ["TestSupport", "Messaging", "JSON", "IPAddresses"]),
         ]
 )
