@@ -61,7 +61,7 @@ let package = Package(
         // IP addresses and CIDR ranges, and which addresses are not public destinations: the gateway's trusted proxies, the HTTP client's guard.
         shared("IPAddresses", []),
         shared("HTTPServer", ["CMicroHTTPD", "Logging"]),
-        shared("HTTPClient", ["CCurl", "Logging"]),
+        shared("HTTPClient", ["CCurl", "IPAddresses", "Logging"]),
         shared("Contracts", ["JSON"]),
         // The rules every service applies to the contracts' fields again (trusting no caller): profile fields, required strings, keys.
         shared("Rules", ["Contracts"]),
