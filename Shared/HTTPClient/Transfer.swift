@@ -23,6 +23,8 @@ final class Transfer {
     private var receivedBytes = 0
     /// Set when the response passed `Configuration.maxResponseSize` and the transfer was aborted for it.
     private var isTooLarge = false
+    /// Set when the body passed the request's `maxResponseBodyBytes` and the transfer was stopped with the response kept.
+    private var isTruncated = false
     /// The addresses the destination policy refused to connect to, each with why ("127.0.0.1 is loopback").
     private var refusals: [String] = []
 
@@ -48,8 +50,11 @@ final class Transfer {
         try easy.set(CURLOPT_TIMEOUT_MS, milliseconds)
         try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
         try easy.set(CURLOPT_USERAGENT, configuration.userAgent)
-        // Fails early (CURLE_FILESIZE_EXCEEDED) when Content-Length already announces too much.
-        try easy.set(CURLOPT_MAXFILESIZE, configuration.maxResponseSize)
+        if request.maxResponseBodyBytes == nil {
+            // Fails early (CURLE_FILESIZE_EXCEEDED) when Content-Length already announces too much; a body that
+            // will be cut must be read up to its cut instead.
+            try easy.set(CURLOPT_MAXFILESIZE, configuration.maxResponseSize)
+        }
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         try easy.set(CURLOPT_PRIVATE, pointer: context)
@@ -104,9 +109,10 @@ final class Transfer {
 
     /// What the caller gets for a transfer that ended with `result`: the response, or why there is none.
     func outcome(of result: CURLcode) -> Result<HTTPClientResponse, HTTPClientError> {
-        if result == CURLE_OK {
+        // A truncated body ends the transfer with a write error, which is the stop asked for, not a failure.
+        if result == CURLE_OK || (isTruncated && result == CURLE_WRITE_ERROR) {
             return Result { () throws(HTTPClientError) in
-                HTTPClientResponse(status: try easy.responseCode(), headers: headers, body: body)
+                HTTPClientResponse(status: try easy.responseCode(), headers: headers, body: body, isTruncated: isTruncated)
             }
         }
         if isTooLarge {
@@ -160,8 +166,21 @@ final class Transfer {
 
     /// CURLOPT_WRITEFUNCTION: appends to the body; returning less than `count` aborts the transfer.
     private func receiveBody(_ data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
-        guard count > 0, let data, admit(count) else { return 0 }
-        body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: count))
+        guard count > 0, let data else { return 0 }
+        guard let limit = pending.request.maxResponseBodyBytes else {
+            guard admit(count) else { return 0 }
+            body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: count))
+            return count
+        }
+        // Keeps what fits under both limits; past them, stops the transfer with the response kept, cut.
+        let room = max(0, min(limit - body.count, configuration.maxResponseSize - receivedBytes))
+        let kept = min(count, room)
+        receivedBytes += kept
+        body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: kept))
+        guard kept == count else {
+            isTruncated = true
+            return 0
+        }
         return count
     }
 
