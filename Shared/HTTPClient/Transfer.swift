@@ -131,8 +131,8 @@ final class Transfer {
         headerList = list
     }
 
-    /// Counts `count` more bytes received, headers and body alike; false, marking the response too large,
-    /// once they pass `maxResponseSize`.
+    /// Counts `count` more bytes received, headers and body alike (a body being cut counts only what it keeps);
+    /// false, marking the response too large, once they pass `maxResponseSize`.
     private func admit(_ count: Int) -> Bool {
         receivedBytes += count
         guard receivedBytes <= configuration.maxResponseSize else {
