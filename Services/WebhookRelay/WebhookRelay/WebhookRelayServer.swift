@@ -39,9 +39,12 @@ public struct WebhookRelayServer: Service {
             let connection = try await nats.value
             readiness.require("nats") { connection.isConnected }
             readiness.started()
-            let settings = EndpointRelay.Settings(timeout: configuration.timeout, concurrency: configuration.concurrency,
-                                                  maxAge: configuration.events.maxAge)
-            return [WebhookRelay(file: file, settings: settings, connection: connection, client: client,
+            let settings = EndpointRelay.Settings(timeout: configuration.timeout, maxAge: configuration.events.maxAge,
+                                                  backoff: configuration.retryBackoff)
+            let feeds = StreamFeeds(connection: connection, maxAge: configuration.events.maxAge, concurrency: configuration.concurrency,
+                                    logger: logger)
+            let poster = HTTPWebhookPoster(client: client, maxAnswerSize: Self.maxAnswerSize)
+            return [WebhookRelay(file: file, settings: settings, feeds: feeds, poster: poster,
                                  reloadInterval: configuration.reloadInterval, metrics: metrics, logger: logger)]
         }
         defer { client.shutdown() }
