@@ -247,9 +247,14 @@ public struct OrderedEventConsumer: Sendable {
                 }
             }
         }
-        // What waited was never handled: back to the stream at once.
+        // What waited was never handled: back to the stream at once, with what the consumer had fetched and not handed
+        // over yet (an event given back just before the stop may be among them), rather than after the ack wait.
         for held in schedule.waiting {
             release(held, beats: beats)
+        }
+        consumer.stop()
+        while let fetched = try? await consumer.nextBatch(limit: 64), !fetched.isEmpty {
+            for message in fetched { try? message.nakWithoutConfirmation() }
         }
         return ending ?? .bindAgain
     }
