@@ -59,8 +59,10 @@ let package = Package(
         shared("JOSE", ["Crypto", "JSON"]),
         shared("NATS", ["CNats", "Collections", "JSON", "Logging"]),
         shared("Postgres", ["CLibPQ", "Collections", "JSON", "Logging"]),
+        // IP addresses and CIDR ranges, and which addresses are not public destinations: the gateway's trusted proxies, the HTTP client's guard.
+        shared("IPAddresses", []),
         shared("HTTPServer", ["CMicroHTTPD", "Logging"]),
-        shared("HTTPClient", ["CCurl", "Logging"]),
+        shared("HTTPClient", ["CCurl", "IPAddresses", "Logging"]),
         shared("Contracts", ["JSON"]),
         // Standard Webhooks: the `whsec_` secrets and the `v1` signatures the relay sends and receivers check.
         shared("Webhooks", ["Crypto"]),
@@ -75,7 +77,7 @@ let package = Package(
         shared("Authentication", ["Collections", "Contracts", "Crypto", "JOSE", "JSON", "Logging", "Messaging", "NATS"]),
     ]
         + service("Gateway",
-                  ["Logging", "Collections", "Runtime", "Contracts", "Rules", "JSON", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "HTTPAPI", "JOSE", "Authentication"],
+                  ["Logging", "Collections", "Runtime", "Contracts", "Rules", "JSON", "Messaging", "Metrics", "Management", "NATS", "HTTPServer", "HTTPAPI", "IPAddresses", "JOSE", "Authentication"],
                   resources: [.copy("Resources/openapi.yaml")])
         + service("TokenVerifier",
                   ["Logging", "Runtime", "Contracts", "Rules", "JSON", "Messaging", "Metrics", "Management", "NATS", "JOSE", "Crypto", "HTTPClient"])
@@ -93,7 +95,7 @@ let package = Package(
                   resources: [.copy("Resources/openapi.json")])
         // App backends' webhooks: the event stream delivered over HTTP, signed.
         + service("WebhookRelay",
-                  ["Logging", "Runtime", "Contracts", "JSON", "Crypto", "Messaging", "Metrics", "Management", "NATS", "HTTPClient", "Webhooks"])
+                  ["Logging", "Runtime", "Contracts", "JSON", "Messaging", "Metrics", "Management", "NATS", "HTTPClient", "Webhooks"])
         + [.executableTarget(name: "NATSAuth", dependencies: ["Messaging", "Crypto"], path: "Services/NATSAuth",
                              swiftSettings: swiftSettings)]
         + service("DevIDP",
@@ -101,7 +103,7 @@ let package = Package(
         + [
             .target(name: "TestSupport",
                     dependencies: ["Logging", "Collections", "Runtime", "Contracts", "JSON", "Messaging", "Management", "NATS", "Postgres", "HTTPClient", "Crypto",
-                                   "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP", "AdminAPI"],
+                                   "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP", "AdminAPI", "WebhookRelay", "Webhooks"],
                     path: "Tests/TestSupport", swiftSettings: swiftSettings),
             tests("RuntimeTests", ["Runtime", "Collections", "Logging"]),
             tests("ConfigurationTests", ["Runtime", "Messaging", "Postgres", "Contracts", "Crypto", "JOSE", "Logging", "TestSupport", "Gateway", "TokenVerifier", "MemberService", "TokenIssuer", "DevIDP", "AdminAPI", "WebhookRelay"]),
@@ -115,19 +117,21 @@ let package = Package(
             tests("PostgresTests", ["Postgres", "Logging", "TestSupport"]),
             // A raw HTTP/1.1 client on one socket, for what URLSession and libcurl hide or refuse to send.
             .target(name: "HTTPTesting", path: "Tests/HTTPTesting", swiftSettings: swiftSettings),
+            tests("IPAddressesTests", ["IPAddresses"]),
             tests("HTTPServerTests", ["HTTPServer", "HTTPTesting", "Collections", "Logging"]),
             tests("HTTPClientTests", ["HTTPClient", "Collections", "Logging"]),
-            tests("IntegrationTests", ["Authentication", "TestSupport", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "HTTPServer", "Logging", "DevIDP", "TokenVerifier", "Runtime", "Collections", "Management"]),
+            tests("IntegrationTests", ["Authentication", "TestSupport", "Webhooks", "HTTPTesting", "TestVectors", "Contracts", "JSON", "Messaging", "Metrics", "Persistence", "NATS", "JOSE", "Crypto", "Postgres", "IPAddresses", "Logging", "DevIDP", "TokenVerifier", "Runtime", "Collections", "Management"]),
             // Services stood in for in process, behind ServiceCalling: the unit tests of the gateway and the use cases.
             .target(name: "ServiceStubs", dependencies: ["Contracts", "Logging", "Messaging"], path: "Tests/ServiceStubs", swiftSettings: swiftSettings),
             tests("AdminAPITests", ["AdminAPI", "TestSupport", "ServiceStubs", "Contracts", "Crypto", "JSON", "Logging", "Postgres", "Messaging"]),
-            tests("GatewayTests", ["ServiceStubs", "Gateway", "Contracts", "Rules", "JSON", "JOSE", "Crypto", "HTTPServer", "HTTPAPI", "Logging", "Metrics", "Authentication", "Collections"]),
+            tests("GatewayTests", ["ServiceStubs", "Gateway", "Contracts", "Rules", "JSON", "JOSE", "Crypto", "HTTPServer", "HTTPAPI", "IPAddresses", "Logging", "Metrics", "Authentication", "Collections"]),
             tests("TokenIssuerTests", ["TokenIssuer", "TestSupport", "Postgres", "Contracts", "Crypto", "Logging", "Runtime", "Collections", "Authentication", "JOSE"]),
             tests("MemberServiceTests", ["MemberService", "TestSupport", "ServiceStubs", "Postgres", "Contracts", "JSON", "Runtime", "Authentication", "Crypto", "JOSE", "Logging", "Messaging"]),
             tests("TokenVerifierTests", ["TokenVerifier", "DevIDP", "Contracts", "JOSE", "Crypto", "HTTPClient", "Logging", "TestVectors", "HTTPTesting", "Collections"]),
             // The app-side client: Foundation only, so it builds for iOS, macOS and Linux.
             .target(name: "SocialLoginClient", path: "Client/SocialLoginClient", swiftSettings: swiftSettings),
             tests("SocialLoginClientTests", ["SocialLoginClient", "Contracts", "TestSupport", "DevIDP", "JSON", "Crypto", "HTTPServer", "HTTPClient", "Logging"]),
-            tests("DeployTests", ["TestSupport", "Messaging", "JSON", "HTTPServer"]),
+            tests("WebhookRelayTests", ["WebhookRelay", "Webhooks", "Contracts", "JSON", "TestVectors"]),
+            tests("DeployTests", ["TestSupport", "Messaging", "JSON", "IPAddresses"]),
         ]
 )

@@ -19,7 +19,7 @@ static inline CURLcode ccurl_easy_setopt_string(CURL *handle, CURLoption option,
     return curl_easy_setopt(handle, option, value);
 }
 
-// Sets a pointer option (WRITEDATA, HEADERDATA, PRIVATE, ERRORBUFFER).
+// Sets a pointer option (WRITEDATA, HEADERDATA, OPENSOCKETDATA, PRIVATE, ERRORBUFFER).
 static inline CURLcode ccurl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
     return curl_easy_setopt(handle, option, value);
 }
@@ -31,6 +31,11 @@ static inline CURLcode ccurl_easy_setopt_slist(CURL *handle, CURLoption option, 
 
 // Sets CURLOPT_WRITEFUNCTION or CURLOPT_HEADERFUNCTION (same C signature).
 static inline CURLcode ccurl_easy_setopt_write_function(CURL *handle, CURLoption option, curl_write_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+// Sets CURLOPT_OPENSOCKETFUNCTION: the client checks the address libcurl is about to connect to (after DNS) before opening the socket.
+static inline CURLcode ccurl_easy_setopt_opensocket_function(CURL *handle, CURLoption option, curl_opensocket_callback value) {
     return curl_easy_setopt(handle, option, value);
 }
 

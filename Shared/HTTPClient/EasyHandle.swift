@@ -61,6 +61,11 @@ final class EasyHandle {
         try check(option, ccurl_easy_setopt_write_function(raw, option, callback))
     }
 
+    /// Sets the callback that opens each connection's socket (`CURLOPT_OPENSOCKETFUNCTION`).
+    func set(_ option: CURLoption, openSocket: curl_opensocket_callback) throws(HTTPClientError) {
+        try check(option, ccurl_easy_setopt_opensocket_function(raw, option, openSocket))
+    }
+
     /// Sets the request body: libcurl copies `bytes` before returning.
     func setBody(_ bytes: [UInt8]) throws(HTTPClientError) {
         try check(CURLOPT_POSTFIELDSIZE_LARGE, ccurl_easy_setopt_off_t(raw, CURLOPT_POSTFIELDSIZE_LARGE, bytes.count))

@@ -1,9 +1,9 @@
 extension HTTPClientRequest {
     /// Rejects what libcurl would send verbatim and break the request with: a method or header name that is
-    /// not an HTTP token, a line break or NUL in a header value, a NUL in the URL.
+    /// not an HTTP token, a line break or NUL in a header value, a NUL in the URL; and a negative body limit.
     func validate() throws(HTTPClientError) {
         guard !url.utf8.contains(0), !url.isEmpty else { throw .invalidURL }
-        guard Self.isToken(method) else { throw .invalidRequest }
+        guard Self.isToken(method), (maxResponseBodyBytes ?? 0) >= 0 else { throw .invalidRequest }
         for (name, value) in headers {
             guard Self.isToken(name),
                   !value.utf8.contains(where: { $0 == 0 || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") })

@@ -1,4 +1,11 @@
 import CCurl
+import IPAddresses
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One request in flight on the worker thread: its easy handle, its header list and the response being collected.
 ///
@@ -8,18 +15,23 @@ final class Transfer {
     let pending: PendingRequest
     /// The pooled easy handle doing the transfer.
     let easy: EasyHandle
-    private let maxResponseSize: Int
+    /// The client's limits, user agent and destination policy.
+    private let configuration: HTTPClient.Configuration
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var body: [UInt8] = []
     private var headers: [String: String] = [:]
     private var receivedBytes = 0
-    /// Set when the response passed `maxResponseSize` and the transfer was aborted for it.
-    private(set) var isTooLarge = false
+    /// Set when the response passed `Configuration.maxResponseSize` and the transfer was aborted for it.
+    private var isTooLarge = false
+    /// Set when the body passed the request's `maxResponseBodyBytes` and the transfer was stopped with the response kept.
+    private var isTruncated = false
+    /// The addresses the destination policy refused to connect to, each with why ("127.0.0.1 is loopback").
+    private var refusals: [String] = []
 
-    init(pending: PendingRequest, easy: EasyHandle, maxResponseSize: Int) {
+    init(pending: PendingRequest, easy: EasyHandle, configuration: HTTPClient.Configuration) {
         self.pending = pending
         self.easy = easy
-        self.maxResponseSize = maxResponseSize
+        self.configuration = configuration
     }
 
     deinit {
@@ -27,7 +39,7 @@ final class Transfer {
     }
 
     /// Sets every option of the request on the easy handle, after clearing the previous request's.
-    func configure(userAgent: String) throws(HTTPClientError) {
+    func configure() throws(HTTPClientError) {
         let request = pending.request
         try easy.reset()
         try easy.set(CURLOPT_URL, request.url)
@@ -37,9 +49,12 @@ final class Transfer {
         let milliseconds = Self.milliseconds(request.timeout)
         try easy.set(CURLOPT_TIMEOUT_MS, milliseconds)
         try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
-        try easy.set(CURLOPT_USERAGENT, userAgent)
-        // Fails early (CURLE_FILESIZE_EXCEEDED) when Content-Length already announces too much.
-        try easy.set(CURLOPT_MAXFILESIZE, maxResponseSize)
+        try easy.set(CURLOPT_USERAGENT, configuration.userAgent)
+        if request.maxResponseBodyBytes == nil {
+            // Fails early (CURLE_FILESIZE_EXCEEDED) when Content-Length already announces too much; a body that
+            // will be cut must be read up to its cut instead.
+            try easy.set(CURLOPT_MAXFILESIZE, configuration.maxResponseSize)
+        }
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         try easy.set(CURLOPT_PRIVATE, pointer: context)
@@ -51,6 +66,15 @@ final class Transfer {
         try easy.set(CURLOPT_HEADERFUNCTION, callback: { data, size, count, context in
             Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().receiveHeader(data, size * count)
         })
+        if configuration.destinations == .publicOnly {
+            // "" turns proxies off, the environment's too: through one, the address checked would be the proxy's.
+            try easy.set(CURLOPT_PROXY, "")
+            try easy.set(CURLOPT_OPENSOCKETDATA, pointer: context)
+            try easy.set(CURLOPT_OPENSOCKETFUNCTION, openSocket: { context, _, address in
+                guard let context, let address else { return CURL_SOCKET_BAD }
+                return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().openSocket(address)
+            })
+        }
 
         switch request.method {
         case "GET" where request.body == nil:
@@ -83,9 +107,21 @@ final class Transfer {
         }
     }
 
-    /// The response collected so far, read once the transfer completed successfully.
-    func response() throws(HTTPClientError) -> HTTPClientResponse {
-        HTTPClientResponse(status: try easy.responseCode(), headers: headers, body: body)
+    /// What the caller gets for a transfer that ended with `result`: the response, or why there is none.
+    func outcome(of result: CURLcode) -> Result<HTTPClientResponse, HTTPClientError> {
+        // A truncated body ends the transfer with a write error, which is the stop asked for, not a failure.
+        if result == CURLE_OK || (isTruncated && result == CURLE_WRITE_ERROR) {
+            return Result { () throws(HTTPClientError) in
+                HTTPClientResponse(status: try easy.responseCode(), headers: headers, body: body, isTruncated: isTruncated)
+            }
+        }
+        if isTooLarge {
+            return .failure(.responseTooLarge)
+        }
+        if result == CURLE_COULDNT_CONNECT, !refusals.isEmpty {
+            return .failure(HTTPClientError.destinationRefused.with(detail: refusals.joined(separator: ", ")))
+        }
+        return .failure(HTTPClientError(curl: result, detail: easy.errorMessage))
     }
 
     private func append(_ line: String) throws(HTTPClientError) {
@@ -95,21 +131,56 @@ final class Transfer {
         headerList = list
     }
 
-    /// Counts `count` more bytes received, headers and body alike; false, marking the response too large,
-    /// once they pass `maxResponseSize`.
+    /// Counts `count` more bytes received, headers and body alike (a body being cut counts only what it keeps);
+    /// false, marking the response too large, once they pass `maxResponseSize`.
     private func admit(_ count: Int) -> Bool {
         receivedBytes += count
-        guard receivedBytes <= maxResponseSize else {
+        guard receivedBytes <= configuration.maxResponseSize else {
             isTooLarge = true
             return false
         }
         return true
     }
 
+    /// CURLOPT_OPENSOCKETFUNCTION, under `.publicOnly`: opens the socket for `address` (as libcurl itself would)
+    /// when it is a public address, else records why not and returns `CURL_SOCKET_BAD`, which fails this attempt.
+    private func openSocket(_ address: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
+        // `addr` is declared a `sockaddr`, but libcurl stores the whole address there, `addrlen` bytes of it.
+        let start = UnsafeRawPointer(address) + MemoryLayout<curl_sockaddr>.offset(of: \.addr)!
+        let length = min(Int(address.pointee.addrlen), MemoryLayout<sockaddr_storage>.size)
+        let refusal: String
+        if let ip = IPAddress(socketAddress: Array(UnsafeRawBufferPointer(start: start, count: length))) {
+            guard let use = ip.specialUse else {
+                return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
+            }
+            refusal = "\(ip) is \(use)"
+        } else {
+            refusal = "an address of family \(address.pointee.family) is not an IP address"
+        }
+        // One entry per address: libcurl may try each of a host's addresses, and again on a retry.
+        if !refusals.contains(refusal), refusals.count < 8 {
+            refusals.append(refusal)
+        }
+        return CURL_SOCKET_BAD
+    }
+
     /// CURLOPT_WRITEFUNCTION: appends to the body; returning less than `count` aborts the transfer.
     private func receiveBody(_ data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
-        guard count > 0, let data, admit(count) else { return 0 }
-        body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: count))
+        guard count > 0, let data else { return 0 }
+        guard let limit = pending.request.maxResponseBodyBytes else {
+            guard admit(count) else { return 0 }
+            body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: count))
+            return count
+        }
+        // Keeps what fits under both limits; past them, stops the transfer with the response kept, cut.
+        let room = max(0, min(limit - body.count, configuration.maxResponseSize - receivedBytes))
+        let kept = min(count, room)
+        receivedBytes += kept
+        body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: kept))
+        guard kept == count else {
+            isTruncated = true
+            return 0
+        }
         return count
     }
 

@@ -152,9 +152,9 @@ extension TransferLoop {
                     return
                 }
             }
-            let transfer = Transfer(pending: pending, easy: easy, maxResponseSize: configuration.maxResponseSize)
+            let transfer = Transfer(pending: pending, easy: easy, configuration: configuration)
             do {
-                try transfer.configure(userAgent: configuration.userAgent)
+                try transfer.configure()
                 try MultiHandle.check("curl_multi_add_handle", curl_multi_add_handle(multi.raw, easy.raw))
             } catch {
                 recycle(easy)
@@ -210,14 +210,7 @@ extension TransferLoop {
                 }
                 let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
                 active.removeValue(forKey: ObjectIdentifier(transfer.pending))
-                let outcome: Result<HTTPClientResponse, HTTPClientError>
-                if result == CURLE_OK {
-                    outcome = Result { () throws(HTTPClientError) in try transfer.response() }
-                } else if transfer.isTooLarge {
-                    outcome = .failure(.responseTooLarge)
-                } else {
-                    outcome = .failure(HTTPClientError(curl: result, detail: transfer.easy.errorMessage))
-                }
+                let outcome = transfer.outcome(of: result)
                 remove(transfer)
                 transfer.pending.finish(outcome)
             }

@@ -72,8 +72,9 @@ public struct OrderedEventConsumer: Sendable {
         public var startsAtNew = true
         /// How long the server keeps the consumer once nobody reads from it; nil for ever.
         public var inactiveThreshold: Duration?
-        /// The server's ack wait (progress is reported every third of it). Default 60 s.
-        public var ackWait: Duration = .seconds(60)
+        /// The server's ack wait (progress is reported every third of it): how long the events a replica held when
+        /// it died wait before another takes them. Default 30 s.
+        public var ackWait: Duration = .seconds(30)
         /// Most events held at once. Default 256.
         public var maxHeld = 256
         /// Most events handled at once (each of another key). Default 8.
@@ -246,9 +247,14 @@ public struct OrderedEventConsumer: Sendable {
                 }
             }
         }
-        // What waited was never handled: back to the stream at once.
+        // What waited was never handled: back to the stream at once, with what the consumer had fetched and not handed
+        // over yet (an event given back just before the stop may be among them), rather than after the ack wait.
         for held in schedule.waiting {
             release(held, beats: beats)
+        }
+        consumer.stop()
+        while let fetched = try? await consumer.nextBatch(limit: 64), !fetched.isEmpty {
+            for message in fetched { try? message.nakWithoutConfirmation() }
         }
         return ending ?? .bindAgain
     }

@@ -1,4 +1,4 @@
-import HTTPServer
+import IPAddresses
 import JSON
 import Testing
 

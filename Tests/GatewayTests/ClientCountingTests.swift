@@ -1,4 +1,4 @@
-import HTTPServer
+import IPAddresses
 import Logging
 import Testing
 @testable import Gateway

@@ -99,6 +99,8 @@ struct RoundTripTests {
             let response = try await client.execute(HTTPClientRequest(url: server.url("/redirect")))
             #expect(response.status == 302)
             #expect(response.header("location") == "/echo")
+            // The body is the 302's own: a followed redirect would have brought /echo's.
+            #expect(try Echo(response).path == "/redirect")
         }
     }
 }

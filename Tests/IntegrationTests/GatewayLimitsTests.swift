@@ -1,8 +1,8 @@
 import Contracts
 import Foundation
+import IPAddresses
 import Logging
 import Messaging
-import HTTPServer
 import NATS
 import Testing
 import TestSupport

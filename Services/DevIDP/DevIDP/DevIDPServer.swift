@@ -64,7 +64,7 @@ public struct DevIDPServer: Service {
             return json(await provider.stats())
         }
         if segments.count == 2, segments[0] == "webhooks" {
-            return inboxes.handle(request, name: segments[1])
+            return await inboxes.handle(request, name: segments[1])
         }
         guard let name = segments.first, DevIdentityProvider.allProviderNames.contains(name) else {
             return HTTPResponse(status: 404)

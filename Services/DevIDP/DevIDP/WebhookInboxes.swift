@@ -20,6 +20,20 @@ public final class WebhookInboxes: Sendable {
         public var status: Int?
         /// The `Location` of a 3xx answer.
         public var location: String?
+        /// How long each delivery is answered after, in milliseconds (a slow receiver). Default 0.
+        public var delayMs: Int?
+        /// Whether the last delivery of each event is kept as it came (body, timestamp, signature), for a test that
+        /// checks the signature itself. Default false.
+        public var keepDeliveries: Bool?
+
+        /// Settings; nil leaves a setting as it was (a new inbox: no secret, 200, nothing kept).
+        public init(secret: String? = nil, status: Int? = nil, location: String? = nil, delayMs: Int? = nil, keepDeliveries: Bool? = nil) {
+            self.secret = secret
+            self.delayMs = delayMs
+            self.status = status
+            self.location = location
+            self.keepDeliveries = keepDeliveries
+        }
     }
 
     /// What an inbox received.
@@ -35,6 +49,11 @@ public final class WebhookInboxes: Sendable {
             public var delivered: Int
             /// Whether every delivery of it carried a good signature (false when the inbox has no secret).
             public var verified: Bool
+            /// The last delivery as it came, when the inbox keeps them: its body (base64), `webhook-timestamp` and
+            /// `webhook-signature`.
+            public var body: String?
+            public var timestamp: String?
+            public var signature: String?
         }
 
         /// Deliveries, whatever the answer.
@@ -52,6 +71,8 @@ public final class WebhookInboxes: Sendable {
         var secret: WebhookSecret?
         var status = 200
         var location: String?
+        var keepDeliveries = false
+        var delayMs = 0
         var attempts = 0
         var order: [String] = []
         var events: [String: Summary.Event] = [:]
@@ -63,7 +84,7 @@ public final class WebhookInboxes: Sendable {
     public init() {}
 
     /// Answers a request under `/webhooks/`; `name` is the inbox.
-    func handle(_ request: HTTPRequest, name: String) -> HTTPResponse {
+    func handle(_ request: HTTPRequest, name: String) async -> HTTPResponse {
         switch request.method {
         case "PUT":
             guard let settings = try? MessageCoding.decode(Settings.self, from: request.body),
@@ -81,10 +102,14 @@ public final class WebhookInboxes: Sendable {
                 inbox.secret = secret ?? inbox.secret
                 inbox.status = settings.status ?? inbox.status
                 inbox.location = settings.location
+                inbox.keepDeliveries = settings.keepDeliveries ?? inbox.keepDeliveries
+                inbox.delayMs = min(max(settings.delayMs ?? inbox.delayMs, 0), 60_000)
                 inboxes[name] = inbox
             }
             return HTTPResponse(status: 204)
         case "POST":
+            let delay = inboxes.withLock { $0[name]?.delayMs ?? 0 }
+            if delay > 0 { try? await Task.sleep(for: .milliseconds(delay)) }
             return receive(request, name: name)
         case "GET":
             return DevIDPServer.json(summary(name))
@@ -115,16 +140,25 @@ public final class WebhookInboxes: Sendable {
                                         signatures: request.header(WebhookSignature.Header.signature) ?? "", body: request.body, secret: secret)
             } ?? false
             let delivered = (200...299).contains(inbox.status) ? 1 : 0
-            if var event = inbox.events[id] {
+            var event: Summary.Event
+            if let known = inbox.events[id] {
+                event = known
                 event.attempts += 1
                 event.delivered += delivered
                 event.verified = event.verified && verified
-                inbox.events[id] = event
             } else if inbox.order.count < Self.maxEvents {
                 inbox.order.append(id)
-                inbox.events[id] = Summary.Event(id: id, type: probe?.type ?? "", memberId: probe?.data?.memberId, attempts: 1,
-                                                 delivered: delivered, verified: verified)
+                event = Summary.Event(id: id, type: probe?.type ?? "", memberId: probe?.data?.memberId, attempts: 1,
+                                      delivered: delivered, verified: verified)
+            } else {
+                return HTTPResponse(status: 507)
             }
+            if inbox.keepDeliveries {
+                event.body = Data(request.body).base64EncodedString()
+                event.timestamp = request.header(WebhookSignature.Header.timestamp)
+                event.signature = request.header(WebhookSignature.Header.signature)
+            }
+            inbox.events[id] = event
             var headers: [(String, String)] = []
             if let location = inbox.location { headers.append(("Location", location)) }
             return HTTPResponse(status: inbox.status, headers: headers)

@@ -1,5 +1,5 @@
+import IPAddresses
 import Messaging
-import HTTPServer
 import Management
 import Runtime
 

@@ -1,4 +1,4 @@
-import HTTPServer
+import IPAddresses
 import Management
 import Messaging
 import NATS

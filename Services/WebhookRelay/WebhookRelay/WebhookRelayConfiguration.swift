@@ -1,4 +1,5 @@
 import Management
+import Runtime
 import Messaging
 import NATS
 
@@ -17,6 +18,8 @@ public struct WebhookRelayConfiguration: Sendable {
     /// Whether loopback, private and link-local addresses may be sent to (`WEBHOOK_ALLOW_PRIVATE_ADDRESSES`):
     /// for development and tests. Default false.
     public var allowPrivateAddresses = false
+    /// The waits between attempts on one event (not read from the environment; tests shorten them).
+    public var retryBackoff = WebhookDelivery.backoff
     /// NATS server URL(s). Default `nats://127.0.0.1:4222`.
     public var natsURL: String = "nats://127.0.0.1:4222"
     /// How it signs in to NATS: its nkey, TLS (`NATS_NKEY_SEED_FILE`, `NATS_TLS_*`) and its own inbox prefix.

@@ -39,9 +39,12 @@ public struct WebhookRelayServer: Service {
             let connection = try await nats.value
             readiness.require("nats") { connection.isConnected }
             readiness.started()
-            let settings = EndpointRelay.Settings(timeout: configuration.timeout, concurrency: configuration.concurrency,
-                                                  maxAge: configuration.events.maxAge)
-            return [WebhookRelay(file: file, settings: settings, connection: connection, client: client,
+            let settings = EndpointRelay.Settings(timeout: configuration.timeout, maxAge: configuration.events.maxAge,
+                                                  backoff: configuration.retryBackoff)
+            let feeds = StreamFeeds(connection: connection, maxAge: configuration.events.maxAge, concurrency: configuration.concurrency,
+                                    logger: logger)
+            let poster = HTTPWebhookPoster(client: client, maxAnswerSize: Self.maxAnswerSize)
+            return [WebhookRelay(file: file, settings: settings, feeds: feeds, poster: poster,
                                  reloadInterval: configuration.reloadInterval, metrics: metrics, logger: logger)]
         }
         defer { client.shutdown() }
@@ -50,10 +53,9 @@ public struct WebhookRelayServer: Service {
 
     /// The HTTP client's settings: public addresses only unless allowed, answers cut at 64 KiB.
     static func clientConfiguration(_ configuration: WebhookRelayConfiguration) -> HTTPClient.Configuration {
-        var client = HTTPClient.Configuration(maxConnectionsPerHost: configuration.concurrency, maxResponseSize: maxAnswerSize,
-                                              userAgent: "social-login-webhooks/1")
-        client.destinations = configuration.allowPrivateAddresses ? .any : .publicOnly
-        client.oversizedBody = .truncate
-        return client
+        // The headers of an answer get 64 KiB beside its body's (each request cuts the body there).
+        HTTPClient.Configuration(maxConnectionsPerHost: configuration.concurrency, maxResponseSize: 2 * maxAnswerSize,
+                                 userAgent: "social-login-webhooks/1",
+                                 destinations: configuration.allowPrivateAddresses ? .any : .publicOnly)
     }
 }

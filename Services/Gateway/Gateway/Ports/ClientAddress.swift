@@ -1,5 +1,6 @@
 import HTTPAPI
 import HTTPServer
+import IPAddresses
 
 /// The address a request comes from, for the per-client rate limit.
 enum ClientAddress {

@@ -1,11 +1,10 @@
 import Foundation
-import HTTPClient
 import Logging
 import Messaging
 import Metrics
-import NATS
+import Runtime
 
-/// One endpoint's deliveries: its durable consumer (`webhook-<name>`), each event it asked for posted, signed,
+/// One endpoint's deliveries: its feed of events (``EndpointFeeds``), each event it asked for posted (``WebhookPoster``), signed,
 /// in order per member and concurrently across members, retried until a 2xx (or until the stream would drop
 /// it); a 410 stops it (``run()`` returns ``OrderedEventConsumer/Ending/stopped``).
 struct EndpointRelay: Sendable {
@@ -13,26 +12,26 @@ struct EndpointRelay: Sendable {
     struct Settings: Sendable {
         /// One attempt's deadline (`WEBHOOK_TIMEOUT`).
         var timeout: Duration
-        /// Deliveries at once per endpoint (`WEBHOOK_CONCURRENCY`).
-        var concurrency: Int
         /// How long the stream keeps an event (`EVENTS_MAX_AGE`): retries end there.
         var maxAge: Duration
+        /// The waits between attempts on one event.
+        var backoff: Backoff
     }
 
     let endpoint: WebhookEndpoint
     let settings: Settings
-    let connection: NATSConnection
-    let client: HTTPClient
+    let feeds: any EndpointFeeds
+    let poster: any WebhookPoster
     let holdings: OrderedEventConsumer.Holdings
     let metrics: MetricsRegistry
     let logger: Logger
 
-    init(endpoint: WebhookEndpoint, settings: Settings, connection: NATSConnection, client: HTTPClient, metrics: MetricsRegistry,
+    init(endpoint: WebhookEndpoint, settings: Settings, feeds: any EndpointFeeds, poster: any WebhookPoster, metrics: MetricsRegistry,
          logger: Logger) {
         self.endpoint = endpoint
         self.settings = settings
-        self.connection = connection
-        self.client = client
+        self.feeds = feeds
+        self.poster = poster
         self.holdings = OrderedEventConsumer.Holdings()
         self.metrics = metrics
         self.logger = logger.with(["webhook.endpoint": endpoint.name])
@@ -42,16 +41,7 @@ struct EndpointRelay: Sendable {
 
     /// Delivers until the endpoint answers 410 (``OrderedEventConsumer/Ending/stopped``) or the task is cancelled.
     func run() async -> OrderedEventConsumer.Ending {
-        var consumer = OrderedEventConsumer.Settings(durable: endpoint.durable)
-        consumer.maxConcurrent = settings.concurrency
-        consumer.maxHandlingTime = settings.maxAge
-        // A consumer nobody reads from is gone with the last event it could still deliver.
-        consumer.inactiveThreshold = settings.maxAge
-        let endpoint = self.endpoint
-        return await OrderedEventConsumer(connection: connection, settings: consumer, holdings: holdings, logger: logger,
-                                          wants: { endpoint.wantsSubject($0) },
-                                          key: { _, payload in WebhookDelivery.memberKey(payload: payload) },
-                                          handler: { event, attempt in await deliver(event, attempt: attempt) }).run()
+        await feeds.run(endpoint, holdings: holdings) { event, attempt in await deliver(event, attempt: attempt) }
     }
 
     /// One attempt at one event.
@@ -68,16 +58,14 @@ struct EndpointRelay: Sendable {
             return .drop
         }
         let timestamp = Int64(Date().timeIntervalSince1970)
-        let request = HTTPClientRequest(url: endpoint.url, method: "POST",
-                                        headers: WebhookDelivery.headers(prepared, timestamp: timestamp, secret: endpoint.secret),
-                                        body: prepared.body, timeout: settings.timeout)
+        let headers = WebhookDelivery.headers(prepared, timestamp: timestamp, secret: endpoint.secret)
         let started = ContinuousClock.now
         let reason: String
         let detail: String
-        do {
-            let response = try await client.execute(request)
+        do throws(WebhookPostFailure) {
+            let status = try await poster.post(url: endpoint.url, headers: headers, body: prepared.body, timeout: settings.timeout)
             metrics.observe("webhook_delivery_seconds", labels, (ContinuousClock.now - started).timeInterval)
-            switch WebhookDelivery.verdict(status: response.status) {
+            switch WebhookDelivery.verdict(status: status) {
             case .delivered:
                 metrics.increment("webhook_deliveries_total", labels)
                 return .done
@@ -87,34 +75,21 @@ struct EndpointRelay: Sendable {
                 metrics.increment("webhook_attempts_failed_total", labels.merging(["reason": "gone"]) { $1 })
                 return .stop
             case .failed:
-                reason = (300...399).contains(response.status) ? "redirect" : "status"
-                detail = (300...399).contains(response.status)
-                    ? "answered \(response.status), a redirect: redirects are not followed"
-                    : "answered \(response.status)"
+                reason = (300...399).contains(status) ? "redirect" : "status"
+                detail = (300...399).contains(status) ? "answered \(status), a redirect: redirects are not followed" : "answered \(status)"
             }
-        } catch let error as HTTPClientError {
-            if error == .cancelled || Task.isCancelled { return .retry(after: .zero) }
-            reason = Self.reason(error)
-            detail = error.description
         } catch {
-            reason = "other"
-            detail = String(describing: error)
+            if error.isCancelled || Task.isCancelled { return .retry(after: .zero) }
+            reason = error.reason
+            detail = error.detail
         }
         metrics.increment("webhook_attempts_failed_total", labels.merging(["reason": reason]) { $1 })
-        let delay = WebhookDelivery.backoff.delay(afterFailures: attempt)
+        let delay = settings.backoff.delay(afterFailures: attempt)
         // Told on the first failures and then ever more rarely (attempts 1, 2, 4, 8...): an endpoint down for a day logs little.
         if attempt & (attempt - 1) == 0 {
             logger.warning("delivery failed; trying again", ["event.id": prepared.id, "event.type": prepared.type, "attempt": String(attempt),
                                                              "failure": detail, "retry.seconds": String(delay.components.seconds)])
         }
         return .retry(after: delay)
-    }
-
-    /// The `reason` label of a failed attempt.
-    static func reason(_ error: HTTPClientError) -> String {
-        if error.isTimeout { return "timeout" }
-        if error.isDestinationRefused { return "refused-destination" }
-        if error.isConnectionFailure { return "connection" }
-        return "transport"
     }
 }

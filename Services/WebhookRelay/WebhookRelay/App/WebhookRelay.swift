@@ -1,10 +1,8 @@
 import Contracts
 import Foundation
-import HTTPClient
 import Logging
 import Messaging
 import Metrics
-import NATS
 import Runtime
 import Synchronization
 
@@ -15,8 +13,8 @@ import Synchronization
 struct WebhookRelay: Service {
     let file: FollowedFile<[WebhookEndpoint]>
     let settings: EndpointRelay.Settings
-    let connection: NATSConnection
-    let client: HTTPClient
+    let feeds: any EndpointFeeds
+    let poster: any WebhookPoster
     let reloadInterval: Duration
     let metrics: MetricsRegistry
     let logger: Logger
@@ -88,8 +86,7 @@ struct WebhookRelay: Service {
             logger.info("webhook endpoint stopped", ["webhook.endpoint": name])
         }
         for endpoint in endpoints where running[endpoint.name] == nil && !disabled.contains(endpoint.name) {
-            let relay = EndpointRelay(endpoint: endpoint, settings: settings, connection: connection, client: client, metrics: metrics,
-                                      logger: logger)
+            let relay = EndpointRelay(endpoint: endpoint, settings: settings, feeds: feeds, poster: poster, metrics: metrics, logger: logger)
             running[endpoint.name] = Running(relay: relay, task: Task {
                 let ending = await relay.run()
                 if ending == .stopped { gone.add(endpoint.name) }
@@ -104,8 +101,8 @@ struct WebhookRelay: Service {
     private func report(_ endpoints: [WebhookEndpoint], running: [String: Running]) async {
         for endpoint in endpoints {
             let labels = ["endpoint": endpoint.name]
-            if let backlog = try? await connection.jetStream.backlog(stream: Events.stream, durable: endpoint.durable) {
-                metrics.set("webhook_pending_events", labels, to: Double(backlog.undelivered + backlog.unacknowledged))
+            if let backlog = await feeds.backlog(of: endpoint) {
+                metrics.set("webhook_pending_events", labels, to: Double(backlog))
             }
             let oldest = running[endpoint.name]?.relay.holdings.oldestStoredAt
             metrics.set("webhook_oldest_pending_seconds", labels, to: oldest.map { max(0, Date().timeIntervalSince($0)) } ?? 0)

@@ -1,11 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A block of IP addresses in CIDR notation (`10.0.0.0/8`, `fd00::/8`, or one address), to tell
-/// whether a client address belongs to it. IPv4 addresses written as IPv4-mapped IPv6
+/// whether an address belongs to it. IPv4 addresses written as IPv4-mapped IPv6
 /// (`::ffff:10.1.2.3`, as a dual-stack socket reports them) count as the IPv4 address.
 public struct AddressRange: Sendable, Equatable, CustomStringConvertible {
     private let network: [UInt8]
@@ -27,16 +21,18 @@ public struct AddressRange: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether `address` (IPv4 or IPv6 text) is in the range; false for anything that is not an address.
     public func contains(_ address: String) -> Bool {
-        guard let bytes = Self.bytes(of: address), bytes.count == network.count else { return false }
-        return Self.masked(bytes, prefixLength) == network
+        IPAddress(address).map(contains) ?? false
+    }
+
+    /// Whether `address` is in the range (an IPv4-mapped IPv6 address counts as its IPv4 address).
+    public func contains(_ address: IPAddress) -> Bool {
+        let bytes = address.unmappedBytes
+        return bytes.count == network.count && Self.masked(bytes, prefixLength) == network
     }
 
     /// The range as `address/length`, with the host bits cleared.
     public var description: String {
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        let family = network.count == 4 ? AF_INET : AF_INET6
-        _ = network.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &text, socklen_t(text.count)) }
-        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/\(prefixLength)"
+        IPAddress.text(of: network) + "/\(prefixLength)"
     }
 
     /// The client `address` stands for when clients are counted: an IPv4 address itself (`198.51.100.7/32`,
@@ -60,17 +56,7 @@ public struct AddressRange: Sendable, Equatable, CustomStringConvertible {
 
     /// The 4 or 16 bytes of an address; an IPv4-mapped IPv6 address gives its 4 IPv4 bytes.
     static func bytes(of text: String) -> [UInt8]? {
-        var ipv4 = in_addr()
-        if inet_pton(AF_INET, text, &ipv4) == 1 {
-            return withUnsafeBytes(of: ipv4) { Array($0) }
-        }
-        var ipv6 = in6_addr()
-        guard inet_pton(AF_INET6, text, &ipv6) == 1 else { return nil }
-        let bytes = withUnsafeBytes(of: ipv6) { Array($0) }
-        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
-            return Array(bytes[12...])
-        }
-        return bytes
+        IPAddress(text)?.unmappedBytes
     }
 
     private static func masked(_ bytes: [UInt8], _ length: Int) -> [UInt8] {

@@ -1,4 +1,4 @@
-import HTTPServer
+import IPAddresses
 import Testing
 
 @Suite("Address ranges")

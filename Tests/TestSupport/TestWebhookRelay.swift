@@ -1,0 +1,121 @@
+import Crypto
+import DevIDP
+import Foundation
+import JSON
+import Logging
+import NATS
+import Runtime
+import WebhookRelay
+import Webhooks
+
+/// One endpoint of a ``TestWebhookRelay``: a name of its own (so its durable consumer is new), its secret, the
+/// event types it asks for, and where it posts (by default the stack's dev-idp inbox of the same name).
+public struct TestWebhookEndpoint: Sendable {
+    public let name: String
+    public let secret: WebhookSecret
+    public var events: [String]
+    public var url: String
+
+    /// An endpoint asking for `events`, posting to `url` or the dev-idp inbox named after it.
+    public init(stack: RunningStack, events: [String], url: String? = nil) {
+        name = "t" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+        secret = WebhookSecret(key: SecureRandom.bytes(32))
+        self.events = events
+        self.url = url ?? stack.devIDPURL + "/webhooks/" + name
+    }
+
+    /// Its entry in a webhooks file.
+    var entry: JSONValue {
+        .object(["name": .string(name), "url": .string(url), "secret": .string(secret.text), "events": .array(events.map { .string($0) })])
+    }
+}
+
+/// A webhook-relay in the test process, on a stack's NATS, with a webhooks file of its own; its log is kept.
+public final class TestWebhookRelay: Sendable {
+    /// The webhooks file.
+    public let path: String
+    /// What the relay logged (warnings and above).
+    public let log: LogSink
+    private let task: Task<Void, Never>
+
+    private init(path: String, log: LogSink, task: Task<Void, Never>) {
+        self.path = path
+        self.log = log
+        self.task = task
+    }
+
+    /// Starts a relay for `endpoints` and waits until each one's durable consumer exists (events published from
+    /// then on reach it). `allowPrivate` lets it post to the dev-idp on 127.0.0.1; `backoff` sets its retries.
+    public static func start(_ stack: RunningStack, endpoints: [TestWebhookEndpoint], allowPrivate: Bool = true,
+                             backoff: Backoff = Backoff(first: .milliseconds(200), cap: .seconds(2), jitter: 0.5...1.0),
+                             waitForConsumers: Bool = true) async throws -> TestWebhookRelay {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webhooks-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("webhooks.json").path
+        try write(endpoints, to: path)
+        var configuration = WebhookRelayConfiguration()
+        configuration.webhooksFile = path
+        configuration.reloadInterval = .milliseconds(200)
+        configuration.allowHTTP = true
+        configuration.allowPrivateAddresses = allowPrivate
+        configuration.timeout = .seconds(5)
+        configuration.retryBackoff = backoff
+        configuration.natsURL = stack.natsURL
+        configuration.natsAccess = TestIdentities.access(for: .webhookRelay)
+        let log = LogSink.capturing()
+        let logger = Logger(label: "webhook-relay", level: .warning, format: .text, sink: log)
+        let server = WebhookRelayServer(configuration: configuration, logger: logger)
+        let task = Task {
+            do { try await server.run() } catch { logger.critical("test relay stopped", ["error": String(describing: error)]) }
+        }
+        let relay = TestWebhookRelay(path: path, log: log, task: task)
+        if waitForConsumers {
+            for endpoint in endpoints { try await relay.waitForConsumer(endpoint, on: stack) }
+        }
+        return relay
+    }
+
+    /// Writes `endpoints` as the webhooks file (the relay reads it again within 200 ms).
+    public func rewrite(_ endpoints: [TestWebhookEndpoint]) throws {
+        try Self.write(endpoints, to: path)
+    }
+
+    /// Waits until `endpoint`'s durable consumer exists on the stack's stream.
+    public func waitForConsumer(_ endpoint: TestWebhookEndpoint, on stack: RunningStack) async throws {
+        let connection = try await stack.nats()
+        try await waitUntil(timeout: .seconds(30), "the relay made no consumer for \(endpoint.name): \(log.lines.joined(separator: "\n"))") {
+            (try? await connection.jetStream.backlog(stream: "AUTH_EVENTS", durable: "webhook-\(endpoint.name)")) != nil
+        }
+    }
+
+    /// Stops the relay and waits until it has.
+    public func stop() async {
+        task.cancel()
+        await task.value
+    }
+
+    private static func write(_ endpoints: [TestWebhookEndpoint], to path: String) throws {
+        let temporary = path + ".new"
+        try Data(MessageCoding.encodeSortingKeys(JSONValue.array(endpoints.map(\.entry)))).write(to: URL(fileURLWithPath: temporary))
+        // Renamed over the old one, as an operator's tooling would: the relay never reads half a file.
+        guard rename(temporary, path) == 0 else { throw TestStackError("cannot replace the webhooks file") }
+    }
+}
+
+extension RunningStack {
+    /// Sets the dev-idp's webhook inbox `name`.
+    public func setWebhookInbox(_ name: String, _ settings: WebhookInboxes.Settings) async throws {
+        let response = try await Self.send("PUT", devIDPURL + "/webhooks/" + name, body: MessageCoding.encode(settings))
+        guard response.status == 204 else { throw TestStackError("the dev-idp refused the inbox settings: \(response.status)") }
+    }
+
+    /// The server's backlog of `endpoint`'s durable consumer; nil when it has none.
+    public func webhookBacklog(_ endpoint: TestWebhookEndpoint) async throws -> JetStream.ConsumerBacklog? {
+        try await nats().jetStream.backlog(stream: "AUTH_EVENTS", durable: "webhook-\(endpoint.name)")
+    }
+
+    /// What the dev-idp's webhook inbox `name` received.
+    public func webhookInbox(_ name: String) async throws -> WebhookInboxes.Summary {
+        try MessageCoding.decode(WebhookInboxes.Summary.self, from: try await Self.send("GET", devIDPURL + "/webhooks/" + name).body)
+    }
+}
