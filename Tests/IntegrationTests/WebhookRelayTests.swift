@@ -16,7 +16,7 @@ struct WebhookRelayTests {
         let stack = try await TestStack.shared.running()
         let endpoint = TestWebhookEndpoint(stack: stack, events: ["member.created"])
         try await stack.setWebhookInbox(endpoint.name, .init(keepDeliveries: true))
-        let relay = try await TestWebhookRelay.start(stack, endpoints: [endpoint])
+        let relay = try await TestWebhookRelay.started(stack, endpoints: [endpoint])
         defer { Task { await relay.stop() } }
 
         var members: Set<Int64> = []
@@ -54,7 +54,7 @@ struct WebhookRelayTests {
         let stack = try await TestStack.shared.running()
         let endpoint = TestWebhookEndpoint(stack: stack, events: ["member.created", "member.deleted"])
         try await stack.setWebhookInbox(endpoint.name, .init(secret: endpoint.secret.text, status: 503))
-        let relay = try await TestWebhookRelay.start(stack, endpoints: [endpoint])
+        let relay = try await TestWebhookRelay.started(stack, endpoints: [endpoint])
         defer { Task { await relay.stop() } }
 
         // The outage is the scenario: 30 s, members created and deleted at its start, middle and end.
@@ -108,7 +108,7 @@ struct WebhookRelayTests {
     func onlyAskedTypes() async throws {
         let stack = try await TestStack.shared.running()
         let endpoint = TestWebhookEndpoint(stack: stack, events: ["member.deleted"])
-        let relay = try await TestWebhookRelay.start(stack, endpoints: [endpoint])
+        let relay = try await TestWebhookRelay.started(stack, endpoints: [endpoint])
         defer { Task { await relay.stop() } }
 
         let login = try await stack.googleSession()
@@ -129,7 +129,7 @@ struct WebhookRelayTests {
         let gone = TestWebhookEndpoint(stack: stack, events: ["member.created"])
         let control = TestWebhookEndpoint(stack: stack, events: ["member.created"])
         try await stack.setWebhookInbox(gone.name, .init(status: 410))
-        let relay = try await TestWebhookRelay.start(stack, endpoints: [gone, control])
+        let relay = try await TestWebhookRelay.started(stack, endpoints: [gone, control])
         defer { Task { await relay.stop() } }
 
         let first = try await stack.googleSession().memberId
@@ -146,7 +146,7 @@ struct WebhookRelayTests {
         #expect(try await arrival(timeout: .seconds(20)) {
             try await stack.webhookInbox(control.name).events.contains { $0.memberId == second } ? true : nil
         } == true)
-        let backlog = try await stack.webhookBacklog(gone)
+        let backlog = try await stack.webhookConsumer(gone)?.state
         #expect((backlog?.undelivered ?? 0) + (backlog?.unacknowledged ?? 0) >= 1, "\(String(describing: backlog))")
         #expect(try await stack.webhookInbox(gone.name).attempts == refusedAttempts)
 
@@ -172,13 +172,13 @@ struct WebhookRelayTests {
         let loopbackName = TestWebhookEndpoint(stack: stack, events: ["member.created"])
         var loopback = loopbackName
         loopback.url = "http://localhost:\(port)/webhooks/\(loopbackName.name)"
-        let strict = try await TestWebhookRelay.start(stack, endpoints: [loopback], allowPrivate: false)
+        let strict = try await TestWebhookRelay.started(stack, endpoints: [loopback], allowPrivate: false)
         defer { Task { await strict.stop() } }
 
         let target = TestWebhookEndpoint(stack: stack, events: ["member.created"])
         let redirecting = TestWebhookEndpoint(stack: stack, events: ["member.created"])
         try await stack.setWebhookInbox(redirecting.name, .init(status: 302, location: target.url))
-        let relay = try await TestWebhookRelay.start(stack, endpoints: [redirecting])
+        let relay = try await TestWebhookRelay.started(stack, endpoints: [redirecting])
         defer { Task { await relay.stop() } }
 
         _ = try await stack.googleSession()
@@ -199,9 +199,11 @@ struct WebhookRelayTests {
         let endpoint = TestWebhookEndpoint(stack: stack, events: ["member.created"])
         // A slow receiver, one delivery at a time: the run lasts long enough to be cut.
         try await stack.setWebhookInbox(endpoint.name, .init(secret: endpoint.secret.text, delayMs: 200))
-        // The file is written by an in-process relay that only makes the consumer, then stops.
-        let maker = try await TestWebhookRelay.start(stack, endpoints: [endpoint])
+        // The file is written by an in-process relay that only claims the consumer, then stops (releasing it: the process
+        // takes it back, and its place, from the file written again).
+        let maker = try await TestWebhookRelay.started(stack, endpoints: [endpoint])
         await maker.stop()
+        try maker.rewrite([endpoint])
         let environment = [
             "WEBHOOKS_FILE": maker.path, "WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true",
             "WEBHOOK_CONCURRENCY": "1", "NATS_URL": stack.natsURL, "LOG_LEVEL": "warning",
