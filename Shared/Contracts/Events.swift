@@ -50,8 +50,10 @@ public enum Events {
         /// admin-api's consumer of every event (`events.>`): the audit trail.
         public static let audit = "admin-api-audit"
 
-        /// webhook-relay's consumer of every event for the webhook endpoint named `endpoint`.
-        public static func webhook(_ endpoint: String) -> String { "webhook-\(endpoint)" }
+        /// webhook-relay's consumers of every event, one per webhook endpoint: fixed names, each claimed by an endpoint
+        /// in its description. Fixed, so that the relay's NATS identity may create these and no other: whoever creates a
+        /// consumer chooses where it delivers, and nats-server checks no permission on that.
+        public static let webhookSlots = (1...32).map { $0 < 10 ? "webhook-0\($0)" : "webhook-\($0)" }
     }
 }
 

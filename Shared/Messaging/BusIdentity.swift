@@ -18,8 +18,8 @@ public enum BusIdentity: String, CaseIterable, Sendable {
     /// for a named admin with a reason; reads every event into the audit trail through its own durable.
     case adminAPI = "admin-api"
     /// Delivers events to the app backends' webhooks: reads every event through durable consumers of its own
-    /// (`webhook-<endpoint>`, one per endpoint); it calls no service, publishes no event, and may not touch
-    /// the services' durable consumers.
+    /// (`webhook-01` to `webhook-32`, one per endpoint); it calls no service, publishes no event, and may create no
+    /// other consumer.
     case webhookRelay = "webhook-relay"
     /// A person or script running the system: asks for a signing-key rotation and service discovery,
     /// proves a provider token (a diagnostic), reads stored events one by one and follows them live; it
@@ -71,10 +71,8 @@ public enum BusIdentity: String, CaseIterable, Sendable {
                 subscribe: [],
                 allowResponses: false)
         case .webhookRelay:
-            // Its consumers' names come from the webhooks file, so it gets every name but the services' own.
             BusGrant(
-                publish: ["\(JetStreamSubjects.streamInfo)"] + JetStreamSubjects.durable("*"),
-                denyPublish: JetStreamSubjects.everyDurable,
+                publish: [JetStreamSubjects.streamInfo] + Events.Durables.webhookSlots.flatMap(JetStreamSubjects.durable),
                 subscribe: [],
                 allowResponses: false)
         case .operator:
@@ -229,7 +227,7 @@ public enum JetStreamSubjects {
     public static let streamAdministration = ["INFO", "STREAM.INFO.\(stream)", "STREAM.UPDATE.\(stream)", "STREAM.NAMES", "STREAM.LIST"]
         .map { "\(api).\($0)" }
 
-    /// Create, bind, fetch from and acknowledge one durable consumer, and no other (`*`: any one name).
+    /// Create, bind, fetch from and acknowledge one durable consumer, and no other.
     public static func durable(_ name: String) -> [String] {
         ["CONSUMER.CREATE.\(stream).\(name)", "CONSUMER.CREATE.\(stream).\(name).>", "CONSUMER.DURABLE.CREATE.\(stream).\(name)",
          "CONSUMER.INFO.\(stream).\(name)", "CONSUMER.MSG.NEXT.\(stream).\(name)"].map { "\(api).\($0)" }
@@ -238,9 +236,9 @@ public enum JetStreamSubjects {
 
     /// Every durable consumer's API and acknowledgement subjects: no one's wildcards may reach
     /// another service's consumer (deleting it, or acknowledging its messages unhandled).
-    public static let everyDurable = [Events.Durables.revocations, Events.Durables.sessionsOfDeletedMembers,
-                                      Events.Durables.sessionsOfUnlinkedIdentities, Events.Durables.sessionsOfSuspendedMembers,
-                                      Events.Durables.sessionsOfUnsuspendedMembers, Events.Durables.audit]
+    public static let everyDurable = ([Events.Durables.revocations, Events.Durables.sessionsOfDeletedMembers,
+                                       Events.Durables.sessionsOfUnlinkedIdentities, Events.Durables.sessionsOfSuspendedMembers,
+                                       Events.Durables.sessionsOfUnsuspendedMembers, Events.Durables.audit] + Events.Durables.webhookSlots)
         .flatMap { name in ["\(api).CONSUMER.*.\(stream).\(name)", "\(api).CONSUMER.*.\(stream).\(name).>",
                             "\(api).CONSUMER.MSG.NEXT.\(stream).\(name)", "\(api).CONSUMER.DURABLE.CREATE.\(stream).\(name)",
                             "$JS.ACK.\(stream).\(name).>"] }

@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// It holds at most ``Settings/maxHeld`` events at once (fetched and not yet settled), reporting progress on each
 /// to the server every third of the ack wait, so that none goes to another replica while it is held; the rest
-/// waits in the stream. Events whose subject ``Settings/wants`` refuses are acknowledged unhandled. A handler's
+/// waits in the stream. Events its `wants` refuses are acknowledged unhandled. A handler's
 /// ``Outcome/stop`` ends the consumer: every event it holds goes back to the stream at once, for whoever consumes
 /// next. A lost connection or a deleted consumer is waited out and the consumer bound again; events held then
 /// go back to the stream.
@@ -70,8 +70,8 @@ public struct OrderedEventConsumer: Sendable {
         public var filterSubject = "events.>"
         /// Whether a new consumer starts with the events stored after it was made (true) or with every stored one.
         public var startsAtNew = true
-        /// How long the server keeps the consumer once nobody reads from it; nil for ever.
-        public var inactiveThreshold: Duration?
+        /// The consumer's description, set at each bind (someone may read it); nil for none.
+        public var description: String?
         /// The server's ack wait (progress is reported every third of it): how long the events a replica held when
         /// it died wait before another takes them. Default 30 s.
         public var ackWait: Duration = .seconds(30)
@@ -106,16 +106,16 @@ public struct OrderedEventConsumer: Sendable {
 
     let connection: NATSConnection
     let settings: Settings
-    let wants: @Sendable (String) -> Bool
+    let wants: @Sendable (String, Date) -> Bool
     let key: @Sendable (String, [UInt8]) -> String?
     let holdings: Holdings
     let logger: Logger
     let handler: Handler
 
-    /// A consumer through `settings.durable`: each event whose subject `wants` takes is keyed by `key` (from its
-    /// subject and payload) and handed to `handler`; `holdings` tells what it holds.
+    /// A consumer through `settings.durable`: each event that `wants` takes (by its subject and when it was stored) is
+    /// keyed by `key` (from its subject and payload) and handed to `handler`; `holdings` tells what it holds.
     public init(connection: NATSConnection, settings: Settings, holdings: Holdings = Holdings(), logger: Logger,
-                wants: @escaping @Sendable (String) -> Bool, key: @escaping @Sendable (String, [UInt8]) -> String?,
+                wants: @escaping @Sendable (String, Date) -> Bool, key: @escaping @Sendable (String, [UInt8]) -> String?,
                 handler: @escaping Handler) {
         var settings = settings
         settings.maxHeld = max(1, settings.maxHeld)
@@ -136,7 +136,7 @@ public struct OrderedEventConsumer: Sendable {
         await DurableBinding.run(logger: logger, bind: {
             try connection.jetStream.consume(stream: Events.stream, durable: settings.durable, filterSubject: settings.filterSubject,
                                              ackWait: settings.ackWait, batchSize: min(64, settings.maxHeld),
-                                             startsAtNew: settings.startsAtNew, inactiveThreshold: settings.inactiveThreshold)
+                                             startsAtNew: settings.startsAtNew, description: settings.description)
         }, consume: { consumer, progressed in
             let next = await consume(consumer, beats: beats, progressed: progressed)
             if next == .finished { ending = .stopped }
@@ -261,11 +261,11 @@ public struct OrderedEventConsumer: Sendable {
 
     /// Takes a fetched message: acknowledges one nobody wants here, and holds the others (reporting progress on them).
     private func admit(_ message: JetStreamMessage, id: Int, beats: ProgressBeats) -> Held? {
-        guard wants(message.subject) else {
+        let storedAt = Date(timeIntervalSince1970: Double(message.storedAt) / 1e9)
+        guard wants(message.subject, storedAt) else {
             try? message.ackWithoutConfirmation()
             return nil
         }
-        let storedAt = Date(timeIntervalSince1970: Double(message.storedAt) / 1e9)
         let event = Event(subject: message.subject, payload: message.payload, deliveryCount: message.deliveryCount, storedAt: storedAt,
                           key: key(message.subject, message.payload))
         holdings.add(id, storedAt)

@@ -20,8 +20,8 @@ final class ConsumerWorker: Sendable {
     let batchSize: Int32
     /// Whether a consumer created here starts with the messages stored after its creation.
     let startsAtNew: Bool
-    /// How long the server keeps the consumer once nobody fetches from it; nil for ever.
-    let inactiveThreshold: Duration?
+    /// The consumer's description, set at each bind; nil leaves none.
+    let description: String?
     let channel: MessageChannel<JetStreamMessage>
     private let stopped = Atomic<Bool>(false)
     /// The bound pull subscription, so that `stop` can remove interest at once (waking a pending fetch).
@@ -29,7 +29,7 @@ final class ConsumerWorker: Sendable {
 
     init(connection: NATSConnection, stream: String, durable: String, filterSubject: String?, ackWait: Duration,
          maxDeliver: Int, batchSize: Int = ConsumerWorker.defaultBatchSize, startsAtNew: Bool = false,
-         inactiveThreshold: Duration? = nil) {
+         description: String? = nil) {
         self.connection = connection
         self.stream = stream
         self.durable = durable
@@ -38,7 +38,7 @@ final class ConsumerWorker: Sendable {
         self.maxDeliver = maxDeliver
         self.batchSize = Int32(max(1, batchSize))
         self.startsAtNew = startsAtNew
-        self.inactiveThreshold = inactiveThreshold
+        self.description = description
         channel = MessageChannel(capacity: max(1, batchSize))
     }
 
@@ -154,36 +154,18 @@ final class ConsumerWorker: Sendable {
     /// position for every replica.
     private func bind() throws -> OpaquePointer {
         let jetStream = connection.handle.jetStream
-        var config = jsConsumerConfig()
-        try check(jsConsumerConfig_Init(&config), "init consumer config")
+        try Self.createOrUpdate(jetStream, stream: stream, durable: durable, filterSubject: filterSubject, ackWait: ackWait,
+                                maxDeliver: maxDeliver, startsAtNew: startsAtNew, description: description)
         return try durable.withCString { durablePointer in
             try withOptionalCString(filterSubject) { filterPointer in
-                config.Durable = durablePointer
-                config.AckPolicy = js_AckExplicit
-                config.DeliverPolicy = startsAtNew ? js_DeliverNew : js_DeliverAll
-                if let inactiveThreshold { config.InactiveThreshold = inactiveThreshold.nanoseconds }
-                config.AckWait = ackWait.nanoseconds
-                config.MaxDeliver = Int64(maxDeliver)
-                config.FilterSubject = filterPointer
-                var info: UnsafeMutablePointer<jsConsumerInfo>?
-                var errorCode = jsErrCode(0)
-                var status = js_AddConsumer(&info, jetStream, stream, &config, nil, &errorCode)
-                // 10013 / 10105 / 10148: it exists with another configuration (another replica, an older release).
-                if status != NATS_OK, [10013, 10105, 10148].contains(errorCode.rawValue) {
-                    errorCode = jsErrCode(0)
-                    status = js_UpdateConsumer(&info, jetStream, stream, &config, nil, &errorCode)
-                }
-                if let info { jsConsumerInfo_Destroy(info) }
-                try checkJS(status, errorCode, "create consumer '\(durable)' on '\(stream)'")
-
                 var options = jsSubOptions()
                 try check(jsSubOptions_Init(&options), "init subscribe options")
                 var subscription: OpaquePointer?
-                status = stream.withCString { streamPointer in
+                var errorCode = jsErrCode(0)
+                let status = stream.withCString { streamPointer in
                     options.Stream = streamPointer
                     options.Consumer = durablePointer
                     options.ManualAck = true
-                    errorCode = jsErrCode(0)
                     return js_PullSubscribe(&subscription, jetStream, filterPointer, durablePointer, nil, &options, &errorCode)
                 }
                 try checkJS(status, errorCode, "bind to consumer '\(durable)' on '\(stream)'")
@@ -191,6 +173,39 @@ final class ConsumerWorker: Sendable {
                     throw NATSError(code: .protocolError, detail: "pull subscribe returned no subscription")
                 }
                 return subscription
+            }
+        }
+    }
+
+    /// Creates the durable pull consumer `durable` on `stream`, or updates it to this configuration when it exists with
+    /// another (another replica, an older release); blocks on the server's answer.
+    static func createOrUpdate(_ jetStream: OpaquePointer?, stream: String, durable: String, filterSubject: String?, ackWait: Duration,
+                               maxDeliver: Int, startsAtNew: Bool, description: String?) throws {
+        var config = jsConsumerConfig()
+        try check(jsConsumerConfig_Init(&config), "init consumer config")
+        try durable.withCString { durablePointer in
+            try withOptionalCString(filterSubject) { filterPointer in
+                try withOptionalCString(description) { descriptionPointer in
+                    config.Durable = durablePointer
+                    config.AckPolicy = js_AckExplicit
+                    config.DeliverPolicy = startsAtNew ? js_DeliverNew : js_DeliverAll
+                    config.AckWait = ackWait.nanoseconds
+                    config.MaxDeliver = Int64(maxDeliver)
+                    config.FilterSubject = filterPointer
+                    config.Description = descriptionPointer
+                    var info: UnsafeMutablePointer<jsConsumerInfo>?
+                    var errorCode = jsErrCode(0)
+                    var status = js_AddConsumer(&info, jetStream, stream, &config, nil, &errorCode)
+                    // 10013 / 10105 / 10148: it exists with another configuration (another replica, an older release).
+                    if status != NATS_OK, [10013, 10105, 10148].contains(errorCode.rawValue) {
+                        if let info { jsConsumerInfo_Destroy(info) }
+                        info = nil
+                        errorCode = jsErrCode(0)
+                        status = js_UpdateConsumer(&info, jetStream, stream, &config, nil, &errorCode)
+                    }
+                    if let info { jsConsumerInfo_Destroy(info) }
+                    try checkJS(status, errorCode, "create consumer '\(durable)' on '\(stream)'")
+                }
             }
         }
     }

@@ -193,34 +193,35 @@ public struct JetStream: Sendable {
     /// request (16 unless said: a consumer that handles them in batches asks for more).
     ///
     /// A consumer made with `startsAtNew` begins with the messages stored after it was created (an existing one
-    /// goes on from where it is); one with an `inactiveThreshold` is deleted by the server once nobody fetched
-    /// from it for that long.
+    /// goes on from where it is); a `description` is set on it at each bind.
     public func consume(stream: String, durable: String, filterSubject: String?, ackWait: Duration = .seconds(30),
                         maxDeliver: Int = -1, batchSize: Int = 16, startsAtNew: Bool = false,
-                        inactiveThreshold: Duration? = nil) throws -> JetStreamConsumer {
+                        description: String? = nil) throws -> JetStreamConsumer {
         try Subject.validateName(stream, kind: "stream name")
         try Subject.validateName(durable, kind: "durable consumer name")
         if let filterSubject { try Subject.validate(filterSubject, wildcards: true) }
         guard ackWait > .zero else { throw NATSError(code: .invalidArgument, detail: "ackWait must be positive") }
         let worker = ConsumerWorker(connection: connection, stream: stream, durable: durable, filterSubject: filterSubject,
                                     ackWait: ackWait, maxDeliver: maxDeliver, batchSize: min(max(1, batchSize), 1_024),
-                                    startsAtNew: startsAtNew, inactiveThreshold: inactiveThreshold)
+                                    startsAtNew: startsAtNew, description: description)
         worker.start()
         return JetStreamConsumer(worker: worker)
     }
 }
 
 extension JetStream {
-    /// A durable consumer's backlog, as the server counts it.
-    public struct ConsumerBacklog: Sendable, Equatable {
+    /// What the server says of a durable consumer: its backlog and its description.
+    public struct ConsumerState: Sendable, Equatable {
         /// Messages of its filter not yet delivered.
         public var undelivered: UInt64
         /// Messages delivered and not yet acknowledged.
         public var unacknowledged: UInt64
+        /// Its description ("" for none).
+        public var description: String
     }
 
-    /// The backlog of the durable consumer `durable` on `stream`; nil when there is no such consumer.
-    public func backlog(stream: String, durable: String) async throws -> ConsumerBacklog? {
+    /// The state of the durable consumer `durable` on `stream`; nil when there is no such consumer.
+    public func consumerState(stream: String, durable: String) async throws -> ConsumerState? {
         try Subject.validateName(stream, kind: "stream name")
         try Subject.validateName(durable, kind: "durable consumer name")
         let handle = connection.handle
@@ -232,7 +233,23 @@ extension JetStream {
             if errorCode == JSConsumerNotFoundErr || status == NATS_NOT_FOUND { return nil }
             try checkJS(status, errorCode, "read consumer '\(durable)' on '\(stream)'")
             guard let info else { return nil }
-            return ConsumerBacklog(undelivered: info.pointee.NumPending, unacknowledged: UInt64(max(0, info.pointee.NumAckPending)))
+            return ConsumerState(undelivered: info.pointee.NumPending, unacknowledged: UInt64(max(0, info.pointee.NumAckPending)),
+                                 description: info.pointee.Config?.pointee.Description.map { String(cString: $0) } ?? "")
+        }
+    }
+
+    /// Creates the durable pull consumer `durable` on `stream` (acknowledged one by one, starting with the messages
+    /// stored after its creation when `startsAtNew`), or sets an existing one to this configuration: for a consumer
+    /// whose description someone else reads.
+    public func ensureConsumer(stream: String, durable: String, filterSubject: String?, ackWait: Duration = .seconds(30),
+                               startsAtNew: Bool = false, description: String? = nil) async throws {
+        try Subject.validateName(stream, kind: "stream name")
+        try Subject.validateName(durable, kind: "durable consumer name")
+        if let filterSubject { try Subject.validate(filterSubject, wildcards: true) }
+        let handle = connection.handle
+        try await BlockingCall.run {
+            try ConsumerWorker.createOrUpdate(handle.jetStream, stream: stream, durable: durable, filterSubject: filterSubject,
+                                              ackWait: ackWait, maxDeliver: -1, startsAtNew: startsAtNew, description: description)
         }
     }
 }

@@ -1,3 +1,5 @@
+import Collections
+import Contracts
 import Crypto
 import DevIDP
 import Foundation
@@ -5,6 +7,7 @@ import JSON
 import Logging
 import NATS
 import Runtime
+import Synchronization
 import WebhookRelay
 import Webhooks
 
@@ -37,16 +40,20 @@ public final class TestWebhookRelay: Sendable {
     /// What the relay logged (warnings and above).
     public let log: LogSink
     private let task: Task<Void, Never>
+    private let stack: RunningStack
+    private let endpoints: Mutex<[TestWebhookEndpoint]>
 
-    private init(path: String, log: LogSink, task: Task<Void, Never>) {
+    private init(path: String, log: LogSink, task: Task<Void, Never>, stack: RunningStack, endpoints: [TestWebhookEndpoint]) {
         self.path = path
         self.log = log
         self.task = task
+        self.stack = stack
+        self.endpoints = Mutex(endpoints)
     }
 
     /// Starts a relay for `endpoints` and waits until each one's durable consumer exists (events published from
     /// then on reach it). `allowPrivate` lets it post to the dev-idp on 127.0.0.1; `backoff` sets its retries.
-    public static func start(_ stack: RunningStack, endpoints: [TestWebhookEndpoint], allowPrivate: Bool = true,
+    private static func start(_ stack: RunningStack, endpoints: [TestWebhookEndpoint], allowPrivate: Bool = true,
                              backoff: Backoff = Backoff(first: .milliseconds(200), cap: .seconds(2), jitter: 0.5...1.0),
                              waitForConsumers: Bool = true) async throws -> TestWebhookRelay {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webhooks-\(UUID().uuidString.prefix(8))")
@@ -68,28 +75,47 @@ public final class TestWebhookRelay: Sendable {
         let task = Task {
             do { try await server.run() } catch { logger.critical("test relay stopped", ["error": String(describing: error)]) }
         }
-        let relay = TestWebhookRelay(path: path, log: log, task: task)
+        let relay = TestWebhookRelay(path: path, log: log, task: task, stack: stack, endpoints: endpoints)
         if waitForConsumers {
             for endpoint in endpoints { try await relay.waitForConsumer(endpoint, on: stack) }
         }
         return relay
     }
 
+    /// The tests' relays start one at a time: each is a deployment of its own on the shared stack's NATS, and two
+    /// deployments claiming the relay's consumers at once could pick the same one (one deployment's replicas agree).
+    private static let starting = SerialQueue()
+
+    /// ``start(_:endpoints:allowPrivate:backoff:waitForConsumers:)``, one test's relay at a time.
+    public static func started(_ stack: RunningStack, endpoints: [TestWebhookEndpoint], allowPrivate: Bool = true,
+                               backoff: Backoff = Backoff(first: .milliseconds(200), cap: .seconds(2), jitter: 0.5...1.0)) async throws
+        -> TestWebhookRelay {
+        try await starting.run { try await start(stack, endpoints: endpoints, allowPrivate: allowPrivate, backoff: backoff) }
+    }
+
     /// Writes `endpoints` as the webhooks file (the relay reads it again within 200 ms).
     public func rewrite(_ endpoints: [TestWebhookEndpoint]) throws {
         try Self.write(endpoints, to: path)
+        self.endpoints.withLock { known in known += endpoints.filter { new in !known.contains { $0.name == new.name } } }
     }
 
-    /// Waits until `endpoint`'s durable consumer exists on the stack's stream.
+    /// Waits until `endpoint` claimed one of the relay's consumers on the stack's stream.
     public func waitForConsumer(_ endpoint: TestWebhookEndpoint, on stack: RunningStack) async throws {
-        let connection = try await stack.nats()
-        try await waitUntil(timeout: .seconds(30), "the relay made no consumer for \(endpoint.name): \(log.lines.joined(separator: "\n"))") {
-            (try? await connection.jetStream.backlog(stream: "AUTH_EVENTS", durable: "webhook-\(endpoint.name)")) != nil
+        try await waitUntil(timeout: .seconds(30), "the relay claimed no consumer for \(endpoint.name): \(log.lines.joined(separator: "\n"))") {
+            (try? await stack.webhookConsumer(endpoint)) != nil
         }
     }
 
-    /// Stops the relay and waits until it has.
+    /// Stops the relay and waits until it has, after it released its endpoints' consumers (an empty file) for other
+    /// tests: the relay has 32.
     public func stop() async {
+        if (try? Self.write([], to: path)) != nil {
+            let endpoints = self.endpoints.withLock { $0 }
+            _ = await eventually(timeout: .seconds(10)) {
+                for endpoint in endpoints where (try? await stack.webhookConsumer(endpoint)) != nil { return false }
+                return true
+            }
+        }
         task.cancel()
         await task.value
     }
@@ -109,9 +135,17 @@ extension RunningStack {
         guard response.status == 204 else { throw TestStackError("the dev-idp refused the inbox settings: \(response.status)") }
     }
 
-    /// The server's backlog of `endpoint`'s durable consumer; nil when it has none.
-    public func webhookBacklog(_ endpoint: TestWebhookEndpoint) async throws -> JetStream.ConsumerBacklog? {
-        try await nats().jetStream.backlog(stream: "AUTH_EVENTS", durable: "webhook-\(endpoint.name)")
+    /// The relay consumer `endpoint` claimed (its description says `webhook claimed <name> ...`) and its state; nil
+    /// when none is claimed for it.
+    public func webhookConsumer(_ endpoint: TestWebhookEndpoint) async throws -> (durable: String, state: JetStream.ConsumerState)? {
+        let connection = try await nats()
+        for slot in Events.Durables.webhookSlots {
+            if let state = try await connection.jetStream.consumerState(stream: Events.stream, durable: slot),
+               state.description.hasPrefix("webhook claimed \(endpoint.name) ") {
+                return (slot, state)
+            }
+        }
+        return nil
     }
 
     /// What the dev-idp's webhook inbox `name` received.

@@ -20,7 +20,6 @@ struct WebhookEndpointTests {
         #expect(endpoints[0].wants("member.created") && !endpoints[0].wants("member.logged-in"))
         #expect(endpoints[0].wantsSubject("events.member.deleted") && !endpoints[0].wantsSubject("events.session.ended"))
         #expect(endpoints[1].events == .all && endpoints[1].wants("session.ended"))
-        #expect(endpoints[0].durable == "webhook-orders")
         #expect(try WebhookEndpoint.list(parsing: "[]", allowHTTP: false).isEmpty)
     }
 
@@ -62,6 +61,12 @@ struct WebhookEndpointTests {
             #expect(message.contains("orders") || expected.contains("array"), "the endpoint is named: \(message)")
             #expect(!message.contains(Self.secret.dropFirst(6)), "the secret leaked: \(message)")
         }
+    }
+
+    @Test("at most 32 endpoints: one consumer of the relay's each")
+    func capacity() {
+        let entries = (1...33).map { entry(name: "e\($0)") }.joined(separator: ", ")
+        #expect(problem("[\(entries)]").contains("33 endpoints; the relay serves 32 at most"))
     }
 
     @Test("http is taken only when allowed")

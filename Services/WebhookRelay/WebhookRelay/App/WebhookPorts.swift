@@ -26,4 +26,8 @@ protocol EndpointFeeds: Sendable {
 
     /// The server's backlog of `endpoint`'s consumer (undelivered and unacknowledged); nil when unknown.
     func backlog(of endpoint: WebhookEndpoint) async -> UInt64?
+
+    /// Gives up `endpoint`'s consumer: it left the webhooks file (it takes it back, and its place, if it returns
+    /// before another endpoint needs it).
+    func release(_ endpoint: WebhookEndpoint) async
 }

@@ -84,6 +84,7 @@ struct WebhookRelay: Service {
             _ = await served.task.value
             running[name] = nil
             logger.info("webhook endpoint stopped", ["webhook.endpoint": name])
+            if wanted[name] == nil { await feeds.release(served.relay.endpoint) }
         }
         for endpoint in endpoints where running[endpoint.name] == nil && !disabled.contains(endpoint.name) {
             let relay = EndpointRelay(endpoint: endpoint, settings: settings, feeds: feeds, poster: poster, metrics: metrics, logger: logger)

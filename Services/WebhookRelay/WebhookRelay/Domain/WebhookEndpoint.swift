@@ -14,7 +14,7 @@ public struct WebhookEndpoint: Sendable, Equatable, CustomStringConvertible {
         case only(Set<String>)
     }
 
-    /// Its name: lowercase letters, digits, `-` and `_`, at most 48; its durable consumer is `webhook-<name>`.
+    /// Its name: lowercase letters, digits, `-` and `_`, at most 48 (it claims one of the relay's consumers by it).
     public let name: String
     /// Where deliveries are posted (`https`, or `http` when allowed).
     public let url: String
@@ -44,9 +44,6 @@ public struct WebhookEndpoint: Sendable, Equatable, CustomStringConvertible {
         subject.hasPrefix("events.") && wants(String(subject.dropFirst("events.".count)))
     }
 
-    /// Its durable consumer's name.
-    public var durable: String { Events.Durables.webhook(name) }
-
     public var description: String { "webhook endpoint '\(name)'" }
 
     /// The longest name.
@@ -62,6 +59,9 @@ extension WebhookEndpoint {
             entries = try MessageCoding.decode([JSONValue].self, from: Array(text.utf8))
         } catch {
             throw WebhookEndpointsError("the file is not a JSON array of endpoints")
+        }
+        guard entries.count <= WebhookSlot.capacity else {
+            throw WebhookEndpointsError("the file lists \(entries.count) endpoints; the relay serves \(WebhookSlot.capacity) at most")
         }
         var endpoints: [WebhookEndpoint] = []
         var names: Set<String> = []

@@ -1,0 +1,63 @@
+import Contracts
+
+/// The relay's consumers are fixed (`webhook-01` to `webhook-32`, ``Events/Durables/webhookSlots``): its NATS identity may
+/// create those and no other, so it can never make JetStream deliver events onto someone else's subject. Each endpoint
+/// claims one, and the claim is written in the consumer's description, where every replica reads it:
+///
+/// - `webhook claimed <endpoint> <since>`: the endpoint's, delivering the events stored from `since` (Unix seconds) on;
+/// - `webhook released <endpoint> <since> <at>`: the endpoint left the file at `at`; it takes the slot back, and its
+///   place, if it comes back before another endpoint needs the slot;
+/// - empty: free.
+public enum WebhookSlot: Sendable, Equatable {
+    case free
+    case claimed(endpoint: String, since: Int64)
+    case released(endpoint: String, since: Int64, at: Int64)
+
+    /// Reads a consumer's description; anything else is taken as free.
+    public init(description: String) {
+        let words = description.split(separator: " ").map(String.init)
+        switch words.count {
+        case 4 where words[0] == "webhook" && words[1] == "claimed":
+            guard let since = Int64(words[3]) else { self = .free; return }
+            self = .claimed(endpoint: words[2], since: since)
+        case 5 where words[0] == "webhook" && words[1] == "released":
+            guard let since = Int64(words[3]), let at = Int64(words[4]) else { self = .free; return }
+            self = .released(endpoint: words[2], since: since, at: at)
+        default:
+            self = .free
+        }
+    }
+
+    /// The description that writes it.
+    public var description: String {
+        switch self {
+        case .free: ""
+        case .claimed(let endpoint, let since): "webhook claimed \(endpoint) \(since)"
+        case .released(let endpoint, let since, let at): "webhook released \(endpoint) \(since) \(at)"
+        }
+    }
+
+    /// How many endpoints the relay serves at most.
+    public static var capacity: Int { Events.Durables.webhookSlots.count }
+
+    /// The slot the endpoint `name` is to use, given what each slot holds (in order), and the claim to write there
+    /// (nil when it holds it already); nil when every slot is claimed. Its own claim first, then its released slot
+    /// (taken back with its place), then the first free slot, then the slot released longest ago (from `now` on).
+    public static func choose(for name: String, among slots: [(name: String, slot: WebhookSlot)],
+                              now: Int64) -> (slot: String, claim: WebhookSlot, write: Bool)? {
+        if let own = slots.first(where: { if case .claimed(name, _) = $0.slot { true } else { false } }) {
+            return (own.name, own.slot, false)
+        }
+        for (slot, state) in slots {
+            if case .released(name, let since, _) = state { return (slot, .claimed(endpoint: name, since: since), true) }
+        }
+        if let free = slots.first(where: { $0.slot == .free }) {
+            return (free.name, .claimed(endpoint: name, since: now), true)
+        }
+        let released = slots.compactMap { slot -> (String, Int64)? in
+            if case .released(_, _, let at) = slot.slot { (slot.name, at) } else { nil }
+        }
+        guard let oldest = released.min(by: { $0.1 < $1.1 }) else { return nil }
+        return (oldest.0, .claimed(endpoint: name, since: now), true)
+    }
+}
