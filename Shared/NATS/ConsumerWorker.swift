@@ -22,6 +22,9 @@ final class ConsumerWorker: Sendable {
     let startsAtNew: Bool
     /// The consumer's description, set at each bind; nil leaves none.
     let description: String?
+    /// What the consumer lets the thread fetch, for one that fetches only what it has room for; nil: a batch whenever
+    /// the channel has room.
+    let allowance: FetchAllowance?
     let channel: MessageChannel<JetStreamMessage>
     private let stopped = Atomic<Bool>(false)
     /// The bound pull subscription, so that `stop` can remove interest at once (waking a pending fetch).
@@ -29,7 +32,7 @@ final class ConsumerWorker: Sendable {
 
     init(connection: NATSConnection, stream: String, durable: String, filterSubject: String?, ackWait: Duration,
          maxDeliver: Int, batchSize: Int = ConsumerWorker.defaultBatchSize, startsAtNew: Bool = false,
-         description: String? = nil) {
+         description: String? = nil, onDemand: Bool = false) {
         self.connection = connection
         self.stream = stream
         self.durable = durable
@@ -39,6 +42,7 @@ final class ConsumerWorker: Sendable {
         self.batchSize = Int32(max(1, batchSize))
         self.startsAtNew = startsAtNew
         self.description = description
+        allowance = onDemand ? FetchAllowance() : nil
         channel = MessageChannel(capacity: max(1, batchSize))
     }
 
@@ -53,6 +57,7 @@ final class ConsumerWorker: Sendable {
     func stop() {
         stopped.store(true, ordering: .releasing)
         channel.finish()
+        allowance?.wake()
         // A pull request still open on the server would otherwise receive (and strand until ackWait) new messages.
         subscription.withLock { handle in
             do {
@@ -85,9 +90,15 @@ final class ConsumerWorker: Sendable {
         connection.logger.debug("JetStream consumer started", metadata)
         var failures = 0
         while !stopped.load(ordering: .acquiring) {
+            var wanted = batchSize
+            if let allowance {
+                wanted = Int32(allowance.take(upTo: Int(batchSize), waitingAtMost: Int(Self.fetchWait)))
+                if wanted == 0 { continue }
+            }
             var list = natsMsgList()
             var errorCode = jsErrCode(0)
-            let status = natsSubscription_Fetch(&list, handle.subscription, batchSize, Self.fetchWait, &errorCode)
+            let status = natsSubscription_Fetch(&list, handle.subscription, wanted, Self.fetchWait, &errorCode)
+            allowance?.giveBack(Int(wanted) - (status == NATS_OK ? Int(list.Count) : 0))
             var messages: [JetStreamMessage] = []
             if status == NATS_OK {
                 messages.reserveCapacity(Int(list.Count))
