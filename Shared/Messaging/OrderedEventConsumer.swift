@@ -70,8 +70,8 @@ public struct OrderedEventConsumer: Sendable {
         public var filterSubject = "events.>"
         /// Whether a new consumer starts with the events stored after it was made (true) or with every stored one.
         public var startsAtNew = true
-        /// The consumer's description, set at each bind (someone may read it); nil for none.
-        public var description: String?
+        /// Whether it creates the consumer (true) or binds one someone else made (an identity that may create none).
+        public var createsConsumer = true
         /// The server's ack wait (progress is reported every third of it): how long the events a replica held when
         /// it died wait before another takes them. Default 30 s.
         public var ackWait: Duration = .seconds(30)
@@ -136,7 +136,7 @@ public struct OrderedEventConsumer: Sendable {
         await DurableBinding.run(logger: logger, bind: {
             try connection.jetStream.consume(stream: Events.stream, durable: settings.durable, filterSubject: settings.filterSubject,
                                              ackWait: settings.ackWait, batchSize: min(64, settings.maxHeld),
-                                             startsAtNew: settings.startsAtNew, description: settings.description, onDemand: true)
+                                             startsAtNew: settings.startsAtNew, createsConsumer: settings.createsConsumer, onDemand: true)
         }, consume: { consumer, progressed in
             let next = await consume(consumer, beats: beats, progressed: progressed)
             if next == .finished { ending = .stopped }

@@ -20,8 +20,8 @@ final class ConsumerWorker: Sendable {
     let batchSize: Int32
     /// Whether a consumer created here starts with the messages stored after its creation.
     let startsAtNew: Bool
-    /// The consumer's description, set at each bind; nil leaves none.
-    let description: String?
+    /// Whether binding creates (or updates) the consumer first; false: it binds one someone else made.
+    let createsConsumer: Bool
     /// What the consumer lets the thread fetch, for one that fetches only what it has room for; nil: a batch whenever
     /// the channel has room.
     let allowance: FetchAllowance?
@@ -32,7 +32,7 @@ final class ConsumerWorker: Sendable {
 
     init(connection: NATSConnection, stream: String, durable: String, filterSubject: String?, ackWait: Duration,
          maxDeliver: Int, batchSize: Int = ConsumerWorker.defaultBatchSize, startsAtNew: Bool = false,
-         description: String? = nil, onDemand: Bool = false) {
+         createsConsumer: Bool = true, onDemand: Bool = false) {
         self.connection = connection
         self.stream = stream
         self.durable = durable
@@ -41,7 +41,7 @@ final class ConsumerWorker: Sendable {
         self.maxDeliver = maxDeliver
         self.batchSize = Int32(max(1, batchSize))
         self.startsAtNew = startsAtNew
-        self.description = description
+        self.createsConsumer = createsConsumer
         allowance = onDemand ? FetchAllowance() : nil
         channel = MessageChannel(capacity: max(1, batchSize))
     }
@@ -158,15 +158,17 @@ final class ConsumerWorker: Sendable {
         return handle
     }
 
-    /// Creates (or updates) the durable consumer, then binds a pull subscription to it.
+    /// Creates (or updates) the durable consumer unless someone else makes it, then binds a pull subscription to it.
     ///
     /// Creating it here rather than letting `js_PullSubscribe` do it matters: cnats deletes a consumer
     /// that its own subscribe call created when the subscription closes, which would lose the durable's
     /// position for every replica.
     private func bind() throws -> OpaquePointer {
         let jetStream = connection.handle.jetStream
-        try Self.createOrUpdate(jetStream, stream: stream, durable: durable, filterSubject: filterSubject, ackWait: ackWait,
-                                maxDeliver: maxDeliver, startsAtNew: startsAtNew, description: description)
+        if createsConsumer {
+            try Self.createOrUpdate(jetStream, stream: stream, durable: durable, filterSubject: filterSubject, ackWait: ackWait,
+                                    maxDeliver: maxDeliver, startsAtNew: startsAtNew, description: nil)
+        }
         return try durable.withCString { durablePointer in
             try withOptionalCString(filterSubject) { filterPointer in
                 var options = jsSubOptions()
