@@ -95,7 +95,7 @@ let package = Package(
                   resources: [.copy("Resources/openapi.json")])
         // App backends' webhooks: the event stream delivered over HTTP, signed.
         + service("WebhookRelay",
-                  ["Logging", "Collections", "Runtime", "Contracts", "JSON", "Messaging", "Metrics", "Management", "NATS", "HTTPClient", "Webhooks"])
+                  ["Logging", "Runtime", "Contracts", "Crypto", "JSON", "Messaging", "Metrics", "Management", "NATS", "HTTPClient", "Webhooks"])
         + [.executableTarget(name: "NATSAuth", dependencies: ["Messaging", "Crypto"], path: "Services/NATSAuth",
                              swiftSettings: swiftSettings)]
         + service("DevIDP",

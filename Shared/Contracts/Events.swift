@@ -27,6 +27,16 @@ public enum Events {
     /// `events.apple.notification`
     public static let appleNotification = EventType<AppleNotificationReceived>("apple.notification")
 
+    /// The key-value bucket where the webhook-relay's replicas record which endpoint has which consumer, which replica
+    /// reads it, and which endpoint answered 410 (the member-service makes it).
+    public static let webhookBucket = "WEBHOOK_RELAY"
+
+    /// How the webhook-relay's consumers are made: every event, each acknowledged within 30 s, from their creation on.
+    public enum WebhookSlotSettings {
+        public static let filterSubject = "events.>"
+        public static let ackWait = Duration.seconds(30)
+    }
+
     /// Every event type's name, as docs/events.md lists them.
     public static var typeNames: [String] {
         [memberCreated.name, memberLoggedIn.name, memberUpdated.name, memberDeleted.name, memberSuspended.name, memberUnsuspended.name,
@@ -50,9 +60,9 @@ public enum Events {
         /// admin-api's consumer of every event (`events.>`): the audit trail.
         public static let audit = "admin-api-audit"
 
-        /// webhook-relay's consumers of every event, one per webhook endpoint: fixed names, each claimed by an endpoint
-        /// in its description. Fixed, so that the relay's NATS identity may create these and no other: whoever creates a
-        /// consumer chooses where it delivers, and nats-server checks no permission on that.
+        /// webhook-relay's consumers of every event, one per webhook endpoint (claimed in ``Events/webhookBucket``). The
+        /// member-service makes them; the relay's NATS identity may only read them: whoever creates a consumer chooses
+        /// where it delivers, and nats-server checks no permission on that.
         public static let webhookSlots = (1...32).map { $0 < 10 ? "webhook-0\($0)" : "webhook-\($0)" }
     }
 }

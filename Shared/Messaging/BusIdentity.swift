@@ -17,9 +17,9 @@ public enum BusIdentity: String, CaseIterable, Sendable {
     /// The operators' API: the only identity that acts on a member without that member's proof, each call
     /// for a named admin with a reason; reads every event into the audit trail through its own durable.
     case adminAPI = "admin-api"
-    /// Delivers events to the app backends' webhooks: reads every event through durable consumers of its own
-    /// (`webhook-01` to `webhook-32`, one per endpoint); it calls no service, publishes no event, and may create no
-    /// other consumer.
+    /// Delivers events to the app backends' webhooks: reads every event through the consumers `webhook-01` to
+    /// `webhook-32` (one per endpoint), which the member-service makes, and shares its claims in its key-value bucket; it
+    /// calls no service, publishes no event, and may create no consumer.
     case webhookRelay = "webhook-relay"
     /// A person or script running the system: asks for a signing-key rotation and service discovery,
     /// proves a provider token (a diagnostic), reads stored events one by one and follows them live; it
@@ -49,8 +49,10 @@ public enum BusIdentity: String, CaseIterable, Sendable {
                 subscribe: BusSubjects.requests(answeredBy: self) + BusSubjects.answering(QueueGroups.tokenVerifier),
                 allowResponses: true)
         case .memberService:
+            // It makes the webhook-relay's consumers and bucket, which the relay may not.
             BusGrant(
-                publish: BusSubjects.requests(sentBy: self) + BusSubjects.events(publishedBy: .memberService) + JetStreamSubjects.streamSetUp,
+                publish: BusSubjects.requests(sentBy: self) + BusSubjects.events(publishedBy: .memberService) + JetStreamSubjects.streamSetUp
+                    + Events.Durables.webhookSlots.flatMap(JetStreamSubjects.making) + JetStreamSubjects.keyValueSetUp(Events.webhookBucket),
                 subscribe: BusSubjects.requests(answeredBy: self) + BusSubjects.answering(QueueGroups.memberService)
                     + [SigningKeyNotices.changed],
                 allowResponses: true)
@@ -72,7 +74,8 @@ public enum BusIdentity: String, CaseIterable, Sendable {
                 allowResponses: false)
         case .webhookRelay:
             BusGrant(
-                publish: [JetStreamSubjects.streamInfo] + Events.Durables.webhookSlots.flatMap(JetStreamSubjects.durable),
+                publish: [JetStreamSubjects.streamInfo] + Events.Durables.webhookSlots.flatMap(JetStreamSubjects.reading)
+                    + JetStreamSubjects.keyValue(Events.webhookBucket),
                 subscribe: [],
                 allowResponses: false)
         case .operator:
@@ -226,6 +229,27 @@ public enum JetStreamSubjects {
     /// Edit the stream's settings (never delete or purge it): the stream-admin's alone.
     public static let streamAdministration = ["INFO", "STREAM.INFO.\(stream)", "STREAM.UPDATE.\(stream)", "STREAM.NAMES", "STREAM.LIST"]
         .map { "\(api).\($0)" }
+
+    /// Bind, fetch from and acknowledge one durable consumer someone else made, and no other.
+    public static func reading(_ name: String) -> [String] {
+        ["\(api).CONSUMER.INFO.\(stream).\(name)", "\(api).CONSUMER.MSG.NEXT.\(stream).\(name)", "$JS.ACK.\(stream).\(name).>"]
+    }
+
+    /// Create (or set) one durable consumer and look it up, for another identity to read.
+    public static func making(_ name: String) -> [String] {
+        ["CONSUMER.CREATE.\(stream).\(name)", "CONSUMER.CREATE.\(stream).\(name).>", "CONSUMER.DURABLE.CREATE.\(stream).\(name)",
+         "CONSUMER.INFO.\(stream).\(name)"].map { "\(api).\($0)" }
+    }
+
+    /// Read and write (compare-and-set) the key-value bucket `bucket`.
+    public static func keyValue(_ bucket: String) -> [String] {
+        ["$KV.\(bucket).>", "\(api).STREAM.INFO.KV_\(bucket)", "\(api).DIRECT.GET.KV_\(bucket).>", "\(api).STREAM.MSG.GET.KV_\(bucket)"]
+    }
+
+    /// Create the key-value bucket `bucket` when it is missing.
+    public static func keyValueSetUp(_ bucket: String) -> [String] {
+        ["\(api).STREAM.CREATE.KV_\(bucket)", "\(api).STREAM.INFO.KV_\(bucket)"]
+    }
 
     /// Create, bind, fetch from and acknowledge one durable consumer, and no other.
     public static func durable(_ name: String) -> [String] {

@@ -70,8 +70,8 @@ public struct OrderedEventConsumer: Sendable {
         public var filterSubject = "events.>"
         /// Whether a new consumer starts with the events stored after it was made (true) or with every stored one.
         public var startsAtNew = true
-        /// The consumer's description, set at each bind (someone may read it); nil for none.
-        public var description: String?
+        /// Whether it creates the consumer (true) or binds one someone else made (an identity that may create none).
+        public var createsConsumer = true
         /// The server's ack wait (progress is reported every third of it): how long the events a replica held when
         /// it died wait before another takes them. Default 30 s.
         public var ackWait: Duration = .seconds(30)
@@ -136,7 +136,7 @@ public struct OrderedEventConsumer: Sendable {
         await DurableBinding.run(logger: logger, bind: {
             try connection.jetStream.consume(stream: Events.stream, durable: settings.durable, filterSubject: settings.filterSubject,
                                              ackWait: settings.ackWait, batchSize: min(64, settings.maxHeld),
-                                             startsAtNew: settings.startsAtNew, description: settings.description)
+                                             startsAtNew: settings.startsAtNew, createsConsumer: settings.createsConsumer, onDemand: true)
         }, consume: { consumer, progressed in
             let next = await consume(consumer, beats: beats, progressed: progressed)
             if next == .finished { ending = .stopped }
@@ -157,27 +157,43 @@ public struct OrderedEventConsumer: Sendable {
     private enum Signal: Sendable {
         case fetched([JetStreamMessage])
         case readFailed(any Error)
+        /// An attempt settled the event (acknowledged, terminated, or given back for a stop).
         case settled(Held, Outcome)
+        /// An attempt failed: try `attempt` after `delay`.
+        case retrying(Held, attempt: Int, delay: Duration)
+        /// A retry's wait is over.
+        case due(Held, attempt: Int)
     }
 
-    /// Which held events wait and which keys are being handled.
+    /// Which held events wait, which retries are due, and which keys are taken. Only attempts in progress count against
+    /// the concurrency: an event waiting for its retry keeps its key (the key's later events wait behind it) but no
+    /// place, so a few events an endpoint keeps refusing hold up no other member.
     private struct Schedule {
+        /// Fetched, never tried, in stream order.
         var waiting: [Held] = []
+        /// Retries whose wait is over, in the order they came due.
+        var due: [(held: Held, attempt: Int)] = []
         var busyKeys: Set<String> = []
         var running = 0
+        var sleeping = 0
 
-        var count: Int { waiting.count + running }
+        var count: Int { waiting.count + due.count + running + sleeping }
 
-        /// Takes the waiting events that may start now: in order, each of a key not being handled, up to `limit` running.
-        mutating func startable(limit: Int) -> [Held] {
-            guard running < limit, !waiting.isEmpty else { return [] }
-            var started: [Held] = []
+        /// The attempts that may start now, up to `limit` running: due retries first, then waiting events in order, each
+        /// of a key not taken.
+        mutating func startable(limit: Int) -> [(held: Held, attempt: Int)] {
+            var started: [(held: Held, attempt: Int)] = []
+            while running < limit, !due.isEmpty {
+                started.append(due.removeFirst())
+                running += 1
+            }
+            guard running < limit, !waiting.isEmpty else { return started }
             var kept: [Held] = []
             for held in waiting {
                 if running < limit, held.event.key.map({ !busyKeys.contains($0) }) ?? true {
                     if let key = held.event.key { busyKeys.insert(key) }
                     running += 1
-                    started.append(held)
+                    started.append((held, 1))
                 } else {
                     kept.append(held)
                 }
@@ -197,22 +213,23 @@ public struct OrderedEventConsumer: Sendable {
         var nextID = 0
         var ending: DurableBinding.Next?
         var reading = false
+        // It fetches only what it has room for: nothing fetched waits unread, without progress reports.
+        consumer.allow(settings.maxHeld)
         await withTaskGroup(of: Signal.self) { group in
             while true {
-                if ending == nil, !reading, schedule.count < settings.maxHeld {
+                if ending == nil, !reading {
                     reading = true
-                    let room = settings.maxHeld - schedule.count
                     group.addTask {
                         do {
-                            return .fetched(try await consumer.nextBatch(limit: room))
+                            return .fetched(try await consumer.nextBatch(limit: 64))
                         } catch {
                             return .readFailed(error)
                         }
                     }
                 }
                 if ending == nil {
-                    for held in schedule.startable(limit: settings.maxConcurrent) {
-                        group.addTask { await handle(held, beats: beats) }
+                    for (held, number) in schedule.startable(limit: settings.maxConcurrent) {
+                        group.addTask { await attempt(held, number, beats: beats) }
                     }
                 }
                 guard let signal = await group.next() else { break }
@@ -227,7 +244,10 @@ public struct OrderedEventConsumer: Sendable {
                     } else {
                         progressed()
                         for message in messages {
-                            guard let held = admit(message, id: nextID, beats: beats) else { continue }
+                            guard let held = admit(message, id: nextID, beats: beats) else {
+                                consumer.allow(1)
+                                continue
+                            }
                             nextID += 1
                             schedule.waiting.append(held)
                         }
@@ -238,18 +258,29 @@ public struct OrderedEventConsumer: Sendable {
                     ending = ending ?? .bindAgain
                 case .settled(let held, let outcome):
                     schedule.finish(held)
+                    consumer.allow(1)
                     if outcome == .stop { ending = .finished }
+                case .retrying(let held, let attempt, let delay):
+                    schedule.running -= 1
+                    schedule.sleeping += 1
+                    group.addTask {
+                        try? await Task.sleep(for: delay)
+                        return .due(held, attempt: attempt)
+                    }
+                case .due(let held, let attempt):
+                    schedule.sleeping -= 1
+                    schedule.due.append((held, attempt))
                 }
                 if ending != nil {
                     group.cancelAll()
                     consumer.stop()
-                    if schedule.running == 0, !reading { break }
+                    if schedule.running == 0, schedule.sleeping == 0, !reading { break }
                 }
             }
         }
-        // What waited was never handled: back to the stream at once, with what the consumer had fetched and not handed
+        // What waited was never settled: back to the stream at once, with what the consumer had fetched and not handed
         // over yet (an event given back just before the stop may be among them), rather than after the ack wait.
-        for held in schedule.waiting {
+        for held in schedule.waiting + schedule.due.map(\.held) {
             release(held, beats: beats)
         }
         consumer.stop()
@@ -272,29 +303,21 @@ public struct OrderedEventConsumer: Sendable {
         return Held(id: id, message: message, event: event, beat: beats.start(message, for: settings.maxHandlingTime))
     }
 
-    /// Hands one event to the handler until it is done with it (or the task is cancelled), then settles it with the server.
-    private func handle(_ held: Held, beats: ProgressBeats) async -> Signal {
-        var attempt = 1
-        while true {
-            let outcome = await handler(held.event, attempt)
-            guard case .retry(let delay) = outcome else {
-                beats.stop(held.beat)
-                holdings.remove(held.id)
-                switch outcome {
-                case .done: await Acknowledgement.send(held.message, "ack", logger: logger) { try await held.message.ack() }
-                case .drop: await Acknowledgement.send(held.message, "terminate", logger: logger) { try await held.message.term() }
-                case .stop, .retry: try? held.message.nakWithoutConfirmation()
-                }
-                return .settled(held, outcome)
-            }
-            do {
-                try await Task.sleep(for: delay)
-            } catch {
-                release(held, beats: beats)
-                return .settled(held, .retry(after: .zero))
-            }
-            attempt += 1
+    /// One attempt at an event; settles it with the server unless it is to be tried again.
+    private func attempt(_ held: Held, _ attempt: Int, beats: ProgressBeats) async -> Signal {
+        let outcome = Task.isCancelled ? .retry(after: .zero) : await handler(held.event, attempt)
+        if case .retry(let delay) = outcome {
+            // The wait comes back as `due` (or, once the consumer ends, the event goes back to the stream).
+            return .retrying(held, attempt: attempt + 1, delay: delay)
         }
+        beats.stop(held.beat)
+        holdings.remove(held.id)
+        switch outcome {
+        case .done: await Acknowledgement.send(held.message, "ack", logger: logger) { try await held.message.ack() }
+        case .drop: await Acknowledgement.send(held.message, "terminate", logger: logger) { try await held.message.term() }
+        case .stop, .retry: try? held.message.nakWithoutConfirmation()
+        }
+        return .settled(held, outcome)
     }
 
     /// Gives an event back to the stream for immediate delivery to whoever consumes next.

@@ -20,8 +20,11 @@ final class ConsumerWorker: Sendable {
     let batchSize: Int32
     /// Whether a consumer created here starts with the messages stored after its creation.
     let startsAtNew: Bool
-    /// The consumer's description, set at each bind; nil leaves none.
-    let description: String?
+    /// Whether binding creates (or updates) the consumer first; false: it binds one someone else made.
+    let createsConsumer: Bool
+    /// What the consumer lets the thread fetch, for one that fetches only what it has room for; nil: a batch whenever
+    /// the channel has room.
+    let allowance: FetchAllowance?
     let channel: MessageChannel<JetStreamMessage>
     private let stopped = Atomic<Bool>(false)
     /// The bound pull subscription, so that `stop` can remove interest at once (waking a pending fetch).
@@ -29,7 +32,7 @@ final class ConsumerWorker: Sendable {
 
     init(connection: NATSConnection, stream: String, durable: String, filterSubject: String?, ackWait: Duration,
          maxDeliver: Int, batchSize: Int = ConsumerWorker.defaultBatchSize, startsAtNew: Bool = false,
-         description: String? = nil) {
+         createsConsumer: Bool = true, onDemand: Bool = false) {
         self.connection = connection
         self.stream = stream
         self.durable = durable
@@ -38,7 +41,8 @@ final class ConsumerWorker: Sendable {
         self.maxDeliver = maxDeliver
         self.batchSize = Int32(max(1, batchSize))
         self.startsAtNew = startsAtNew
-        self.description = description
+        self.createsConsumer = createsConsumer
+        allowance = onDemand ? FetchAllowance() : nil
         channel = MessageChannel(capacity: max(1, batchSize))
     }
 
@@ -53,6 +57,7 @@ final class ConsumerWorker: Sendable {
     func stop() {
         stopped.store(true, ordering: .releasing)
         channel.finish()
+        allowance?.wake()
         // A pull request still open on the server would otherwise receive (and strand until ackWait) new messages.
         subscription.withLock { handle in
             do {
@@ -85,9 +90,15 @@ final class ConsumerWorker: Sendable {
         connection.logger.debug("JetStream consumer started", metadata)
         var failures = 0
         while !stopped.load(ordering: .acquiring) {
+            var wanted = batchSize
+            if let allowance {
+                wanted = Int32(allowance.take(upTo: Int(batchSize), waitingAtMost: Int(Self.fetchWait)))
+                if wanted == 0 { continue }
+            }
             var list = natsMsgList()
             var errorCode = jsErrCode(0)
-            let status = natsSubscription_Fetch(&list, handle.subscription, batchSize, Self.fetchWait, &errorCode)
+            let status = natsSubscription_Fetch(&list, handle.subscription, wanted, Self.fetchWait, &errorCode)
+            allowance?.giveBack(Int(wanted) - (status == NATS_OK ? Int(list.Count) : 0))
             var messages: [JetStreamMessage] = []
             if status == NATS_OK {
                 messages.reserveCapacity(Int(list.Count))
@@ -147,15 +158,17 @@ final class ConsumerWorker: Sendable {
         return handle
     }
 
-    /// Creates (or updates) the durable consumer, then binds a pull subscription to it.
+    /// Creates (or updates) the durable consumer unless someone else makes it, then binds a pull subscription to it.
     ///
     /// Creating it here rather than letting `js_PullSubscribe` do it matters: cnats deletes a consumer
     /// that its own subscribe call created when the subscription closes, which would lose the durable's
     /// position for every replica.
     private func bind() throws -> OpaquePointer {
         let jetStream = connection.handle.jetStream
-        try Self.createOrUpdate(jetStream, stream: stream, durable: durable, filterSubject: filterSubject, ackWait: ackWait,
-                                maxDeliver: maxDeliver, startsAtNew: startsAtNew, description: description)
+        if createsConsumer {
+            try Self.createOrUpdate(jetStream, stream: stream, durable: durable, filterSubject: filterSubject, ackWait: ackWait,
+                                    maxDeliver: maxDeliver, startsAtNew: startsAtNew, description: nil)
+        }
         return try durable.withCString { durablePointer in
             try withOptionalCString(filterSubject) { filterPointer in
                 var options = jsSubOptions()

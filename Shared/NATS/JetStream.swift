@@ -193,17 +193,19 @@ public struct JetStream: Sendable {
     /// request (16 unless said: a consumer that handles them in batches asks for more).
     ///
     /// A consumer made with `startsAtNew` begins with the messages stored after it was created (an existing one
-    /// goes on from where it is); a `description` is set on it at each bind.
+    /// goes on from where it is); without `createsConsumer` it is only bound, as someone else made it (an identity that
+    /// may not create consumers). One made `onDemand` fetches only as many messages as its reader allowed
+    /// (``JetStreamConsumer/allow(_:)``), none before.
     public func consume(stream: String, durable: String, filterSubject: String?, ackWait: Duration = .seconds(30),
                         maxDeliver: Int = -1, batchSize: Int = 16, startsAtNew: Bool = false,
-                        description: String? = nil) throws -> JetStreamConsumer {
+                        createsConsumer: Bool = true, onDemand: Bool = false) throws -> JetStreamConsumer {
         try Subject.validateName(stream, kind: "stream name")
         try Subject.validateName(durable, kind: "durable consumer name")
         if let filterSubject { try Subject.validate(filterSubject, wildcards: true) }
         guard ackWait > .zero else { throw NATSError(code: .invalidArgument, detail: "ackWait must be positive") }
         let worker = ConsumerWorker(connection: connection, stream: stream, durable: durable, filterSubject: filterSubject,
                                     ackWait: ackWait, maxDeliver: maxDeliver, batchSize: min(max(1, batchSize), 1_024),
-                                    startsAtNew: startsAtNew, description: description)
+                                    startsAtNew: startsAtNew, createsConsumer: createsConsumer, onDemand: onDemand)
         worker.start()
         return JetStreamConsumer(worker: worker)
     }

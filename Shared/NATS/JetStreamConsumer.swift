@@ -29,6 +29,11 @@ public final class JetStreamConsumer: AsyncSequence, Sendable {
         worker.stop()
     }
 
+    /// Lets a consumer made `onDemand` fetch `count` more messages (its reader made room for them); nothing otherwise.
+    public func allow(_ count: Int) {
+        worker.allowance?.allow(count)
+    }
+
     /// The next delivered message (waiting for one) and, with it, those already fetched behind it, `limit` in
     /// all at most: a consumer that handles messages in batches takes what came together. Empty after
     /// ``stop()`` or task cancellation.

@@ -1,4 +1,3 @@
-import Collections
 import Contracts
 import Crypto
 import DevIDP
@@ -53,7 +52,7 @@ public final class TestWebhookRelay: Sendable {
 
     /// Starts a relay for `endpoints` and waits until each one's durable consumer exists (events published from
     /// then on reach it). `allowPrivate` lets it post to the dev-idp on 127.0.0.1; `backoff` sets its retries.
-    private static func start(_ stack: RunningStack, endpoints: [TestWebhookEndpoint], allowPrivate: Bool = true,
+    public static func start(_ stack: RunningStack, endpoints: [TestWebhookEndpoint], allowPrivate: Bool = true,
                              backoff: Backoff = Backoff(first: .milliseconds(200), cap: .seconds(2), jitter: 0.5...1.0),
                              waitForConsumers: Bool = true) async throws -> TestWebhookRelay {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webhooks-\(UUID().uuidString.prefix(8))")
@@ -82,16 +81,6 @@ public final class TestWebhookRelay: Sendable {
         return relay
     }
 
-    /// The tests' relays start one at a time: each is a deployment of its own on the shared stack's NATS, and two
-    /// deployments claiming the relay's consumers at once could pick the same one (one deployment's replicas agree).
-    private static let starting = SerialQueue()
-
-    /// ``start(_:endpoints:allowPrivate:backoff:waitForConsumers:)``, one test's relay at a time.
-    public static func started(_ stack: RunningStack, endpoints: [TestWebhookEndpoint], allowPrivate: Bool = true,
-                               backoff: Backoff = Backoff(first: .milliseconds(200), cap: .seconds(2), jitter: 0.5...1.0)) async throws
-        -> TestWebhookRelay {
-        try await starting.run { try await start(stack, endpoints: endpoints, allowPrivate: allowPrivate, backoff: backoff) }
-    }
 
     /// Writes `endpoints` as the webhooks file (the relay reads it again within 200 ms).
     public func rewrite(_ endpoints: [TestWebhookEndpoint]) throws {
@@ -135,15 +124,16 @@ extension RunningStack {
         guard response.status == 204 else { throw TestStackError("the dev-idp refused the inbox settings: \(response.status)") }
     }
 
-    /// The relay consumer `endpoint` claimed (its description says `webhook claimed <name> ...`) and its state; nil
-    /// when none is claimed for it.
+    /// The relay consumer `endpoint` claimed (its slot in the relay's bucket says `webhook claimed <name> ...`) and its
+    /// state; nil when none is claimed for it.
     public func webhookConsumer(_ endpoint: TestWebhookEndpoint) async throws -> (durable: String, state: JetStream.ConsumerState)? {
         let connection = try await nats()
+        let bucket = try await connection.jetStream.keyValue(Events.webhookBucket)
         for slot in Events.Durables.webhookSlots {
-            if let state = try await connection.jetStream.consumerState(stream: Events.stream, durable: slot),
-               state.description.hasPrefix("webhook claimed \(endpoint.name) ") {
-                return (slot, state)
-            }
+            guard let claim = try await bucket.get("slot.\(slot)"),
+                  String(decoding: claim.value, as: UTF8.self).hasPrefix("webhook claimed \(endpoint.name) "),
+                  let state = try await connection.jetStream.consumerState(stream: Events.stream, durable: slot) else { continue }
+            return (slot, state)
         }
         return nil
     }

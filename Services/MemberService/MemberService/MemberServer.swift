@@ -86,7 +86,9 @@ public struct MemberServer: Service {
         logger.info("member-service ready")
         let discovery = ServiceDiscovery(connection: nats, serviceName: QueueGroups.memberService,
                                          description: "Members and their linked provider identities", services: services, logger: logger)
-        let events = EventStreamServices(connection: nats, settings: configuration.events, services: [outbox], logger: logger)
+        let events = EventStreamServices(connection: nats, settings: configuration.events, services: [
+            outbox, WebhookSlotProvisioning(connection: nats, replicas: configuration.events.replicas, logger: logger.named("webhook-slots")),
+        ], logger: logger)
         let followKeys = ClosureService("follow-issuer-keys") { await keys.follow(client: issuer, timeout: timeout) }
         // Used server nonces are kept until they expire (10 minutes), then forgotten.
         let sweepNonces = ClosureService("sweep-nonces") {

@@ -30,4 +30,7 @@ protocol EndpointFeeds: Sendable {
     /// Gives up `endpoint`'s consumer: it left the webhooks file (it takes it back, and its place, if it returns
     /// before another endpoint needs it).
     func release(_ endpoint: WebhookEndpoint) async
+
+    /// Releases the consumers claimed by endpoints not among `names` (removed from the file while no relay ran).
+    func releaseAbsent(keeping names: Set<String>) async
 }

@@ -39,18 +39,23 @@ struct WebhookRelay: Service {
         }
         do {
             while !Task.isCancelled {
+                var fileRead = running.isEmpty && known.isEmpty
                 switch file.reload() {
                 case .unchanged:
                     break
                 case .changed(let endpoints):
                     logger.info("webhooks file read again", ["endpoints": String(endpoints.count)])
-                    // A changed file is the operator's answer to a 410: every endpoint is tried again.
+                    // A changed file may answer a 410: every endpoint is tried again (one whose entry is the same stays
+                    // disabled: the bucket says so).
                     disabled.removeAll()
+                    fileRead = true
                 case .failed(let error):
                     logger.error("webhooks file not usable: the endpoints read before stay in force until it is mended",
                                  ["error": String(describing: error)])
                 }
                 let endpoints = file.value
+                // Consumers claimed by endpoints the file no longer lists go back (also those removed while no relay ran).
+                if fileRead { await feeds.releaseAbsent(keeping: Set(endpoints.map(\.name))) }
                 known.formUnion(endpoints.map(\.name))
                 // Stopped by a 410: disabled until the file changes.
                 for name in gone.take() {

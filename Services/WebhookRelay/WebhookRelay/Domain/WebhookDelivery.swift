@@ -16,14 +16,12 @@ public enum WebhookDelivery {
         public let body: [UInt8]
     }
 
-    /// The fields of an event the relay reads itself.
+    /// The field of an event the relay orders by.
     private struct Probe: Decodable {
         struct Payload: Decodable {
             var memberId: Int64?
         }
 
-        var id: String
-        var type: String
         var data: Payload?
     }
 
@@ -33,19 +31,34 @@ public enum WebhookDelivery {
         return String(member)
     }
 
-    /// What is posted for the event `payload`; nil when it cannot be read (it would never read better).
-    ///
-    /// The body is the event's JSON as stored, except `member.deleted`, whose `grants` are left out: they are
-    /// the provider credentials sealed for the token-verifier alone.
+    /// The fields of each event type's `data` that app backends get (docs/events.md, "Webhooks"): an allow-list, so
+    /// that what the stream carries for the services alone (sealed provider grants, admins' names and reasons, the
+    /// client's address) never leaves, nor a field added to the stream later until it is added here.
+    public static let publicFields: [String: Set<String>] = [
+        Events.memberCreated.name: ["memberId", "provider"],
+        Events.memberLoggedIn.name: ["memberId", "provider", "isExistingMember", "deviceId", "platform", "appVersion"],
+        Events.memberUpdated.name: ["memberId", "fields", "source"],
+        Events.memberDeleted.name: ["memberId", "reason"],
+        Events.memberSuspended.name: ["memberId", "generation"],
+        Events.memberUnsuspended.name: ["memberId", "generation"],
+        Events.identityLinked.name: ["memberId", "provider"],
+        Events.identityUnlinked.name: ["memberId", "provider", "reason"],
+        Events.sessionEnded.name: ["sessionId", "memberId", "reason", "tokensExpireAt"],
+        Events.refreshTokenReused.name: ["sessionId", "memberId"],
+        Events.appleNotification.name: ["type", "memberId"],
+    ]
+
+    /// What is posted for the event `payload`: its envelope (`v`, `id`, `type`, `occurredAt`) and the public fields of
+    /// its `data` (``publicFields``), keys sorted; nil when it cannot be read or its type has no public form.
     public static func prepare(payload: [UInt8]) -> Prepared? {
-        guard let probe = try? MessageCoding.decode(Probe.self, from: payload), !probe.id.isEmpty else { return nil }
-        guard probe.type == Events.memberDeleted.name else { return Prepared(id: probe.id, type: probe.type, body: payload) }
-        guard case .object(var event) = try? MessageCoding.decode(JSONValue.self, from: payload),
-              case .object(var data)? = event["data"] else { return nil }
-        data["grants"] = nil
-        event["data"] = .object(data)
-        guard let body = try? MessageCoding.encodeSortingKeys(JSONValue.object(event)) else { return nil }
-        return Prepared(id: probe.id, type: probe.type, body: body)
+        guard case .object(let event) = try? MessageCoding.decode(JSONValue.self, from: payload),
+              case .string(let id)? = event["id"], !id.isEmpty, case .string(let type)? = event["type"],
+              let fields = publicFields[type], case .object(let data)? = event["data"] else { return nil }
+        var body: [String: JSONValue] = ["id": .string(id), "type": .string(type), "data": .object(data.filter { fields.contains($0.key) })]
+        body["v"] = event["v"]
+        body["occurredAt"] = event["occurredAt"]
+        guard let bytes = try? MessageCoding.encodeSortingKeys(JSONValue.object(body)) else { return nil }
+        return Prepared(id: id, type: type, body: bytes)
     }
 
     /// What an endpoint's answer means.

@@ -1,4 +1,5 @@
 import Contracts
+import Crypto
 import Foundation
 import JSON
 import Webhooks
@@ -45,6 +46,15 @@ public struct WebhookEndpoint: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "webhook endpoint '\(name)'" }
+
+    /// A digest of its URL, secret and event types: what a 410 disables it for (another entry in the file enables it).
+    public var fingerprint: String {
+        let events = switch events {
+        case .all: "*"
+        case .only(let types): types.sorted().joined(separator: ",")
+        }
+        return String(Hex.encode(Digest.sha256(Array("\(url)\n\(Hex.encode(secret.key))\n\(events)".utf8))).prefix(32))
+    }
 
     /// The longest name.
     public static let maxNameLength = 48

@@ -1,25 +1,30 @@
 import Contracts
 
-/// The relay's consumers are fixed (`webhook-01` to `webhook-32`, ``Events/Durables/webhookSlots``): its NATS identity may
-/// create those and no other, so it can never make JetStream deliver events onto someone else's subject. Each endpoint
-/// claims one, and the claim is written in the consumer's description, where every replica reads it:
+/// The relay's consumers are fixed (`webhook-01` to `webhook-32`, ``Events/Durables/webhookSlots``), made by the
+/// member-service: the relay's NATS identity may only read them, so it can never make JetStream deliver events onto
+/// someone else's subject. Each endpoint claims one, and the claim is the value of `slot.<consumer>` in the relay's
+/// key-value bucket, written by compare-and-set, where every replica reads it:
 ///
 /// - `webhook claimed <endpoint> <since>`: the endpoint's, delivering the events stored from `since` (Unix seconds) on;
+///   with ` disabled <fingerprint>` after, it answered 410 while its entry in the file had that fingerprint;
 /// - `webhook released <endpoint> <since> <at>`: the endpoint left the file at `at`; it takes the slot back, and its
 ///   place, if it comes back before another endpoint needs the slot;
-/// - empty: free.
+/// - no value: free.
 public enum WebhookSlot: Sendable, Equatable {
     case free
-    case claimed(endpoint: String, since: Int64)
+    case claimed(endpoint: String, since: Int64, disabled: String? = nil)
     case released(endpoint: String, since: Int64, at: Int64)
 
-    /// Reads a consumer's description; anything else is taken as free.
+    /// Reads a slot's value; anything else is taken as free.
     public init(description: String) {
         let words = description.split(separator: " ").map(String.init)
         switch words.count {
         case 4 where words[0] == "webhook" && words[1] == "claimed":
             guard let since = Int64(words[3]) else { self = .free; return }
             self = .claimed(endpoint: words[2], since: since)
+        case 6 where words[0] == "webhook" && words[1] == "claimed" && words[4] == "disabled":
+            guard let since = Int64(words[3]) else { self = .free; return }
+            self = .claimed(endpoint: words[2], since: since, disabled: words[5])
         case 5 where words[0] == "webhook" && words[1] == "released":
             guard let since = Int64(words[3]), let at = Int64(words[4]) else { self = .free; return }
             self = .released(endpoint: words[2], since: since, at: at)
@@ -32,7 +37,7 @@ public enum WebhookSlot: Sendable, Equatable {
     public var description: String {
         switch self {
         case .free: ""
-        case .claimed(let endpoint, let since): "webhook claimed \(endpoint) \(since)"
+        case .claimed(let endpoint, let since, let disabled): "webhook claimed \(endpoint) \(since)" + (disabled.map { " disabled \($0)" } ?? "")
         case .released(let endpoint, let since, let at): "webhook released \(endpoint) \(since) \(at)"
         }
     }
@@ -45,7 +50,7 @@ public enum WebhookSlot: Sendable, Equatable {
     /// (taken back with its place), then the first free slot, then the slot released longest ago (from `now` on).
     public static func choose(for name: String, among slots: [(name: String, slot: WebhookSlot)],
                               now: Int64) -> (slot: String, claim: WebhookSlot, write: Bool)? {
-        if let own = slots.first(where: { if case .claimed(name, _) = $0.slot { true } else { false } }) {
+        if let own = slots.first(where: { if case .claimed(name, _, _) = $0.slot { true } else { false } }) {
             return (own.name, own.slot, false)
         }
         for (slot, state) in slots {

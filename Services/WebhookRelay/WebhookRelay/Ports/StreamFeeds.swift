@@ -1,4 +1,3 @@
-import Collections
 import Contracts
 import Foundation
 import Logging
@@ -6,8 +5,11 @@ import Messaging
 import NATS
 import Synchronization
 
-/// ``EndpointFeeds`` from the event stream: each endpoint reads every event through the relay consumer it claimed
-/// (``WebhookSlot``), those it did not ask for, or stored before it claimed the slot, acknowledged unsent.
+/// ``EndpointFeeds`` from the event stream. Each endpoint reads every event through the consumer it claimed
+/// (``WebhookSlot``), those it did not ask for, or stored before it claimed the consumer, acknowledged unsent. The
+/// claims, and a lease that lets one replica at a time read each consumer (so a member's events go out in order, and
+/// none twice), live in the relay's key-value bucket and change only by compare-and-set, so replicas that act at once
+/// never both win.
 final class StreamFeeds: EndpointFeeds {
     let connection: NATSConnection
     /// How long an event is kept (`EVENTS_MAX_AGE`): it is held at most as long.
@@ -15,14 +17,14 @@ final class StreamFeeds: EndpointFeeds {
     /// Deliveries at once per endpoint.
     let concurrency: Int
     let logger: Logger
-    /// The slot each endpoint of this replica claimed.
+    /// This replica, as its leases name it.
+    let replica = UUID().uuidString.lowercased()
+    /// The consumer each endpoint of this replica claimed.
     private let claims = Mutex<[String: String]>([:])
-    /// Claims and releases, one at a time: two endpoints of this replica never pick the same free slot.
-    private let claiming = SerialQueue()
 
-    /// The slots' settings: every event, each acknowledged, a 30 s ack wait.
-    static let filter = "events.>"
-    static let ackWait = Duration.seconds(30)
+    /// How long a lease lasts unless renewed, and how often its holder renews it.
+    static let leaseTime: Int64 = 15
+    static let renewal = Duration.seconds(5)
 
     init(connection: NATSConnection, maxAge: Duration, concurrency: Int, logger: Logger) {
         self.connection = connection
@@ -35,30 +37,77 @@ final class StreamFeeds: EndpointFeeds {
              handler: @escaping OrderedEventConsumer.Handler) async -> OrderedEventConsumer.Ending {
         let logger = logger.with(["webhook.endpoint": endpoint.name])
         var warned = false
-        var claimed: (slot: String, claim: WebhookSlot)?
-        while claimed == nil, !Task.isCancelled {
+        while !Task.isCancelled {
             do {
-                claimed = try await claiming.run { try await self.claim(endpoint.name) }
+                let bucket = try await connection.jetStream.keyValue(Events.webhookBucket)
+                let (slot, since) = try await claim(endpoint, in: bucket)
+                guard let since else { return .stopped }  // disabled by a 410 for this very entry
+                claims.withLock { $0[endpoint.name] = slot }
+                warned = false
+                guard try await acquireLease(slot, in: bucket) else {
+                    // Another replica reads this endpoint's consumer; this one takes over when its lease lapses.
+                    try await Task.sleep(for: Self.renewal)
+                    continue
+                }
+                logger.info("webhook endpoint reads its consumer", ["nats.durable": slot, "webhook.since": String(since)])
+                let ending = await consume(endpoint, slot: slot, since: since, bucket: bucket, holdings: holdings, logger: logger,
+                                           handler: handler)
+                try? await releaseLease(slot, in: bucket)
+                switch ending {
+                case .stopped:
+                    try await disable(endpoint, slot: slot, in: bucket)
+                    return .stopped
+                case .cancelled:
+                    if Task.isCancelled { return .cancelled }
+                }
             } catch {
-                if !warned { logger.error("no consumer for the endpoint yet; trying again", ["error": String(describing: error)]) }
+                if Task.isCancelled { break }
+                if !warned { logger.error("the endpoint's consumer cannot be read yet; trying again", ["error": String(describing: error)]) }
                 warned = true
                 try? await Task.sleep(for: .seconds(2))
             }
         }
-        guard let claimed, case .claimed(_, let since) = claimed.claim else { return .cancelled }
-        claims.withLock { $0[endpoint.name] = claimed.slot }
-        logger.info("webhook endpoint reads its consumer", ["nats.durable": claimed.slot, "webhook.since": String(since)])
-        var settings = OrderedEventConsumer.Settings(durable: claimed.slot)
-        settings.filterSubject = Self.filter
-        settings.ackWait = Self.ackWait
-        settings.description = claimed.claim.description
+        return .cancelled
+    }
+
+    /// Reads `slot` while this replica holds its lease: renews the lease every few seconds, and stops reading as soon as
+    /// a renewal fails (another replica took it over, or the claim is no longer the endpoint's).
+    private func consume(_ endpoint: WebhookEndpoint, slot: String, since: Int64, bucket: KeyValueBucket,
+                         holdings: OrderedEventConsumer.Holdings, logger: Logger,
+                         handler: @escaping OrderedEventConsumer.Handler) async -> OrderedEventConsumer.Ending {
+        var settings = OrderedEventConsumer.Settings(durable: slot)
+        settings.filterSubject = Events.WebhookSlotSettings.filterSubject
+        settings.ackWait = Events.WebhookSlotSettings.ackWait
+        settings.createsConsumer = false
         settings.maxConcurrent = concurrency
         settings.maxHandlingTime = maxAge
         let start = Date(timeIntervalSince1970: TimeInterval(since))
-        return await OrderedEventConsumer(connection: connection, settings: settings, holdings: holdings, logger: logger,
-                                          wants: { subject, storedAt in storedAt >= start && endpoint.wantsSubject(subject) },
-                                          key: { _, payload in WebhookDelivery.memberKey(payload: payload) },
-                                          handler: handler).run()
+        let consumer = OrderedEventConsumer(connection: connection, settings: settings, holdings: holdings, logger: logger,
+                                            wants: { subject, storedAt in storedAt >= start && endpoint.wantsSubject(subject) },
+                                            key: { _, payload in WebhookDelivery.memberKey(payload: payload) }, handler: handler)
+        return await withTaskGroup(of: OrderedEventConsumer.Ending?.self) { group in
+            group.addTask { await consumer.run() }
+            group.addTask { [self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.renewal)
+                    if Task.isCancelled { break }
+                    let kept = (try? await renewLease(slot, endpoint: endpoint.name, in: bucket)) ?? false
+                    if !kept {
+                        logger.warning("the lease on the endpoint's consumer was lost; another replica reads it", ["nats.durable": slot])
+                        return nil
+                    }
+                }
+                return nil
+            }
+            let first = await group.next()
+            group.cancelAll()
+            // The consumer ended first (a 410, or cancellation), or the lease was lost: then the consumer's own ending.
+            if case .some(.some(let ending)) = first { return ending }
+            while let next = await group.next() {
+                if let ending = next { return ending }
+            }
+            return .cancelled
+        }
     }
 
     func backlog(of endpoint: WebhookEndpoint) async -> UInt64? {
@@ -69,13 +118,8 @@ final class StreamFeeds: EndpointFeeds {
 
     func release(_ endpoint: WebhookEndpoint) async {
         do {
-            try await claiming.run {
-                for (slot, state) in try await self.slots() {
-                    guard case .claimed(endpoint.name, let since) = state else { continue }
-                    let released = WebhookSlot.released(endpoint: endpoint.name, since: since, at: Int64(Date().timeIntervalSince1970))
-                    try await self.write(released, to: slot)
-                }
-            }
+            let bucket = try await connection.jetStream.keyValue(Events.webhookBucket)
+            try await releaseClaims(in: bucket) { $0 == endpoint.name }
             claims.withLock { $0[endpoint.name] = nil }
         } catch {
             logger.warning("the removed endpoint's consumer was not released", ["webhook.endpoint": endpoint.name,
@@ -83,40 +127,118 @@ final class StreamFeeds: EndpointFeeds {
         }
     }
 
-    /// Claims a slot for the endpoint `name` (or finds its claim), checking after writing that no other replica wrote
-    /// another claim there meanwhile.
-    private func claim(_ name: String) async throws -> (slot: String, claim: WebhookSlot) {
-        for _ in 1...5 {
-            let slots = try await slots()
-            guard let choice = WebhookSlot.choose(for: name, among: slots, now: Int64(Date().timeIntervalSince1970)) else {
-                throw WebhookSlotsFull()
-            }
-            guard choice.write else { return (choice.slot, choice.claim) }
-            try await write(choice.claim, to: choice.slot)
-            let state = try await connection.jetStream.consumerState(stream: Events.stream, durable: choice.slot)
-            if let state, WebhookSlot(description: state.description) == choice.claim { return (choice.slot, choice.claim) }
+    func releaseAbsent(keeping names: Set<String>) async {
+        do {
+            let bucket = try await connection.jetStream.keyValue(Events.webhookBucket)
+            try await releaseClaims(in: bucket) { !names.contains($0) }
+        } catch {
+            logger.warning("the consumers of endpoints no longer in the file were not released", ["error": String(describing: error)])
         }
-        throw WebhookSlotsFull()
     }
 
-    /// What each slot holds, in order; a slot missing on the server is made (free) first, so that no one else can make
-    /// it deliver elsewhere.
-    private func slots() async throws -> [(name: String, slot: WebhookSlot)] {
-        var slots: [(name: String, slot: WebhookSlot)] = []
+    // MARK: Claims
+
+    private static func slotKey(_ slot: String) -> String { "slot.\(slot)" }
+    private static func leaseKey(_ slot: String) -> String { "lease.\(slot)" }
+
+    /// What each slot holds, in order, with the revision it was read at (nil: no value).
+    private func slots(in bucket: KeyValueBucket) async throws -> [(name: String, slot: WebhookSlot, revision: UInt64?)] {
+        var slots: [(name: String, slot: WebhookSlot, revision: UInt64?)] = []
         for slot in Events.Durables.webhookSlots {
-            if let state = try await connection.jetStream.consumerState(stream: Events.stream, durable: slot) {
-                slots.append((slot, WebhookSlot(description: state.description)))
-            } else {
-                try await write(.free, to: slot)
-                slots.append((slot, .free))
-            }
+            let entry = try await bucket.get(Self.slotKey(slot))
+            slots.append((slot, entry.map { WebhookSlot(description: String(decoding: $0.value, as: UTF8.self)) } ?? .free, entry?.revision))
         }
         return slots
     }
 
-    private func write(_ claim: WebhookSlot, to slot: String) async throws {
-        try await connection.jetStream.ensureConsumer(stream: Events.stream, durable: slot, filterSubject: Self.filter, ackWait: Self.ackWait,
-                                                      startsAtNew: true, description: claim.description.isEmpty ? nil : claim.description)
+    /// Writes `claim` to `slot` if it is still at `revision` (nil: has no value); false when someone wrote it since.
+    private func write(_ claim: WebhookSlot, to slot: String, at revision: UInt64?, in bucket: KeyValueBucket) async throws -> Bool {
+        let value = Array(claim.description.utf8)
+        if let revision { return try await bucket.update(Self.slotKey(slot), value, revision: revision) != nil }
+        return try await bucket.create(Self.slotKey(slot), value) != nil
+    }
+
+    /// The consumer `endpoint` claims (finding its claim, or claiming one), and the time its events count from; nil
+    /// for that time while a 410 disables this very entry of the file. A disable left by another entry is cleared.
+    private func claim(_ endpoint: WebhookEndpoint, in bucket: KeyValueBucket) async throws -> (slot: String, since: Int64?) {
+        for _ in 1...10 {
+            let slots = try await slots(in: bucket)
+            let now = Int64(Date().timeIntervalSince1970)
+            guard let choice = WebhookSlot.choose(for: endpoint.name, among: slots.map { ($0.name, $0.slot) }, now: now) else {
+                throw WebhookSlotsFull()
+            }
+            let revision = slots.first { $0.name == choice.slot }?.revision
+            guard case .claimed(_, let since, let disabled) = choice.claim else { throw WebhookSlotsFull() }
+            if choice.write {
+                guard try await write(choice.claim, to: choice.slot, at: revision, in: bucket) else { continue }
+                return (choice.slot, since)
+            }
+            guard let disabled else { return (choice.slot, since) }
+            if disabled == endpoint.fingerprint { return (choice.slot, nil) }
+            // Its entry changed since the 410: enabled again.
+            guard try await write(.claimed(endpoint: endpoint.name, since: since), to: choice.slot, at: revision, in: bucket) else { continue }
+            return (choice.slot, since)
+        }
+        throw WebhookSlotsFull()
+    }
+
+    /// Marks `endpoint`'s claim disabled for its present entry (a 410), for every replica and after restarts.
+    private func disable(_ endpoint: WebhookEndpoint, slot: String, in bucket: KeyValueBucket) async throws {
+        for _ in 1...10 {
+            guard let entry = try await bucket.get(Self.slotKey(slot)),
+                  case .claimed(endpoint.name, let since, _) = WebhookSlot(description: String(decoding: entry.value, as: UTF8.self))
+            else { return }
+            let disabled = WebhookSlot.claimed(endpoint: endpoint.name, since: since, disabled: endpoint.fingerprint)
+            if try await write(disabled, to: slot, at: entry.revision, in: bucket) { return }
+        }
+    }
+
+    /// Releases every claim whose endpoint `matches`.
+    private func releaseClaims(in bucket: KeyValueBucket, where matches: (String) -> Bool) async throws {
+        for (slot, state, revision) in try await slots(in: bucket) {
+            guard case .claimed(let name, let since, _) = state, matches(name) else { continue }
+            let released = WebhookSlot.released(endpoint: name, since: since, at: Int64(Date().timeIntervalSince1970))
+            if try await write(released, to: slot, at: revision, in: bucket) {
+                logger.info("webhook endpoint's consumer released", ["webhook.endpoint": name, "nats.durable": slot])
+            }
+        }
+    }
+
+    // MARK: Leases
+
+    /// A lease's value: `<replica> <until>` (Unix seconds).
+    private func lease(until: Int64) -> [UInt8] { Array("\(replica) \(until)".utf8) }
+
+    private static func parseLease(_ entry: KeyValueBucket.Entry) -> (holder: String, until: Int64)? {
+        let words = String(decoding: entry.value, as: UTF8.self).split(separator: " ")
+        guard words.count == 2, let until = Int64(words[1]) else { return nil }
+        return (String(words[0]), until)
+    }
+
+    /// Takes the lease on `slot` when it is free, lapsed or already this replica's; false when another replica holds it.
+    private func acquireLease(_ slot: String, in bucket: KeyValueBucket) async throws -> Bool {
+        let now = Int64(Date().timeIntervalSince1970)
+        let value = lease(until: now + Self.leaseTime)
+        guard let entry = try await bucket.get(Self.leaseKey(slot)) else {
+            return try await bucket.create(Self.leaseKey(slot), value) != nil
+        }
+        if let held = Self.parseLease(entry), held.holder != replica, held.until > now { return false }
+        return try await bucket.update(Self.leaseKey(slot), value, revision: entry.revision) != nil
+    }
+
+    /// Extends this replica's lease on `slot`, if it still holds it and the slot is still `endpoint`'s.
+    private func renewLease(_ slot: String, endpoint: String, in bucket: KeyValueBucket) async throws -> Bool {
+        guard let claim = try await bucket.get(Self.slotKey(slot)),
+              case .claimed(endpoint, _, _) = WebhookSlot(description: String(decoding: claim.value, as: UTF8.self)),
+              let entry = try await bucket.get(Self.leaseKey(slot)), Self.parseLease(entry)?.holder == replica else { return false }
+        let value = lease(until: Int64(Date().timeIntervalSince1970) + Self.leaseTime)
+        return try await bucket.update(Self.leaseKey(slot), value, revision: entry.revision) != nil
+    }
+
+    /// Gives up this replica's lease on `slot` at once, so another replica takes over without waiting for it to lapse.
+    private func releaseLease(_ slot: String, in bucket: KeyValueBucket) async throws {
+        guard let entry = try await bucket.get(Self.leaseKey(slot)), Self.parseLease(entry)?.holder == replica else { return }
+        _ = try await bucket.update(Self.leaseKey(slot), lease(until: 0), revision: entry.revision)
     }
 }
 

@@ -1,0 +1,126 @@
+import CNats
+import Collections
+import Foundation
+
+/// A JetStream key-value bucket, for a little state several replicas share and change by compare-and-set (the
+/// webhook relay's claims and leases): each call blocks a thread of ``BlockingCall``, never a cooperative one.
+public final class KeyValueBucket: Sendable {
+    /// One key's value and the revision it was written at.
+    public struct Entry: Sendable, Equatable {
+        public let value: [UInt8]
+        public let revision: UInt64
+    }
+
+    /// The bucket's name.
+    public let name: String
+    private let store: StoreHandle
+    private let connection: NATSConnection
+
+    fileprivate init(name: String, store: StoreHandle, connection: NATSConnection) {
+        self.name = name
+        self.store = store
+        self.connection = connection
+    }
+
+    /// The value of `key`; nil when it has none (never written, or deleted).
+    public func get(_ key: String) async throws -> Entry? {
+        try Subject.validate(key, wildcards: false)
+        let store = self.store
+        return try await BlockingCall.run {
+            var entry: OpaquePointer?
+            let status = kvStore_Get(&entry, store.raw, key)
+            defer { if let entry { kvEntry_Destroy(entry) } }
+            if status == NATS_NOT_FOUND { return nil }
+            try check(status, "read '\(key)'")
+            guard let entry else { return nil }
+            let count = Int(kvEntry_ValueLen(entry))
+            let value = count == 0 ? [] : [UInt8](UnsafeRawBufferPointer(start: kvEntry_Value(entry), count: count))
+            return Entry(value: value, revision: kvEntry_Revision(entry))
+        }
+    }
+
+    /// Writes `value` under `key` only if it has none; the new revision, or nil when the key has a value already.
+    public func create(_ key: String, _ value: [UInt8]) async throws -> UInt64? {
+        try Subject.validate(key, wildcards: false)
+        let store = self.store
+        let written: UInt64? = try await BlockingCall.run {
+            var revision: UInt64 = 0
+            let status = value.withUnsafeBytes { kvStore_Create(&revision, store.raw, key, $0.baseAddress, Int32($0.count)) }
+            return status == NATS_OK ? revision : nil
+        }
+        if let written { return written }
+        // Refused: taken by someone, or the request failed (then this says so).
+        guard try await get(key) != nil else { throw NATSError(code: .protocolError, detail: "could not create '\(key)' in '\(name)'") }
+        return nil
+    }
+
+    /// Writes `value` under `key` only if its current revision is `revision`; the new revision, or nil when someone
+    /// wrote it since (or deleted it).
+    public func update(_ key: String, _ value: [UInt8], revision: UInt64) async throws -> UInt64? {
+        try Subject.validate(key, wildcards: false)
+        let store = self.store
+        let written: UInt64? = try await BlockingCall.run {
+            var next: UInt64 = 0
+            let status = value.withUnsafeBytes { kvStore_Update(&next, store.raw, key, $0.baseAddress, Int32($0.count), revision) }
+            return status == NATS_OK ? next : nil
+        }
+        if let written { return written }
+        guard let current = try await get(key), current.revision == revision else { return nil }
+        throw NATSError(code: .protocolError, detail: "could not update '\(key)' in '\(name)'")
+    }
+
+    /// Deletes `key`'s value (a delete marker; ``create(_:_:)`` can write it again).
+    public func delete(_ key: String) async throws {
+        try Subject.validate(key, wildcards: false)
+        let store = self.store
+        try await BlockingCall.run { try check(kvStore_Delete(store.raw, key), "delete '\(key)'") }
+    }
+}
+
+/// A cnats `kvStore`, freed with its last reference. `@unchecked Sendable`: cnats's store calls are thread-safe, and the
+/// pointer is freed only in `deinit`, when no call can reach it.
+private final class StoreHandle: @unchecked Sendable {
+    let raw: OpaquePointer
+
+    init(_ raw: OpaquePointer) {
+        self.raw = raw
+    }
+
+    deinit {
+        kvStore_Destroy(raw)
+    }
+}
+
+extension JetStream {
+    /// Binds the existing key-value bucket `name`.
+    public func keyValue(_ name: String) async throws -> KeyValueBucket {
+        try Subject.validateName(name, kind: "bucket name")
+        let connection = self.connection
+        return try await BlockingCall.run {
+            var store: OpaquePointer?
+            try check(js_KeyValue(&store, connection.handle.jetStream, name), "bind key-value bucket '\(name)'")
+            guard let store else { throw NATSError(code: .protocolError, detail: "js_KeyValue returned no store") }
+            return KeyValueBucket(name: name, store: StoreHandle(store), connection: connection)
+        }
+    }
+
+    /// Creates the key-value bucket `name` (one value a key, file storage, `replicas` copies) when it is missing.
+    public func ensureKeyValue(_ name: String, replicas: Int = 1) async throws {
+        try Subject.validateName(name, kind: "bucket name")
+        let connection = self.connection
+        try await BlockingCall.run {
+            var config = kvConfig()
+            try check(kvConfig_Init(&config), "init key-value config")
+            var store: OpaquePointer?
+            let status = name.withCString { bucket in
+                config.Bucket = bucket
+                config.History = 1
+                config.StorageType = js_FileStorage
+                config.Replicas = Int32(replicas)
+                return js_CreateKeyValue(&store, connection.handle.jetStream, &config)
+            }
+            if let store { kvStore_Destroy(store) }
+            try check(status, "create key-value bucket '\(name)'")
+        }
+    }
+}
