@@ -4,7 +4,7 @@
    endpoint's secret (PUT), the inbox checks each delivery's signature; a member logged in and then
    deleted through the gateway must have its member.created and member.deleted there within
    WEBHOOK_WAIT seconds, every delivery of them signed right, each delivered once though two relays
-   share the endpoint.
+   run.
 1. providers: a login with each provider through the containerised gateway (Google, Apple with an
    authorization code that the verifier exchanges at dev-idp, Kakao, Naver), and a refresh of each.
 2. deletions: DELETE /api/members/me of the Apple and Naver members; dev-idp must then report each
