@@ -90,7 +90,7 @@ public final class TestWebhookRelay: Sendable {
 
     /// Waits until `endpoint` claimed one of the relay's consumers on the stack's stream.
     public func waitForConsumer(_ endpoint: TestWebhookEndpoint, on stack: RunningStack) async throws {
-        try await waitUntil(timeout: .seconds(30), "the relay claimed no consumer for \(endpoint.name): \(log.lines.joined(separator: "\n"))") {
+        try await waitUntil(timeout: .seconds(60), "the relay claimed no consumer for \(endpoint.name): \(log.lines.joined(separator: "\n"))") {
             (try? await stack.webhookConsumer(endpoint)) != nil
         }
     }
@@ -124,14 +124,16 @@ extension RunningStack {
         guard response.status == 204 else { throw TestStackError("the dev-idp refused the inbox settings: \(response.status)") }
     }
 
-    /// The relay consumer `endpoint` claimed (its slot in the relay's bucket says `webhook claimed <name> ...`) and its
-    /// state; nil when none is claimed for it.
+    /// The relay consumer `endpoint` claimed (its slot in the relay's bucket says `webhook claimed <name> ...`, or
+    /// `released` since) and its state; nil when none is claimed for it.
     public func webhookConsumer(_ endpoint: TestWebhookEndpoint) async throws -> (durable: String, state: JetStream.ConsumerState)? {
         let connection = try await nats()
         let bucket = try await connection.jetStream.keyValue(Events.webhookBucket)
         for slot in Events.Durables.webhookSlots {
+            // Claimed; or released, as another test's relay does with a consumer no replica reads (one stopped by a 410).
             guard let claim = try await bucket.get("slot.\(slot)"),
-                  String(decoding: claim.value, as: UTF8.self).hasPrefix("webhook claimed \(endpoint.name) "),
+                  ["webhook claimed \(endpoint.name) ", "webhook released \(endpoint.name) "]
+                      .contains(where: String(decoding: claim.value, as: UTF8.self).hasPrefix),
                   let state = try await connection.jetStream.consumerState(stream: Events.stream, durable: slot) else { continue }
             return (slot, state)
         }

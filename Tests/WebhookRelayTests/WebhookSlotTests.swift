@@ -7,7 +7,9 @@ struct WebhookSlotTests {
     @Test("a claim is written in the description and read back; anything else is a free slot")
     func descriptions() {
         for slot in [WebhookSlot.free, .claimed(endpoint: "orders", since: 1_700_000_000),
-                     .released(endpoint: "orders", since: 1_700_000_000, at: 1_700_000_500)] {
+                     .claimed(endpoint: "orders", since: 1_700_000_000, disabled: "0a1b"),
+                     .released(endpoint: "orders", since: 1_700_000_000, at: 1_700_000_500),
+                     .released(endpoint: "orders", since: 1_700_000_000, at: 1_700_000_500, disabled: "0a1b")] {
             #expect(WebhookSlot(description: slot.description) == slot)
         }
         #expect(WebhookSlot(description: "made by hand") == .free)
@@ -27,6 +29,9 @@ struct WebhookSlotTests {
         #expect(own.slot == "webhook-01" && own.claim == .claimed(endpoint: "orders", since: 100) && !own.write)
         let back = try #require(WebhookSlot.choose(for: "crm", among: slots, now: 1_000))
         #expect(back.slot == "webhook-02" && back.claim == .claimed(endpoint: "crm", since: 50) && back.write)
+        let disabled = [("webhook-01", WebhookSlot.released(endpoint: "crm", since: 5, at: 9, disabled: "0a1b"))]
+        #expect(WebhookSlot.choose(for: "crm", among: disabled, now: 1_000)?.claim == .claimed(endpoint: "crm", since: 5, disabled: "0a1b"),
+                "a 410's mark comes back with the slot")
         let new = try #require(WebhookSlot.choose(for: "billing", among: slots, now: 1_000))
         #expect(new.slot == "webhook-03" && new.claim == .claimed(endpoint: "billing", since: 1_000) && new.write)
     }

@@ -7,13 +7,13 @@ import Contracts
 ///
 /// - `webhook claimed <endpoint> <since>`: the endpoint's, delivering the events stored from `since` (Unix seconds) on;
 ///   with ` disabled <fingerprint>` after, it answered 410 while its entry in the file had that fingerprint;
-/// - `webhook released <endpoint> <since> <at>`: the endpoint left the file at `at`; it takes the slot back, and its
-///   place, if it comes back before another endpoint needs the slot;
+/// - `webhook released <endpoint> <since> <at>`: the endpoint left the file at `at` (no replica read it any more); it
+///   takes the slot back, and its place (and a 410's mark), if it comes back before another endpoint needs the slot;
 /// - no value: free.
 public enum WebhookSlot: Sendable, Equatable {
     case free
     case claimed(endpoint: String, since: Int64, disabled: String? = nil)
-    case released(endpoint: String, since: Int64, at: Int64)
+    case released(endpoint: String, since: Int64, at: Int64, disabled: String? = nil)
 
     /// Reads a slot's value; anything else is taken as free.
     public init(description: String) {
@@ -28,6 +28,9 @@ public enum WebhookSlot: Sendable, Equatable {
         case 5 where words[0] == "webhook" && words[1] == "released":
             guard let since = Int64(words[3]), let at = Int64(words[4]) else { self = .free; return }
             self = .released(endpoint: words[2], since: since, at: at)
+        case 7 where words[0] == "webhook" && words[1] == "released" && words[5] == "disabled":
+            guard let since = Int64(words[3]), let at = Int64(words[4]) else { self = .free; return }
+            self = .released(endpoint: words[2], since: since, at: at, disabled: words[6])
         default:
             self = .free
         }
@@ -38,7 +41,8 @@ public enum WebhookSlot: Sendable, Equatable {
         switch self {
         case .free: ""
         case .claimed(let endpoint, let since, let disabled): "webhook claimed \(endpoint) \(since)" + (disabled.map { " disabled \($0)" } ?? "")
-        case .released(let endpoint, let since, let at): "webhook released \(endpoint) \(since) \(at)"
+        case .released(let endpoint, let since, let at, let disabled):
+            "webhook released \(endpoint) \(since) \(at)" + (disabled.map { " disabled \($0)" } ?? "")
         }
     }
 
@@ -54,13 +58,15 @@ public enum WebhookSlot: Sendable, Equatable {
             return (own.name, own.slot, false)
         }
         for (slot, state) in slots {
-            if case .released(name, let since, _) = state { return (slot, .claimed(endpoint: name, since: since), true) }
+            if case .released(name, let since, _, let disabled) = state {
+                return (slot, .claimed(endpoint: name, since: since, disabled: disabled), true)
+            }
         }
         if let free = slots.first(where: { $0.slot == .free }) {
             return (free.name, .claimed(endpoint: name, since: now), true)
         }
         let released = slots.compactMap { slot -> (String, Int64)? in
-            if case .released(_, _, let at) = slot.slot { (slot.name, at) } else { nil }
+            if case .released(_, _, let at, _) = slot.slot { (slot.name, at) } else { nil }
         }
         guard let oldest = released.min(by: { $0.1 < $1.1 }) else { return nil }
         return (oldest.0, .claimed(endpoint: name, since: now), true)

@@ -193,11 +193,14 @@ final class StreamFeeds: EndpointFeeds {
         }
     }
 
-    /// Releases every claim whose endpoint `matches`.
+    /// Releases every claim whose endpoint `matches` and that no replica reads (its lease lapsed or given up): a replica
+    /// still on an older file, or another deployment's, keeps what it reads.
     private func releaseClaims(in bucket: KeyValueBucket, where matches: (String) -> Bool) async throws {
+        let now = Int64(Date().timeIntervalSince1970)
         for (slot, state, revision) in try await slots(in: bucket) {
-            guard case .claimed(let name, let since, _) = state, matches(name) else { continue }
-            let released = WebhookSlot.released(endpoint: name, since: since, at: Int64(Date().timeIntervalSince1970))
+            guard case .claimed(let name, let since, let disabled) = state, matches(name) else { continue }
+            if let lease = try await bucket.get(Self.leaseKey(slot)), let held = Self.parseLease(lease), held.until > now { continue }
+            let released = WebhookSlot.released(endpoint: name, since: since, at: now, disabled: disabled)
             if try await write(released, to: slot, at: revision, in: bucket) {
                 logger.info("webhook endpoint's consumer released", ["webhook.endpoint": name, "nats.durable": slot])
             }
