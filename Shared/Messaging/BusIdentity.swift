@@ -18,8 +18,8 @@ public enum BusIdentity: String, CaseIterable, Sendable {
     /// for a named admin with a reason; reads every event into the audit trail through its own durable.
     case adminAPI = "admin-api"
     /// Delivers events to the app backends' webhooks: reads every event through the consumers `webhook-01` to
-    /// `webhook-32` (one per endpoint), which the member-service makes, and shares its claims in its key-value bucket; it
-    /// calls no service, publishes no event, and may create no consumer.
+    /// `webhook-32` (one per endpoint), which the member-service makes once an endpoint claimed one in the relay's
+    /// key-value bucket; it calls no service, publishes no event, and may create no consumer.
     case webhookRelay = "webhook-relay"
     /// A person or script running the system: asks for a signing-key rotation and service discovery,
     /// proves a provider token (a diagnostic), reads stored events one by one and follows them live; it
@@ -49,7 +49,7 @@ public enum BusIdentity: String, CaseIterable, Sendable {
                 subscribe: BusSubjects.requests(answeredBy: self) + BusSubjects.answering(QueueGroups.tokenVerifier),
                 allowResponses: true)
         case .memberService:
-            // It makes the webhook-relay's consumers and bucket, which the relay may not.
+            // It makes the webhook-relay's bucket and, as endpoints claim them there, its consumers, which the relay may not.
             BusGrant(
                 publish: BusSubjects.requests(sentBy: self) + BusSubjects.events(publishedBy: .memberService) + JetStreamSubjects.streamSetUp
                     + Events.Durables.webhookSlots.flatMap(JetStreamSubjects.making) + JetStreamSubjects.keyValueSetUp(Events.webhookBucket),
@@ -246,9 +246,10 @@ public enum JetStreamSubjects {
         ["$KV.\(bucket).>", "\(api).STREAM.INFO.KV_\(bucket)", "\(api).DIRECT.GET.KV_\(bucket).>", "\(api).STREAM.MSG.GET.KV_\(bucket)"]
     }
 
-    /// Create the key-value bucket `bucket` when it is missing.
+    /// Create the key-value bucket `bucket` when it is missing, and read it.
     public static func keyValueSetUp(_ bucket: String) -> [String] {
-        ["\(api).STREAM.CREATE.KV_\(bucket)", "\(api).STREAM.INFO.KV_\(bucket)"]
+        ["\(api).STREAM.CREATE.KV_\(bucket)", "\(api).STREAM.INFO.KV_\(bucket)", "\(api).DIRECT.GET.KV_\(bucket).>",
+         "\(api).STREAM.MSG.GET.KV_\(bucket)"]
     }
 
     /// Create, bind, fetch from and acknowledge one durable consumer, and no other.

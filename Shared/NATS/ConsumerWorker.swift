@@ -167,7 +167,7 @@ final class ConsumerWorker: Sendable {
         let jetStream = connection.handle.jetStream
         if createsConsumer {
             try Self.createOrUpdate(jetStream, stream: stream, durable: durable, filterSubject: filterSubject, ackWait: ackWait,
-                                    maxDeliver: maxDeliver, startsAtNew: startsAtNew, description: nil)
+                                    maxDeliver: maxDeliver, startsAtNew: startsAtNew, startTime: nil, description: nil)
         }
         return try durable.withCString { durablePointer in
             try withOptionalCString(filterSubject) { filterPointer in
@@ -193,7 +193,7 @@ final class ConsumerWorker: Sendable {
     /// Creates the durable pull consumer `durable` on `stream`, or updates it to this configuration when it exists with
     /// another (another replica, an older release); blocks on the server's answer.
     static func createOrUpdate(_ jetStream: OpaquePointer?, stream: String, durable: String, filterSubject: String?, ackWait: Duration,
-                               maxDeliver: Int, startsAtNew: Bool, description: String?) throws {
+                               maxDeliver: Int, startsAtNew: Bool, startTime: Date?, description: String?) throws {
         var config = jsConsumerConfig()
         try check(jsConsumerConfig_Init(&config), "init consumer config")
         try durable.withCString { durablePointer in
@@ -202,6 +202,11 @@ final class ConsumerWorker: Sendable {
                     config.Durable = durablePointer
                     config.AckPolicy = js_AckExplicit
                     config.DeliverPolicy = startsAtNew ? js_DeliverNew : js_DeliverAll
+                    if let startTime {
+                        config.DeliverPolicy = js_DeliverByStartTime
+                        // Whole seconds: cnats 3.4 writes a fraction without its leading zeros (see JetStream+Follow).
+                        config.OptStartTime = Int64(max(1, startTime.timeIntervalSince1970.rounded(.down))) * 1_000_000_000
+                    }
                     config.AckWait = ackWait.nanoseconds
                     config.MaxDeliver = Int64(maxDeliver)
                     config.FilterSubject = filterPointer

@@ -241,17 +241,18 @@ extension JetStream {
     }
 
     /// Creates the durable pull consumer `durable` on `stream` (acknowledged one by one, starting with the messages
-    /// stored after its creation when `startsAtNew`), or sets an existing one to this configuration: for a consumer
-    /// whose description someone else reads.
+    /// stored after its creation when `startsAtNew`, or from `startTime`), or sets an existing one to this configuration:
+    /// for a consumer another identity reads.
     public func ensureConsumer(stream: String, durable: String, filterSubject: String?, ackWait: Duration = .seconds(30),
-                               startsAtNew: Bool = false, description: String? = nil) async throws {
+                               startsAtNew: Bool = false, startTime: Date? = nil, description: String? = nil) async throws {
         try Subject.validateName(stream, kind: "stream name")
         try Subject.validateName(durable, kind: "durable consumer name")
         if let filterSubject { try Subject.validate(filterSubject, wildcards: true) }
         let handle = connection.handle
         try await BlockingCall.run {
             try ConsumerWorker.createOrUpdate(handle.jetStream, stream: stream, durable: durable, filterSubject: filterSubject,
-                                              ackWait: ackWait, maxDeliver: -1, startsAtNew: startsAtNew, description: description)
+                                              ackWait: ackWait, maxDeliver: -1, startsAtNew: startsAtNew, startTime: startTime,
+                                              description: description)
         }
     }
 }

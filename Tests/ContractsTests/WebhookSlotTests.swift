@@ -1,5 +1,5 @@
 import Testing
-import WebhookRelay
+import Contracts
 
 /// Which of the relay's fixed consumers an endpoint reads, as the consumers' descriptions say.
 @Suite("Webhook consumer slots")

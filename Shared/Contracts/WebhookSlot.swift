@@ -1,9 +1,8 @@
-import Contracts
-
-/// The relay's consumers are fixed (`webhook-01` to `webhook-32`, ``Events/Durables/webhookSlots``), made by the
-/// member-service: the relay's NATS identity may only read them, so it can never make JetStream deliver events onto
-/// someone else's subject. Each endpoint claims one, and the claim is the value of `slot.<consumer>` in the relay's
-/// key-value bucket, written by compare-and-set, where every replica reads it:
+/// The webhook-relay's consumers have fixed names (`webhook-01` to `webhook-32`, ``Events/Durables/webhookSlots``) and
+/// are made by the member-service once claimed: the relay's NATS identity may only read them, so it can never make
+/// JetStream deliver events onto someone else's subject. Each endpoint claims one, and the claim is the value of
+/// `slot.<consumer>` in the relay's key-value bucket (``Events/webhookBucket``), written by compare-and-set, where every
+/// replica, and the member-service, reads it:
 ///
 /// - `webhook claimed <endpoint> <since>`: the endpoint's, delivering the events stored from `since` (Unix seconds) on;
 ///   with ` disabled <fingerprint>` after, it answered 410 while its entry in the file had that fingerprint;
