@@ -68,8 +68,6 @@ public struct OrderedEventConsumer: Sendable {
         public var durable: String
         /// The subjects it reads. Default `events.>`.
         public var filterSubject = "events.>"
-        /// Whether a new consumer starts with the events stored after it was made (true) or with every stored one.
-        public var startsAtNew = true
         /// Whether it creates the consumer (true) or binds one someone else made (an identity that may create none).
         public var createsConsumer = true
         /// The server's ack wait (progress is reported every third of it): how long the events a replica held when
@@ -136,7 +134,7 @@ public struct OrderedEventConsumer: Sendable {
         await DurableBinding.run(logger: logger, bind: {
             try connection.jetStream.consume(stream: Events.stream, durable: settings.durable, filterSubject: settings.filterSubject,
                                              ackWait: settings.ackWait, batchSize: min(64, settings.maxHeld),
-                                             startsAtNew: settings.startsAtNew, createsConsumer: settings.createsConsumer, onDemand: true)
+                                             createsConsumer: settings.createsConsumer, onDemand: true)
         }, consume: { consumer, progressed in
             let next = await consume(consumer, beats: beats, progressed: progressed)
             if next == .finished { ending = .stopped }

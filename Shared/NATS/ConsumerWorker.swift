@@ -18,8 +18,6 @@ final class ConsumerWorker: Sendable {
     let maxDeliver: Int
     /// Messages fetched per request (the channel holds as many).
     let batchSize: Int32
-    /// Whether a consumer created here starts with the messages stored after its creation.
-    let startsAtNew: Bool
     /// Whether binding creates (or updates) the consumer first; false: it binds one someone else made.
     let createsConsumer: Bool
     /// What the consumer lets the thread fetch, for one that fetches only what it has room for; nil: a batch whenever
@@ -31,7 +29,7 @@ final class ConsumerWorker: Sendable {
     private let subscription = Mutex<SubscriptionHandle?>(nil)
 
     init(connection: NATSConnection, stream: String, durable: String, filterSubject: String?, ackWait: Duration,
-         maxDeliver: Int, batchSize: Int = ConsumerWorker.defaultBatchSize, startsAtNew: Bool = false,
+         maxDeliver: Int, batchSize: Int = ConsumerWorker.defaultBatchSize,
          createsConsumer: Bool = true, onDemand: Bool = false) {
         self.connection = connection
         self.stream = stream
@@ -40,7 +38,6 @@ final class ConsumerWorker: Sendable {
         self.ackWait = ackWait
         self.maxDeliver = maxDeliver
         self.batchSize = Int32(max(1, batchSize))
-        self.startsAtNew = startsAtNew
         self.createsConsumer = createsConsumer
         allowance = onDemand ? FetchAllowance() : nil
         channel = MessageChannel(capacity: max(1, batchSize))
@@ -167,7 +164,7 @@ final class ConsumerWorker: Sendable {
         let jetStream = connection.handle.jetStream
         if createsConsumer {
             try Self.createOrUpdate(jetStream, stream: stream, durable: durable, filterSubject: filterSubject, ackWait: ackWait,
-                                    maxDeliver: maxDeliver, startsAtNew: startsAtNew, startTime: nil, description: nil)
+                                    maxDeliver: maxDeliver, startTime: nil, description: nil)
         }
         return try durable.withCString { durablePointer in
             try withOptionalCString(filterSubject) { filterPointer in
@@ -193,7 +190,7 @@ final class ConsumerWorker: Sendable {
     /// Creates the durable pull consumer `durable` on `stream`, or updates it to this configuration when it exists with
     /// another (another replica, an older release); blocks on the server's answer.
     static func createOrUpdate(_ jetStream: OpaquePointer?, stream: String, durable: String, filterSubject: String?, ackWait: Duration,
-                               maxDeliver: Int, startsAtNew: Bool, startTime: Date?, description: String?) throws {
+                               maxDeliver: Int, startTime: Date?, description: String?) throws {
         var config = jsConsumerConfig()
         try check(jsConsumerConfig_Init(&config), "init consumer config")
         try durable.withCString { durablePointer in
@@ -201,7 +198,7 @@ final class ConsumerWorker: Sendable {
                 try withOptionalCString(description) { descriptionPointer in
                     config.Durable = durablePointer
                     config.AckPolicy = js_AckExplicit
-                    config.DeliverPolicy = startsAtNew ? js_DeliverNew : js_DeliverAll
+                    config.DeliverPolicy = js_DeliverAll
                     if let startTime {
                         config.DeliverPolicy = js_DeliverByStartTime
                         // Whole seconds: cnats 3.4 writes a fraction without its leading zeros (see JetStream+Follow).

@@ -192,12 +192,11 @@ public struct JetStream: Sendable {
     /// (say, the stream does not exist) is thrown by the first `next()`. `batchSize` messages are fetched per
     /// request (16 unless said: a consumer that handles them in batches asks for more).
     ///
-    /// A consumer made with `startsAtNew` begins with the messages stored after it was created (an existing one
-    /// goes on from where it is); without `createsConsumer` it is only bound, as someone else made it (an identity that
+    /// Without `createsConsumer` it is only bound, as someone else made it (an identity that
     /// may not create consumers). One made `onDemand` fetches only as many messages as its reader allowed
     /// (``JetStreamConsumer/allow(_:)``), none before.
     public func consume(stream: String, durable: String, filterSubject: String?, ackWait: Duration = .seconds(30),
-                        maxDeliver: Int = -1, batchSize: Int = 16, startsAtNew: Bool = false,
+                        maxDeliver: Int = -1, batchSize: Int = 16,
                         createsConsumer: Bool = true, onDemand: Bool = false) throws -> JetStreamConsumer {
         try Subject.validateName(stream, kind: "stream name")
         try Subject.validateName(durable, kind: "durable consumer name")
@@ -205,7 +204,7 @@ public struct JetStream: Sendable {
         guard ackWait > .zero else { throw NATSError(code: .invalidArgument, detail: "ackWait must be positive") }
         let worker = ConsumerWorker(connection: connection, stream: stream, durable: durable, filterSubject: filterSubject,
                                     ackWait: ackWait, maxDeliver: maxDeliver, batchSize: min(max(1, batchSize), 1_024),
-                                    startsAtNew: startsAtNew, createsConsumer: createsConsumer, onDemand: onDemand)
+                                    createsConsumer: createsConsumer, onDemand: onDemand)
         worker.start()
         return JetStreamConsumer(worker: worker)
     }
@@ -241,17 +240,17 @@ extension JetStream {
     }
 
     /// Creates the durable pull consumer `durable` on `stream` (acknowledged one by one, starting with the messages
-    /// stored after its creation when `startsAtNew`, or from `startTime`), or sets an existing one to this configuration:
+    /// stored from `startTime`, or every stored one), or sets an existing one to this configuration:
     /// for a consumer another identity reads.
     public func ensureConsumer(stream: String, durable: String, filterSubject: String?, ackWait: Duration = .seconds(30),
-                               startsAtNew: Bool = false, startTime: Date? = nil, description: String? = nil) async throws {
+                               startTime: Date? = nil, description: String? = nil) async throws {
         try Subject.validateName(stream, kind: "stream name")
         try Subject.validateName(durable, kind: "durable consumer name")
         if let filterSubject { try Subject.validate(filterSubject, wildcards: true) }
         let handle = connection.handle
         try await BlockingCall.run {
             try ConsumerWorker.createOrUpdate(handle.jetStream, stream: stream, durable: durable, filterSubject: filterSubject,
-                                              ackWait: ackWait, maxDeliver: -1, startsAtNew: startsAtNew, startTime: startTime,
+                                              ackWait: ackWait, maxDeliver: -1, startTime: startTime,
                                               description: description)
         }
     }
