@@ -1,5 +1,5 @@
 /// The webhook-relay's consumers have fixed names (`webhook-01` to `webhook-32`, ``Events/Durables/webhookSlots``) and
-/// are made by the member-service once claimed: the relay's NATS identity may only read them, so it can never make
+/// are made by the member-service when it starts: the relay's NATS identity may only read them, so it can never make
 /// JetStream deliver events onto someone else's subject. Each endpoint claims one, and the claim is the value of
 /// `slot.<consumer>` in the relay's key-value bucket (``Events/webhookBucket``), written by compare-and-set, where every
 /// replica, and the member-service, reads it:
@@ -47,6 +47,19 @@ public enum WebhookSlot: Sendable, Equatable {
 
     /// How many endpoints the relay serves at most.
     public static var capacity: Int { Events.Durables.webhookSlots.count }
+
+    /// The bucket key holding `slot`'s claim.
+    public static func claimKey(_ slot: String) -> String { "slot.\(slot)" }
+
+    /// The bucket key holding the lease on `slot` (the replica that reads it, and until when).
+    public static func leaseKey(_ slot: String) -> String { "lease.\(slot)" }
+
+    /// Every key of the relay's bucket: a claim and a lease per slot, and nothing else.
+    public static var keys: [String] { Events.Durables.webhookSlots.flatMap { [claimKey($0), leaseKey($0)] } }
+
+    /// The largest value the bucket takes: a claim names an endpoint (at most 48 characters), two times and a
+    /// fingerprint, in about 130 bytes.
+    public static let maxValueSize = 512
 
     /// The slot the endpoint `name` is to use, given what each slot holds (in order), and the claim to write there
     /// (nil when it holds it already); nil when every slot is claimed. Its own claim first, then its released slot

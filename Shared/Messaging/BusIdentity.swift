@@ -18,8 +18,9 @@ public enum BusIdentity: String, CaseIterable, Sendable {
     /// for a named admin with a reason; reads every event into the audit trail through its own durable.
     case adminAPI = "admin-api"
     /// Delivers events to the app backends' webhooks: reads every event through the consumers `webhook-01` to
-    /// `webhook-32` (one per endpoint), which the member-service makes once an endpoint claimed one in the relay's
-    /// key-value bucket; it calls no service, publishes no event, and may create no consumer.
+    /// `webhook-32` (one per endpoint, claimed in the relay's key-value bucket, whose claim and lease keys are the
+    /// only ones it writes), which the member-service makes; it calls no service, publishes no event, and may create
+    /// no consumer.
     case webhookRelay = "webhook-relay"
     /// A person or script running the system: asks for a signing-key rotation and service discovery,
     /// proves a provider token (a diagnostic), reads stored events one by one and follows them live; it
@@ -49,7 +50,7 @@ public enum BusIdentity: String, CaseIterable, Sendable {
                 subscribe: BusSubjects.requests(answeredBy: self) + BusSubjects.answering(QueueGroups.tokenVerifier),
                 allowResponses: true)
         case .memberService:
-            // It makes the webhook-relay's bucket and, as endpoints claim them there, its consumers, which the relay may not.
+            // It makes the webhook-relay's bucket and consumers when it starts, which the relay may not.
             BusGrant(
                 publish: BusSubjects.requests(sentBy: self) + BusSubjects.events(publishedBy: .memberService) + JetStreamSubjects.streamSetUp
                     + Events.Durables.webhookSlots.flatMap(JetStreamSubjects.making) + JetStreamSubjects.keyValueSetUp(Events.webhookBucket),
@@ -75,7 +76,7 @@ public enum BusIdentity: String, CaseIterable, Sendable {
         case .webhookRelay:
             BusGrant(
                 publish: [JetStreamSubjects.streamInfo] + Events.Durables.webhookSlots.flatMap(JetStreamSubjects.reading)
-                    + JetStreamSubjects.keyValue(Events.webhookBucket),
+                    + JetStreamSubjects.keyValue(Events.webhookBucket, keys: WebhookSlot.keys),
                 subscribe: [],
                 allowResponses: false)
         case .operator:
@@ -241,9 +242,10 @@ public enum JetStreamSubjects {
          "CONSUMER.INFO.\(stream).\(name)"].map { "\(api).\($0)" }
     }
 
-    /// Read and write (compare-and-set) the key-value bucket `bucket`.
-    public static func keyValue(_ bucket: String) -> [String] {
-        ["$KV.\(bucket).>", "\(api).STREAM.INFO.KV_\(bucket)", "\(api).DIRECT.GET.KV_\(bucket).>", "\(api).STREAM.MSG.GET.KV_\(bucket)"]
+    /// Read the key-value bucket `bucket`, and write (compare-and-set) its `keys` and no other.
+    public static func keyValue(_ bucket: String, keys: [String]) -> [String] {
+        keys.map { "$KV.\(bucket).\($0)" }
+            + ["\(api).STREAM.INFO.KV_\(bucket)", "\(api).DIRECT.GET.KV_\(bucket).>", "\(api).STREAM.MSG.GET.KV_\(bucket)"]
     }
 
     /// Create the key-value bucket `bucket` when it is missing, and read it.

@@ -211,6 +211,8 @@ public struct OrderedEventConsumer: Sendable {
         var nextID = 0
         var ending: DurableBinding.Next?
         var reading = false
+        // What goes back to the stream once the consumer stops: the events of a stop, and those fetched after it.
+        var handedBack: [JetStreamMessage] = []
         // It fetches only what it has room for: nothing fetched waits unread, without progress reports.
         consumer.allow(settings.maxHeld)
         await withTaskGroup(of: Signal.self) { group in
@@ -238,7 +240,7 @@ public struct OrderedEventConsumer: Sendable {
                         // The consumer stopped (cancelled, or its connection closed): bind again unless cancelled.
                         ending = ending ?? .bindAgain
                     } else if ending != nil {
-                        for message in messages { try? message.nakWithoutConfirmation() }
+                        handedBack += messages
                     } else {
                         progressed()
                         for message in messages {
@@ -257,7 +259,10 @@ public struct OrderedEventConsumer: Sendable {
                 case .settled(let held, let outcome):
                     schedule.finish(held)
                     consumer.allow(1)
-                    if outcome == .stop { ending = .finished }
+                    if outcome == .stop {
+                        ending = .finished
+                        handedBack.append(held.message)
+                    }
                 case .retrying(let held, let attempt, let delay):
                     schedule.running -= 1
                     schedule.sleeping += 1
@@ -277,13 +282,20 @@ public struct OrderedEventConsumer: Sendable {
             }
         }
         // What waited was never settled: back to the stream at once, with what the consumer had fetched and not handed
-        // over yet (an event given back just before the stop may be among them), rather than after the ack wait.
+        // over yet (an event given back just before the stop may be among them), rather than after the ack wait. In
+        // stream order: the server hands out what comes back in the order it came, so that whoever reads next gets each
+        // member's events in order.
         for held in schedule.waiting + schedule.due.map(\.held) {
-            release(held, beats: beats)
+            beats.stop(held.beat)
+            holdings.remove(held.id)
+            handedBack.append(held.message)
         }
         consumer.stop()
         while let fetched = try? await consumer.nextBatch(limit: 64), !fetched.isEmpty {
-            for message in fetched { try? message.nakWithoutConfirmation() }
+            handedBack += fetched
+        }
+        for message in handedBack.sorted(by: { $0.streamSequence < $1.streamSequence }) {
+            try? message.nakWithoutConfirmation()
         }
         return ending ?? .bindAgain
     }
@@ -313,15 +325,8 @@ public struct OrderedEventConsumer: Sendable {
         switch outcome {
         case .done: await Acknowledgement.send(held.message, "ack", logger: logger) { try await held.message.ack() }
         case .drop: await Acknowledgement.send(held.message, "terminate", logger: logger) { try await held.message.term() }
-        case .stop, .retry: try? held.message.nakWithoutConfirmation()
+        case .stop, .retry: break  // handed back with the rest once the consumer stops
         }
         return .settled(held, outcome)
-    }
-
-    /// Gives an event back to the stream for immediate delivery to whoever consumes next.
-    private func release(_ held: Held, beats: ProgressBeats) {
-        beats.stop(held.beat)
-        holdings.remove(held.id)
-        try? held.message.nakWithoutConfirmation()
     }
 }

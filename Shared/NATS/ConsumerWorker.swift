@@ -190,7 +190,7 @@ final class ConsumerWorker: Sendable {
     /// Creates the durable pull consumer `durable` on `stream`, or updates it to this configuration when it exists with
     /// another (another replica, an older release); blocks on the server's answer.
     static func createOrUpdate(_ jetStream: OpaquePointer?, stream: String, durable: String, filterSubject: String?, ackWait: Duration,
-                               maxDeliver: Int, startTime: Date?, description: String?) throws {
+                               maxDeliver: Int, startTime: Date?, description: String?, replicas: Int? = nil) throws {
         var config = jsConsumerConfig()
         try check(jsConsumerConfig_Init(&config), "init consumer config")
         try durable.withCString { durablePointer in
@@ -208,6 +208,7 @@ final class ConsumerWorker: Sendable {
                     config.MaxDeliver = Int64(maxDeliver)
                     config.FilterSubject = filterPointer
                     config.Description = descriptionPointer
+                    if let replicas { config.Replicas = Int64(replicas) }
                     var info: UnsafeMutablePointer<jsConsumerInfo>?
                     var errorCode = jsErrCode(0)
                     var status = js_AddConsumer(&info, jetStream, stream, &config, nil, &errorCode)

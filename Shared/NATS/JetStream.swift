@@ -219,6 +219,66 @@ extension JetStream {
         public var unacknowledged: UInt64
         /// Its description ("" for none).
         public var description: String
+        /// How it was made: where and what it delivers.
+        public var configuration: ConsumerConfiguration
+    }
+
+    /// What a consumer's configuration says of where and how it delivers, as far as one who reads a consumer someone
+    /// else made must trust it (``ConsumerState/configuration``).
+    public struct ConsumerConfiguration: Sendable, Equatable {
+        /// Where a push consumer delivers; nil for a pull consumer.
+        public var deliverSubject: String?
+        /// The subjects it delivers ("" for all of the stream's).
+        public var filterSubject = ""
+        /// Whether every message is acknowledged one by one.
+        public var acknowledgesEach = true
+        public var ackWait = Duration.seconds(30)
+        /// Deliveries of a message at most; -1 or 0 for no limit.
+        public var maxDeliver: Int64 = -1
+        /// Where it started: the first stored message (nil), or the first stored from this time on.
+        public var startTime: Date?
+        /// Whether it started anywhere but the first stored message or a time (new, last, a sequence...).
+        public var startsElsewhere = false
+        /// Whether it delivers headers without bodies.
+        public var headersOnly = false
+        /// Whether it delivers as fast as asked (not at the pace the messages were stored).
+        public var replaysInstantly = true
+        /// Whether redeliveries wait by a back-off list of its own.
+        public var hasBackOff = false
+        /// After how long without readers the server deletes it; zero for never.
+        public var inactiveThreshold = Duration.zero
+        /// Whether its state is kept in memory only.
+        public var memoryStorage = false
+        /// Messages delivered and not acknowledged at most; 0 or -1 for the server's default.
+        public var maxAckPending: Int64 = 0
+        /// A pull request's largest batch, longest expiry and most bytes; 0 for no limit.
+        public var maxRequestBatch: Int64 = 0
+        public var maxRequestExpires = Duration.zero
+        public var maxRequestMaxBytes: Int64 = 0
+
+        /// A pull consumer of every subject, acknowledged one by one from the first stored message, the rest at the
+        /// server's defaults (the tests change what they look at).
+        public init() {}
+
+        init(_ config: jsConsumerConfig) {
+            deliverSubject = config.DeliverSubject.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+            filterSubject = config.FilterSubject.map { String(cString: $0) } ?? ""
+            acknowledgesEach = config.AckPolicy == js_AckExplicit
+            ackWait = .nanoseconds(config.AckWait)
+            maxDeliver = config.MaxDeliver
+            startTime = config.DeliverPolicy == js_DeliverByStartTime
+                ? Date(timeIntervalSince1970: Double(config.OptStartTime) / 1e9) : nil
+            startsElsewhere = config.DeliverPolicy != js_DeliverAll && config.DeliverPolicy != js_DeliverByStartTime
+            headersOnly = config.HeadersOnly
+            replaysInstantly = config.ReplayPolicy == js_ReplayInstant
+            hasBackOff = config.BackOffLen > 0
+            inactiveThreshold = .nanoseconds(config.InactiveThreshold)
+            memoryStorage = config.MemoryStorage
+            maxAckPending = config.MaxAckPending
+            maxRequestBatch = config.MaxRequestBatch
+            maxRequestExpires = .nanoseconds(config.MaxRequestExpires)
+            maxRequestMaxBytes = config.MaxRequestMaxBytes
+        }
     }
 
     /// The state of the durable consumer `durable` on `stream`; nil when there is no such consumer.
@@ -233,17 +293,18 @@ extension JetStream {
             defer { if let info { jsConsumerInfo_Destroy(info) } }
             if errorCode == JSConsumerNotFoundErr || status == NATS_NOT_FOUND { return nil }
             try checkJS(status, errorCode, "read consumer '\(durable)' on '\(stream)'")
-            guard let info else { return nil }
+            guard let info, let config = info.pointee.Config?.pointee else { return nil }
             return ConsumerState(undelivered: info.pointee.NumPending, unacknowledged: UInt64(max(0, info.pointee.NumAckPending)),
-                                 description: info.pointee.Config?.pointee.Description.map { String(cString: $0) } ?? "")
+                                 description: config.Description.map { String(cString: $0) } ?? "",
+                                 configuration: ConsumerConfiguration(config))
         }
     }
 
     /// Creates the durable pull consumer `durable` on `stream` (acknowledged one by one, starting with the messages
-    /// stored from `startTime`, or every stored one), or sets an existing one to this configuration:
-    /// for a consumer another identity reads.
+    /// stored from `startTime`, or every stored one; kept in `replicas` copies, or as many as the stream), or sets an
+    /// existing one to this configuration: for a consumer another identity reads.
     public func ensureConsumer(stream: String, durable: String, filterSubject: String?, ackWait: Duration = .seconds(30),
-                               startTime: Date? = nil, description: String? = nil) async throws {
+                               startTime: Date? = nil, description: String? = nil, replicas: Int? = nil) async throws {
         try Subject.validateName(stream, kind: "stream name")
         try Subject.validateName(durable, kind: "durable consumer name")
         if let filterSubject { try Subject.validate(filterSubject, wildcards: true) }
@@ -251,7 +312,7 @@ extension JetStream {
         try await BlockingCall.run {
             try ConsumerWorker.createOrUpdate(handle.jetStream, stream: stream, durable: durable, filterSubject: filterSubject,
                                               ackWait: ackWait, maxDeliver: -1, startTime: startTime,
-                                              description: description)
+                                              description: description, replicas: replicas)
         }
     }
 }

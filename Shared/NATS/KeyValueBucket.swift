@@ -104,8 +104,9 @@ extension JetStream {
         }
     }
 
-    /// Creates the key-value bucket `name` (one value a key, file storage, `replicas` copies) when it is missing.
-    public func ensureKeyValue(_ name: String, replicas: Int = 1) async throws {
+    /// Creates the key-value bucket `name` (one value a key, file storage, `replicas` copies; values of at most
+    /// `maxValueSize` bytes, `maxBytes` in all, when given) when it is missing.
+    public func ensureKeyValue(_ name: String, replicas: Int = 1, maxValueSize: Int? = nil, maxBytes: Int? = nil) async throws {
         try Subject.validateName(name, kind: "bucket name")
         let connection = self.connection
         try await BlockingCall.run {
@@ -117,6 +118,8 @@ extension JetStream {
                 config.History = 1
                 config.StorageType = js_FileStorage
                 config.Replicas = Int32(replicas)
+                if let maxValueSize { config.MaxValueSize = Int32(maxValueSize) }
+                if let maxBytes { config.MaxBytes = Int64(maxBytes) }
                 return js_CreateKeyValue(&store, connection.handle.jetStream, &config)
             }
             if let store { kvStore_Destroy(store) }

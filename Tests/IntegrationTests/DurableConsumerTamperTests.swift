@@ -9,23 +9,32 @@ import TestSupport
 
 /// The services' durable consumers cannot be reconfigured, and no one may make JetStream deliver events onto
 /// a service's subject (SPEC section 9): nats-server checks no permission on a consumer's deliver subject,
-/// so only the owners of durables may create consumers at all, and each only its own.
+/// so only the owners of durables may create consumers at all, and each only its own, which exists from its
+/// service's start (the webhook-relay's 32 included: an existing pull consumer cannot become a push consumer).
 @Suite("Durable consumers cannot be reconfigured; no push consumer onto a service subject")
 struct DurableConsumerTamperTests {
     static let logger = Logger(label: "durable-tamper", level: .critical)
 
-    /// Each durable and the identity that owns it.
+    /// Each durable and the identity that owns it (makes it; the webhook-relay's are the member-service's to make, the
+    /// relay's to read).
     static let owners: [(durable: String, owner: BusIdentity)] = [
         (Events.Durables.revocations, .tokenVerifier),
         (Events.Durables.sessionsOfDeletedMembers, .tokenIssuer),
         (Events.Durables.sessionsOfUnlinkedIdentities, .tokenIssuer),
-    ]
+    ] + Events.Durables.webhookSlots.map { ($0, .memberService) }
 
     /// Runs `body` with the tests' own connection (to read consumers back) and one as `identity`, on the shared stack.
     static func connected(as identity: BusIdentity, _ body: (_ tests: NATSConnection, _ connection: NATSConnection) async throws -> Void)
         async throws {
         _ = try await TestStack.shared.running()
         let tests = try await NATSConnection.connect(TestIdentities.configuration(name: "tamper-reader"), logger: logger)
+        // The member-service makes the webhook-relay's consumers as it starts, all of them.
+        try await waitUntil(timeout: .seconds(30), "the member-service did not make the webhook-relay's consumers") {
+            for slot in Events.Durables.webhookSlots where (try? await tests.jetStream.consumerState(stream: Events.stream, durable: slot)) == nil {
+                return false
+            }
+            return true
+        }
         let connection = try await NATSConnection.connect(.init(url: TestEnvironment.natsURL, name: "tamper-\(identity.rawValue)",
                                                                 access: TestIdentities.access(for: identity)), logger: logger)
         try await withResource((tests, connection), close: { await $0.0.drainAndClose(); await $0.1.drainAndClose() }) {

@@ -148,19 +148,25 @@ struct WebhookRelayTests {
         } == true)
         #expect(try await stack.webhookInbox(gone.name).attempts == refusedAttempts)
 
-        // The file changes elsewhere: still disabled (the 410 was for its entry). Then its entry changes: it is tried
-        // again, and gets what it missed (the event handed back at the stop at once, or after the ack wait, 30 s).
+        // The file changes elsewhere: still disabled (the 410 was for its entry). The control endpoint now also asks
+        // for member.deleted; a new endpoint, once it claimed a consumer, tells that the relay read the file.
         var renamedControl = control
         renamedControl.events = ["member.created", "member.deleted"]
-        try relay.rewrite([gone, renamedControl])
-        let third = try await stack.googleSession().memberId
+        let marker = TestWebhookEndpoint(stack: stack, events: ["member.created"])
+        try relay.rewrite([gone, renamedControl, marker])
+        try await relay.waitForConsumer(marker, on: stack)
+        let third = try await stack.googleSession()
+        #expect(try await stack.deleteAccount(third.accessToken).status == 204)
         #expect(try await arrival(timeout: .seconds(20)) {
-            try await stack.webhookInbox(control.name).events.contains { $0.memberId == third } ? true : nil
-        } == true)
+            try await stack.webhookInbox(control.name).events.contains { $0.memberId == third.memberId && $0.type == "member.deleted" }
+                ? true : nil
+        } == true, "the control endpoint's new entry was not read: \(relay.log.lines)")
         #expect(try await stack.webhookInbox(gone.name).attempts == refusedAttempts, "an unchanged entry stays disabled")
+        // Then its entry changes: it is tried again, and gets what it missed (the events handed back at the stop, at
+        // once, or after the ack wait, 30 s).
         var mended = gone
         mended.events = ["member.created", "identity.linked"]
-        try relay.rewrite([mended, renamedControl])
+        try relay.rewrite([mended, renamedControl, marker])
         let inbox = try #require(try await arrival(timeout: .seconds(60)) {
             let inbox = try await stack.webhookInbox(gone.name)
             let members = Set(inbox.events.filter { $0.delivered >= 1 }.compactMap(\.memberId))
@@ -236,6 +242,60 @@ struct WebhookRelayTests {
         let ours = inbox.events.filter { $0.memberId.map(members.contains) ?? false }
         #expect(ours.allSatisfy { $0.verified })
         print("webhook relay killed after \(midway ?? 0) of 30 deliveries; delivered twice since: \(ours.count { $0.delivered > 1 })")
+    }
+
+    @Test("two relays share an endpoint: one reads it; when it is killed the other takes over, and each member's events still arrive in the stream's order")
+    func failover() async throws {
+        let stack = try await TestStack.shared.running()
+        let endpoint = TestWebhookEndpoint(stack: stack, events: ["member.created", "member.logged-in", "member.deleted"])
+        try await stack.setWebhookInbox(endpoint.name, .init(secret: endpoint.secret.text, delayMs: 300))
+        let maker = try await TestWebhookRelay.start(stack, endpoints: [endpoint])
+        await maker.stop()
+        try maker.rewrite([endpoint])
+        let environment = [
+            "WEBHOOKS_FILE": maker.path, "WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true",
+            "WEBHOOK_CONCURRENCY": "2", "NATS_URL": stack.natsURL, "LOG_LEVEL": "info",
+        ].merging(TestIdentities.environment(for: "webhook-relay")) { $1 }
+        var relays = [try await ServiceProcess.start("webhook-relay", environment: environment),
+                      try await ServiceProcess.start("webhook-relay", environment: environment)]
+        defer { for relay in relays { relay.kill() } }
+
+        // Each member: created and logged in, then deleted; several members at once, so the relay holds several of them.
+        var members: [Int64] = []
+        for _ in 0..<12 {
+            let session = try await stack.googleSession()
+            members.append(session.memberId)
+            #expect(try await stack.deleteAccount(session.accessToken).status == 204)
+        }
+        let reading = try #require(try await arrival(timeout: .seconds(30)) {
+            relays.firstIndex { $0.errorOutput.contains("webhook endpoint reads its consumer") }
+        }, "no relay read the endpoint's consumer")
+        let atKill = try #require(try await arrival(timeout: .seconds(30)) {
+            let count = try await stack.webhookInbox(endpoint.name).events.count
+            return count >= 6 ? count : nil
+        })
+        #expect(atKill < members.count * 3, "the run was over before the kill")
+        relays[reading].kill()
+        _ = await relays[reading].waitForExit(timeout: .seconds(10))
+        let other = relays[1 - reading]
+
+        // The other takes over once the lease went unrenewed 15 s, then waits out the ack wait (30 s) for what the dead
+        // one held.
+        let inbox = try #require(try await arrival(timeout: .seconds(120)) {
+            let inbox = try await stack.webhookInbox(endpoint.name)
+            let delivered = inbox.events.filter { $0.delivered >= 1 && $0.memberId.map(members.contains) == true }
+            return delivered.count >= members.count * 3 ? inbox : nil
+        }, "events were lost: \(other.errorOutput)")
+        #expect(other.errorOutput.contains("went silent"), "the other relay did not take over: \(other.errorOutput)")
+        // In the order first received: created, logged in, deleted, for every member.
+        let order = ["member.created", "member.logged-in", "member.deleted"]
+        for member in members {
+            let types = inbox.events.filter { $0.memberId == member }.map(\.type)
+            #expect(types == order, "member \(member)'s events came as \(types)")
+        }
+        #expect(inbox.events.allSatisfy { $0.verified })
+        let ours = inbox.events.filter { $0.memberId.map(members.contains) == true }
+        print("webhook relays: the reading one killed after \(atKill) of \(members.count * 3) events; delivered twice since: \(ours.count { $0.delivered > 1 }) \(ours.filter { $0.delivered > 1 }.map { "\($0.memberId ?? 0) \($0.type) \($0.attempts)" })")
     }
 }
 

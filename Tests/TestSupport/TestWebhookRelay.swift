@@ -131,7 +131,7 @@ extension RunningStack {
         let bucket = try await connection.jetStream.keyValue(Events.webhookBucket)
         for slot in Events.Durables.webhookSlots {
             // Claimed; or released, as another test's relay does with a consumer no replica reads (one stopped by a 410).
-            guard let claim = try await bucket.get("slot.\(slot)"),
+            guard let claim = try await bucket.get(WebhookSlot.claimKey(slot)),
                   ["webhook claimed \(endpoint.name) ", "webhook released \(endpoint.name) "]
                       .contains(where: String(decoding: claim.value, as: UTF8.self).hasPrefix),
                   let state = try await connection.jetStream.consumerState(stream: Events.stream, durable: slot) else { continue }

@@ -8,8 +8,9 @@ import Synchronization
 
 /// The relay: one ``EndpointRelay`` per endpoint of the webhooks file, kept in step with the file. An endpoint
 /// added starts, one removed stops, one changed starts again with its new settings (its consumer keeps its
-/// place); one that answered 410 stays stopped until the file changes. Every few seconds it also reports each
-/// endpoint's backlog and the age of the oldest event it holds.
+/// place); one that answered 410 stays stopped until its entry in the file changes. Every few seconds it also
+/// reports each endpoint's backlog and the age of the oldest event it holds, and gives back the consumers of
+/// endpoints no longer in the file that no replica reads.
 struct WebhookRelay: Service {
     let file: FollowedFile<[WebhookEndpoint]>
     let settings: EndpointRelay.Settings
@@ -21,6 +22,9 @@ struct WebhookRelay: Service {
 
     var name: String { "webhooks" }
 
+    /// How often the consumers of endpoints no longer in the file are looked at, besides on every change of the file.
+    static let releaseInterval = Duration.seconds(30)
+
     /// An endpoint being served.
     private struct Running {
         let relay: EndpointRelay
@@ -30,41 +34,46 @@ struct WebhookRelay: Service {
     func run() async throws {
         Self.describe(metrics)
         var running: [String: Running] = [:]
-        var disabled: Set<String> = []
+        // The entries stopped by a 410: each stays stopped while the file holds it unchanged (the bucket tells every
+        // replica the same, and a restart).
+        var disabled: [String: WebhookEndpoint] = [:]
         var known: Set<String> = []
         var lastReport = ContinuousClock.now - .seconds(60)
+        var lastRelease = ContinuousClock.now - .seconds(60)
         let gone = GoneEndpoints()
         defer {
             for served in running.values { served.task.cancel() }
         }
         do {
             while !Task.isCancelled {
-                var fileRead = running.isEmpty && known.isEmpty
+                // Stopped by a 410 (the entry that ran, which the file may have changed since).
+                for stopped in gone.take() where running[stopped.name]?.relay.endpoint == stopped {
+                    running[stopped.name] = nil
+                    disabled[stopped.name] = stopped
+                }
+                var fileRead = false
                 switch file.reload() {
                 case .unchanged:
                     break
                 case .changed(let endpoints):
                     logger.info("webhooks file read again", ["endpoints": String(endpoints.count)])
-                    // A changed file may answer a 410: every endpoint is tried again (one whose entry is the same stays
-                    // disabled: the bucket says so).
-                    disabled.removeAll()
                     fileRead = true
                 case .failed(let error):
                     logger.error("webhooks file not usable: the endpoints read before stay in force until it is mended",
                                  ["error": String(describing: error)])
                 }
                 let endpoints = file.value
-                // Consumers claimed by endpoints the file no longer lists go back (also those removed while no relay ran).
-                if fileRead { await feeds.releaseAbsent(keeping: Set(endpoints.map(\.name))) }
-                known.formUnion(endpoints.map(\.name))
-                // Stopped by a 410: disabled until the file changes.
-                for name in gone.take() {
-                    running[name] = nil
-                    disabled.insert(name)
+                disabled = disabled.filter { name, entry in endpoints.contains(entry) }
+                // Consumers claimed by endpoints the file no longer lists go back (also those removed while no relay ran),
+                // once no replica reads them: looked at on every change of the file and every half minute.
+                if fileRead || ContinuousClock.now - lastRelease >= Self.releaseInterval {
+                    lastRelease = ContinuousClock.now
+                    await feeds.releaseAbsent(keeping: Set(endpoints.map(\.name)))
                 }
+                known.formUnion(endpoints.map(\.name))
                 await reconcile(&running, with: endpoints, disabled: disabled, gone: gone)
                 for name in known {
-                    metrics.set("webhook_endpoint_disabled", ["endpoint": name], to: disabled.contains(name) ? 1 : 0)
+                    metrics.set("webhook_endpoint_disabled", ["endpoint": name], to: disabled[name] != nil ? 1 : 0)
                 }
                 if ContinuousClock.now - lastReport >= .seconds(5) {
                     lastReport = ContinuousClock.now
@@ -81,21 +90,21 @@ struct WebhookRelay: Service {
 
     /// Starts what the file lists and is not running (nor disabled), stops what it no longer lists, and starts again
     /// what it lists otherwise.
-    private func reconcile(_ running: inout [String: Running], with endpoints: [WebhookEndpoint], disabled: Set<String>,
+    private func reconcile(_ running: inout [String: Running], with endpoints: [WebhookEndpoint], disabled: [String: WebhookEndpoint],
                            gone: GoneEndpoints) async {
         let wanted = Dictionary(uniqueKeysWithValues: endpoints.map { ($0.name, $0) })
-        for (name, served) in running where wanted[name] != served.relay.endpoint || disabled.contains(name) {
+        for (name, served) in running where wanted[name] != served.relay.endpoint {
             served.task.cancel()
             _ = await served.task.value
             running[name] = nil
             logger.info("webhook endpoint stopped", ["webhook.endpoint": name])
             if wanted[name] == nil { await feeds.release(served.relay.endpoint) }
         }
-        for endpoint in endpoints where running[endpoint.name] == nil && !disabled.contains(endpoint.name) {
+        for endpoint in endpoints where running[endpoint.name] == nil && disabled[endpoint.name] != endpoint {
             let relay = EndpointRelay(endpoint: endpoint, settings: settings, feeds: feeds, poster: poster, metrics: metrics, logger: logger)
             running[endpoint.name] = Running(relay: relay, task: Task {
                 let ending = await relay.run()
-                if ending == .stopped { gone.add(endpoint.name) }
+                if ending == .stopped { gone.add(endpoint) }
                 return ending
             })
             logger.info("webhook endpoint started", ["webhook.endpoint": endpoint.name, "webhook.events": Self.describe(endpoint.events)])
@@ -134,19 +143,19 @@ struct WebhookRelay: Service {
     }
 }
 
-/// The endpoints whose deliveries stopped on a 410, told by their tasks to the relay's loop.
+/// The endpoints whose deliveries stopped on a 410 (each with the entry it ran), told by their tasks to the relay's loop.
 private final class GoneEndpoints: Sendable {
-    private let names = Mutex<Set<String>>([])
+    private let entries = Mutex<[WebhookEndpoint]>([])
 
-    func add(_ name: String) {
-        _ = names.withLock { $0.insert(name) }
+    func add(_ endpoint: WebhookEndpoint) {
+        entries.withLock { $0.append(endpoint) }
     }
 
-    /// The names told since the last call.
-    func take() -> Set<String> {
-        names.withLock { names in
-            defer { names.removeAll() }
-            return names
+    /// The entries told since the last call.
+    func take() -> [WebhookEndpoint] {
+        entries.withLock { entries in
+            defer { entries.removeAll() }
+            return entries
         }
     }
 }

@@ -21,10 +21,15 @@ final class StreamFeeds: EndpointFeeds {
     let replica = UUID().uuidString.lowercased()
     /// The consumer each endpoint of this replica claimed.
     private let claims = Mutex<[String: String]>([:])
+    /// The leases of other replicas this one saw: each slot's lease revision, and when this replica first saw it.
+    private let sightings = Mutex<[String: (revision: UInt64, seen: ContinuousClock.Instant)]>([:])
 
     /// How long a lease lasts unless renewed, and how often its holder renews it.
     static let leaseTime: Int64 = 15
     static let renewal = Duration.seconds(5)
+    /// How long after its last renewal began a holder goes on reading: it stops well before another replica, which
+    /// counts a whole lease time from when it saw that renewal, may take over.
+    static let holdTime = Duration.seconds(10)
 
     init(connection: NATSConnection, maxAge: Duration, concurrency: Int, logger: Logger) {
         self.connection = connection
@@ -43,21 +48,25 @@ final class StreamFeeds: EndpointFeeds {
                 let (slot, since) = try await claim(endpoint, in: bucket)
                 guard let since else { return .stopped }  // disabled by a 410 for this very entry
                 claims.withLock { $0[endpoint.name] = slot }
+                try await checkConsumer(slot)
                 warned = false
-                guard try await acquireLease(slot, in: bucket) else {
+                let asked = ContinuousClock.now
+                guard let taking = try await acquireLease(slot, in: bucket) else {
                     // Another replica reads this endpoint's consumer; this one takes over when its lease lapses.
                     try await Task.sleep(for: Self.renewal)
                     continue
                 }
                 logger.info("webhook endpoint reads its consumer", ["nats.durable": slot, "webhook.since": String(since)])
-                let ending = await consume(endpoint, slot: slot, since: since, bucket: bucket, holdings: holdings, logger: logger,
-                                           handler: handler)
-                try? await releaseLease(slot, in: bucket)
+                let ending = await consume(endpoint, slot: slot, since: since, bucket: bucket, leased: asked, afterLapse: taking == .lapsed,
+                                           holdings: holdings, logger: logger, handler: handler)
                 switch ending {
                 case .stopped:
+                    // Marked before the lease is given up, so that no replica takes it over and posts again meanwhile.
                     try await disable(endpoint, slot: slot, in: bucket)
+                    try? await releaseLease(slot, in: bucket)
                     return .stopped
                 case .cancelled:
+                    try? await releaseLease(slot, in: bucket)
                     if Task.isCancelled { return .cancelled }
                 }
             } catch {
@@ -70,10 +79,13 @@ final class StreamFeeds: EndpointFeeds {
         return .cancelled
     }
 
-    /// Reads `slot` while this replica holds its lease: renews the lease every few seconds, and stops reading as soon as
-    /// a renewal fails (another replica took it over, or the claim is no longer the endpoint's).
-    private func consume(_ endpoint: WebhookEndpoint, slot: String, since: Int64, bucket: KeyValueBucket,
-                         holdings: OrderedEventConsumer.Holdings, logger: Logger,
+    /// Reads `slot` while this replica holds its lease (taken when `leased` began): renews the lease every few seconds,
+    /// and stops reading as soon as a renewal says it is lost (another replica took it over, or the claim is no longer
+    /// the endpoint's), or when no renewal went through for ``holdTime``, whatever the bucket is waiting for. After
+    /// taking over a lease that lapsed (`afterLapse`), it first waits out the ack wait: the events the silent holder
+    /// held come back then, and the server hands them out before newer ones, so a member's events stay in order.
+    private func consume(_ endpoint: WebhookEndpoint, slot: String, since: Int64, bucket: KeyValueBucket, leased: ContinuousClock.Instant,
+                         afterLapse: Bool, holdings: OrderedEventConsumer.Holdings, logger: Logger,
                          handler: @escaping OrderedEventConsumer.Handler) async -> OrderedEventConsumer.Ending {
         var settings = OrderedEventConsumer.Settings(durable: slot)
         settings.filterSubject = Events.WebhookSlotSettings.filterSubject
@@ -85,15 +97,38 @@ final class StreamFeeds: EndpointFeeds {
         let consumer = OrderedEventConsumer(connection: connection, settings: settings, holdings: holdings, logger: logger,
                                             wants: { subject, storedAt in storedAt >= start && endpoint.wantsSubject(subject) },
                                             key: { _, payload in WebhookDelivery.memberKey(payload: payload) }, handler: handler)
+        let ackWait = settings.ackWait
+        let renewed = LastRenewal(leased)
         return await withTaskGroup(of: OrderedEventConsumer.Ending?.self) { group in
-            group.addTask { await consumer.run() }
+            group.addTask {
+                if afterLapse {
+                    logger.info("the last reader of the endpoint's consumer went silent: waiting out the ack wait before reading",
+                                ["nats.durable": slot])
+                    do { try await Task.sleep(for: ackWait + .seconds(1)) } catch { return .cancelled }
+                }
+                return await consumer.run()
+            }
             group.addTask { [self] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: Self.renewal)
                     if Task.isCancelled { break }
-                    let kept = (try? await renewLease(slot, endpoint: endpoint.name, in: bucket)) ?? false
-                    if !kept {
+                    let began = ContinuousClock.now
+                    // No answer (the bucket or the connection is away): tried again; the watchdog below stops reading in time.
+                    guard let kept = try? await renewLease(slot, endpoint: endpoint.name, in: bucket) else { continue }
+                    guard kept else {
                         logger.warning("the lease on the endpoint's consumer was lost; another replica reads it", ["nats.durable": slot])
+                        return nil
+                    }
+                    renewed.set(began)
+                }
+                return nil
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    if ContinuousClock.now - renewed.instant >= Self.holdTime {
+                        logger.warning("the lease on the endpoint's consumer went unrenewed for \(Self.holdTime): it stops reading, so that another replica may take over",
+                                       ["nats.durable": slot])
                         return nil
                     }
                 }
@@ -108,6 +143,15 @@ final class StreamFeeds: EndpointFeeds {
             }
             return .cancelled
         }
+    }
+
+    /// Throws unless `slot`'s consumer exists as the member-service makes it (``WebhookSlotProvisioning``).
+    private func checkConsumer(_ slot: String) async throws {
+        guard let state = try await connection.jetStream.consumerState(stream: Events.stream, durable: slot) else {
+            throw SlotConsumerUnusable(slot: slot, flaws: ["it does not exist yet: the member-service makes it when it starts"])
+        }
+        let flaws = WebhookSlotProvisioning.flaws(of: state.configuration)
+        guard flaws.isEmpty else { throw SlotConsumerUnusable(slot: slot, flaws: flaws) }
     }
 
     func backlog(of endpoint: WebhookEndpoint) async -> UInt64? {
@@ -138,8 +182,8 @@ final class StreamFeeds: EndpointFeeds {
 
     // MARK: Claims
 
-    private static func slotKey(_ slot: String) -> String { "slot.\(slot)" }
-    private static func leaseKey(_ slot: String) -> String { "lease.\(slot)" }
+    private static func slotKey(_ slot: String) -> String { WebhookSlot.claimKey(slot) }
+    private static func leaseKey(_ slot: String) -> String { WebhookSlot.leaseKey(slot) }
 
     /// What each slot holds, in order, with the revision it was read at (nil: no value).
     private func slots(in bucket: KeyValueBucket) async throws -> [(name: String, slot: WebhookSlot, revision: UInt64?)] {
@@ -169,14 +213,15 @@ final class StreamFeeds: EndpointFeeds {
             }
             let revision = slots.first { $0.name == choice.slot }?.revision
             guard case .claimed(_, let since, let disabled) = choice.claim else { throw WebhookSlotsFull() }
-            if choice.write {
-                guard try await write(choice.claim, to: choice.slot, at: revision, in: bucket) else { continue }
-                return (choice.slot, since)
+            // A 410 for this very entry: it stays disabled (a released claim taken back keeps the mark).
+            if disabled == endpoint.fingerprint {
+                if choice.write { guard try await write(choice.claim, to: choice.slot, at: revision, in: bucket) else { continue } }
+                return (choice.slot, nil)
             }
-            guard let disabled else { return (choice.slot, since) }
-            if disabled == endpoint.fingerprint { return (choice.slot, nil) }
-            // Its entry changed since the 410: enabled again.
-            guard try await write(.claimed(endpoint: endpoint.name, since: since), to: choice.slot, at: revision, in: bucket) else { continue }
+            // A 410 for another entry is cleared: the file changed since.
+            if choice.write || disabled != nil {
+                guard try await write(.claimed(endpoint: endpoint.name, since: since), to: choice.slot, at: revision, in: bucket) else { continue }
+            }
             return (choice.slot, since)
         }
         throw WebhookSlotsFull()
@@ -193,13 +238,15 @@ final class StreamFeeds: EndpointFeeds {
         }
     }
 
-    /// Releases every claim whose endpoint `matches` and that no replica reads (its lease lapsed or given up): a replica
-    /// still on an older file, or another deployment's, keeps what it reads.
+    /// Releases every claim whose endpoint `matches` and that no replica reads (its lease given up, or past its end by
+    /// a lease time more, room for clocks that differ): a replica still on an older file, or another deployment's,
+    /// keeps what it reads.
     private func releaseClaims(in bucket: KeyValueBucket, where matches: (String) -> Bool) async throws {
         let now = Int64(Date().timeIntervalSince1970)
         for (slot, state, revision) in try await slots(in: bucket) {
             guard case .claimed(let name, let since, let disabled) = state, matches(name) else { continue }
-            if let lease = try await bucket.get(Self.leaseKey(slot)), let held = Self.parseLease(lease), held.until > now { continue }
+            if let lease = try await bucket.get(Self.leaseKey(slot)), let held = Self.parseLease(lease), held.until != 0,
+               held.until + Self.leaseTime > now { continue }
             let released = WebhookSlot.released(endpoint: name, since: since, at: now, disabled: disabled)
             if try await write(released, to: slot, at: revision, in: bucket) {
                 logger.info("webhook endpoint's consumer released", ["webhook.endpoint": name, "nats.durable": slot])
@@ -209,7 +256,7 @@ final class StreamFeeds: EndpointFeeds {
 
     // MARK: Leases
 
-    /// A lease's value: `<replica> <until>` (Unix seconds).
+    /// A lease's value: `<replica> <until>` (Unix seconds; 0 once given up).
     private func lease(until: Int64) -> [UInt8] { Array("\(replica) \(until)".utf8) }
 
     private static func parseLease(_ entry: KeyValueBucket.Entry) -> (holder: String, until: Int64)? {
@@ -218,15 +265,29 @@ final class StreamFeeds: EndpointFeeds {
         return (String(words[0]), until)
     }
 
-    /// Takes the lease on `slot` when it is free, lapsed or already this replica's; false when another replica holds it.
-    private func acquireLease(_ slot: String, in bucket: KeyValueBucket) async throws -> Bool {
-        let now = Int64(Date().timeIntervalSince1970)
-        let value = lease(until: now + Self.leaseTime)
+    /// How a lease was taken: free (never held, given up, or this replica's), or lapsed (another replica's, unrenewed).
+    private enum LeaseTaking { case free, lapsed }
+
+    /// Takes the lease on `slot` when it is free, given up, already this replica's, or lapsed: another replica's lease
+    /// lapsed once this replica saw the same revision of it for a whole lease time, on its own clock (no two machines'
+    /// clocks compared). Nil while another replica holds it.
+    private func acquireLease(_ slot: String, in bucket: KeyValueBucket) async throws -> LeaseTaking? {
+        let value = lease(until: Int64(Date().timeIntervalSince1970) + Self.leaseTime)
         guard let entry = try await bucket.get(Self.leaseKey(slot)) else {
-            return try await bucket.create(Self.leaseKey(slot), value) != nil
+            return try await bucket.create(Self.leaseKey(slot), value) != nil ? .free : nil
         }
-        if let held = Self.parseLease(entry), held.holder != replica, held.until > now { return false }
-        return try await bucket.update(Self.leaseKey(slot), value, revision: entry.revision) != nil
+        var taking = LeaseTaking.free
+        if let held = Self.parseLease(entry), held.holder != replica, held.until != 0 {
+            let now = ContinuousClock.now
+            let seen = sightings.withLock { sightings in
+                if let sighting = sightings[slot], sighting.revision == entry.revision { return sighting.seen }
+                sightings[slot] = (entry.revision, now)
+                return now
+            }
+            guard now - seen >= .seconds(Self.leaseTime) else { return nil }
+            taking = .lapsed
+        }
+        return try await bucket.update(Self.leaseKey(slot), value, revision: entry.revision) != nil ? taking : nil
     }
 
     /// Extends this replica's lease on `slot`, if it still holds it and the slot is still `endpoint`'s.
@@ -243,6 +304,28 @@ final class StreamFeeds: EndpointFeeds {
         guard let entry = try await bucket.get(Self.leaseKey(slot)), Self.parseLease(entry)?.holder == replica else { return }
         _ = try await bucket.update(Self.leaseKey(slot), lease(until: 0), revision: entry.revision)
     }
+}
+
+/// When a lease was last renewed (when that renewal began), shared by the renewals and the watchdog.
+private final class LastRenewal: Sendable {
+    private let value: Mutex<ContinuousClock.Instant>
+
+    init(_ instant: ContinuousClock.Instant) {
+        value = Mutex(instant)
+    }
+
+    var instant: ContinuousClock.Instant { value.withLock { $0 } }
+
+    func set(_ instant: ContinuousClock.Instant) {
+        value.withLock { $0 = instant }
+    }
+}
+
+/// A slot's consumer the relay does not read: missing, or not as the member-service makes it.
+struct SlotConsumerUnusable: Error, CustomStringConvertible {
+    let slot: String
+    let flaws: [String]
+    var description: String { "the consumer '\(slot)' is not read: \(flaws.joined(separator: "; "))" }
 }
 
 /// Every one of the relay's consumers is claimed by another endpoint (or claims kept changing under it).
