@@ -11,7 +11,7 @@ import Runtime
 /// permission on where a consumer delivers; it refuses to turn an existing pull consumer into one). Each is kept in one
 /// copy (`replicas` 1): nats-server 2.9 reports an idle replicated consumer (a slot no endpoint claimed) not current
 /// after a node restart, and a node's health with it; a slot's events wait while its node is down, and the stream
-/// keeps them. It looks again every half minute, making what is missing and telling a consumer made otherwise.
+/// keeps them. It looks again every 10 seconds, making what is missing and setting back a consumer changed since.
 public struct WebhookSlotProvisioning: Service {
     let connection: NATSConnection
     let replicas: Int
@@ -19,7 +19,7 @@ public struct WebhookSlotProvisioning: Service {
     let logger: Logger
 
     /// Provisioning on `connection`, the bucket kept in `replicas` copies (`EVENTS_REPLICAS`), looked at every `interval`.
-    public init(connection: NATSConnection, replicas: Int, interval: Duration = .seconds(30), logger: Logger) {
+    public init(connection: NATSConnection, replicas: Int, interval: Duration = .seconds(10), logger: Logger) {
         self.connection = connection
         self.replicas = replicas
         self.interval = interval
@@ -50,20 +50,35 @@ public struct WebhookSlotProvisioning: Service {
                                            maxBytes: 64 * 1024)
         for slot in Events.Durables.webhookSlots {
             guard let state = try await jetStream.consumerState(stream: Events.stream, durable: slot) else {
-                try await jetStream.ensureConsumer(stream: Events.stream, durable: slot, filterSubject: Events.WebhookSlotSettings.filterSubject,
-                                                   ackWait: Events.WebhookSlotSettings.ackWait, startTime: Date(),
-                                                   description: "the webhook-relay's", replicas: 1)
+                try await make(slot, startTime: Date())
                 logger.info("webhook-relay consumer made", ["nats.durable": slot])
                 continue
             }
             let flaws = Self.flaws(of: state.configuration)
-            if flaws.isEmpty {
+            guard !flaws.isEmpty else {
                 told.remove(slot)
-            } else if told.insert(slot).inserted {
-                logger.error("a webhook-relay consumer is not as the member-service makes it: the relay does not read it until an operator deletes it (nats consumer rm), and it is made again",
+                continue
+            }
+            // Changed by someone holding an identity that may set it (this service's): what nats-server lets change is
+            // set back; the rest (a push consumer) stays unread by the relay until an operator deletes it.
+            do {
+                try await make(slot, startTime: state.configuration.startTime)
+                logger.error("a webhook-relay consumer had been changed; set back as the member-service makes it",
                              ["nats.durable": slot, "flaws": flaws.joined(separator: "; ")])
+            } catch {
+                if told.insert(slot).inserted {
+                    logger.error("a webhook-relay consumer is not as the member-service makes it, and cannot be set back: the relay does not read it until an operator deletes it (nats consumer rm), and it is made again",
+                                 ["nats.durable": slot, "flaws": flaws.joined(separator: "; "), "error": String(describing: error)])
+                }
             }
         }
+    }
+
+    /// Makes `slot`'s consumer, or sets an existing one back to how it is made (keeping where it started, `startTime`).
+    private func make(_ slot: String, startTime: Date?) async throws {
+        try await connection.jetStream.ensureConsumer(stream: Events.stream, durable: slot, filterSubject: Events.WebhookSlotSettings.filterSubject,
+                                                      ackWait: Events.WebhookSlotSettings.ackWait, startTime: startTime,
+                                                      description: "the webhook-relay's", replicas: 1)
     }
 
     /// What is wrong with a slot's consumer: it must be a pull consumer of every event, acknowledged one by one with

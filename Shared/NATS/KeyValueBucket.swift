@@ -105,9 +105,11 @@ extension JetStream {
     }
 
     /// Creates the key-value bucket `name` (one value a key, file storage, `replicas` copies; values of at most
-    /// `maxValueSize` bytes, `maxBytes` in all, when given) when it is missing.
+    /// `maxValueSize` bytes, `maxBytes` in all, when given) when it is missing. One that exists is left as it is (made
+    /// by an older release with other limits, or edited by an administrator).
     public func ensureKeyValue(_ name: String, replicas: Int = 1, maxValueSize: Int? = nil, maxBytes: Int? = nil) async throws {
         try Subject.validateName(name, kind: "bucket name")
+        if (try? await keyValue(name)) != nil { return }
         let connection = self.connection
         try await BlockingCall.run {
             var config = kvConfig()

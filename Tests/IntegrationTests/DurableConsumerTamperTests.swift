@@ -10,7 +10,9 @@ import TestSupport
 /// The services' durable consumers cannot be reconfigured, and no one may make JetStream deliver events onto
 /// a service's subject (SPEC section 9): nats-server checks no permission on a consumer's deliver subject,
 /// so only the owners of durables may create consumers at all, and each only its own, which exists from its
-/// service's start (the webhook-relay's 32 included: an existing pull consumer cannot become a push consumer).
+/// service's start (the webhook-relay's 32 included: an existing pull consumer cannot become a push consumer; an
+/// owner may still have nats-server delete one unread and make the name again, which the README's security model
+/// tells for the member-service's).
 @Suite("Durable consumers cannot be reconfigured; no push consumer onto a service subject")
 struct DurableConsumerTamperTests {
     static let logger = Logger(label: "durable-tamper", level: .critical)
@@ -111,6 +113,33 @@ struct DurableConsumerTamperTests {
                 let after = try await Self.configuration(tests, name)
                 #expect(after == before[name] ?? nil, "\(identity.rawValue) made or changed \(name)")
                 #expect(after?["deliver_subject"] == nil, "\(name) delivers to \(String(describing: after?["deliver_subject"]))")
+            }
+        }
+    }
+
+    @Test("a webhook-relay consumer the member-service's identity tries to change (headers only, deleted when unread) is left as made: nats-server refuses the change, or the member-service sets it back")
+    func relayConsumerSetBack() async throws {
+        try await Self.connected(as: .memberService) { tests, connection in
+            // The last slot: the tests' endpoints claim the first free ones.
+            let slot = try #require(Events.Durables.webhookSlots.last)
+            let before = try #require(try await Self.configuration(tests, slot))
+            var changed = before
+            changed["headers_only"] = .bool(true)
+            changed["inactive_threshold"] = .number(60_000_000_000)
+            let reply = try await connection.request("$JS.API.CONSUMER.DURABLE.CREATE.\(Events.stream).\(slot)",
+                                                     try MessageCoding.encode(["stream_name": JSONValue.string(Events.stream),
+                                                                               "config": .object(changed)]),
+                                                     timeout: .seconds(5))
+            let answer = try MessageCoding.decode([String: JSONValue].self, from: reply.payload)
+            if answer["error"] != nil {
+                // nats-server 2.9 refuses any change to a consumer that starts at a time, as these do.
+                #expect(try await Self.configuration(tests, slot) == before, "a refused change changed \(slot)")
+                return
+            }
+            // A server that takes the change: the member-service sets the consumer back.
+            try await waitUntil(timeout: .seconds(30), "the member-service did not set \(slot) back") {
+                guard let state = try? await tests.jetStream.consumerState(stream: Events.stream, durable: slot) else { return false }
+                return WebhookSlotProvisioning.flaws(of: state.configuration).isEmpty
             }
         }
     }

@@ -114,6 +114,22 @@ struct SessionMemberEventTests {
         #expect(try await stack.refresh(other.refreshToken).failure?.code == .invalidRefreshToken)
     }
 
+    @Test("a copy of an identity.unlinked from long ago (any identity that reads a durable can have the stream store one again) ends no session started since")
+    func oldUnlinkedCopy() async throws {
+        let (stack, login) = try await TestStack.shared.runningWithSession()
+        try await stack.publish(Events.identityUnlinked, IdentityUnlinked(memberId: login.memberId, provider: .google, reason: "requested"),
+                                occurredAt: Date().addingTimeInterval(-600))
+        // Then a current one for another member: once its session ended, the consumer is past the copy.
+        let other = try await stack.googleSession()
+        let ended = try await stack.events(Events.sessionEnded, timeout: .seconds(10), during: {
+            try await stack.publish(Events.identityUnlinked, IdentityUnlinked(memberId: other.memberId, provider: .google, reason: "requested"))
+        }, until: { seen in seen.contains { $0.data.memberId == other.memberId } })
+        #expect(ended.contains { $0.data.memberId == other.memberId })
+        #expect(!ended.contains { $0.data.memberId == login.memberId }, "the old copy ended a session started after it")
+        #expect(try await stack.get("/api/members/me", bearer: login.accessToken).status == 200)
+        #expect(try await stack.refresh(login.refreshToken).failure == nil)
+    }
+
     @Test("member.suspended ends the member's sessions and refuses its logins and refreshes; a newer member.unsuspended lifts it, a late suspension does not undo that")
     func memberSuspended() async throws {
         let stack = try await TestStack.shared.running()

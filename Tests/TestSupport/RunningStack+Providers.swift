@@ -50,6 +50,12 @@ extension RunningStack {
         try await publisher.ensureStream()
         try await publisher.publish(type, data)
     }
+
+    /// Publishes an event that says it happened at `occurredAt` (a copy of an old one, stored again).
+    public func publish<Payload>(_ type: EventType<Payload>, _ data: Payload, occurredAt: Date) async throws {
+        let envelope = EventEnvelope(type, data, occurredAt: occurredAt)
+        _ = try await nats().jetStream.publish(type.subject, try MessageCoding.encode(envelope), messageID: envelope.id)
+    }
 }
 
 extension RunningStack {

@@ -117,8 +117,11 @@ actor InMemorySessionRepository: SessionRepository {
         end(reason) { $0.memberId == memberId && $0.id == sessionId }
     }
 
-    func endSessions(memberId: Int64, provider: Provider?, reason: SessionEndReason) async throws -> [String] {
-        end(reason) { $0.memberId == memberId && (provider == nil || $0.provider == provider) }
+    func endSessions(memberId: Int64, provider: Provider?, reason: SessionEndReason, startedBefore: Date?) async throws -> [String] {
+        end(reason) { session in
+            session.memberId == memberId && (provider == nil || session.provider == provider)
+                && (startedBefore.map { session.createdAt <= $0 } ?? true)
+        }
     }
 
     func ended(memberId: Int64, provider: Provider?, reason: SessionEndReason, within window: Duration) async throws -> [String] {

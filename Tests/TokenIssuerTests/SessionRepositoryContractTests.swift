@@ -76,7 +76,7 @@ struct SessionRepositoryContractTests {
         let member = Self.member()
         let google = try await repository.startSession(memberId: member, deviceId: "a", provider: .google, signedInAt: 1, client: .unknown, token: .random())
         let apple = try await repository.startSession(memberId: member, deviceId: "b", provider: .apple, signedInAt: 1, client: .unknown, token: .random())
-        #expect(try await repository.endSessions(memberId: member, provider: .apple, reason: .identityEnded) == [apple.sessionId])
+        #expect(try await repository.endSessions(memberId: member, provider: .apple, reason: .identityEnded, startedBefore: nil) == [apple.sessionId])
         #expect(try await repository.endSession(memberId: member + 1, sessionId: google.sessionId, reason: .revoked).isEmpty)
         #expect(try await repository.endDeletedMember(member) == [google.sessionId])
         #expect(try await repository.endDeletedMember(member).isEmpty)
@@ -84,6 +84,24 @@ struct SessionRepositoryContractTests {
             _ = try await repository.startSession(memberId: member, deviceId: "c", provider: .google, signedInAt: 1, client: .unknown, token: .random())
         }
         #expect(refused?.code == .unauthorized)
+    }
+
+    @Test("ending by provider up to a time (an identity.unlinked event's) leaves the sessions started after it", arguments: Kind.allCases)
+    func endingUpToATime(_ kind: Kind) async throws {
+        let repository = try await Self.make(kind)
+        let member = Self.member()
+        let before = try await repository.startSession(memberId: member, deviceId: "a", provider: .apple, signedInAt: 1, client: .unknown, token: .random())
+        await Self.tick(repository)
+        try await Task.sleep(for: .milliseconds(20))
+        var unlinkedAt = Date()
+        if let memory = repository as? InMemorySessionRepository { unlinkedAt = await memory.now }
+        await Self.tick(repository)
+        try await Task.sleep(for: .milliseconds(20))
+        let after = try await repository.startSession(memberId: member, deviceId: "b", provider: .apple, signedInAt: 1, client: .unknown, token: .random())
+        #expect(try await repository.endSessions(memberId: member, provider: .apple, reason: .identityEnded, startedBefore: unlinkedAt)
+                    == [before.sessionId])
+        #expect(try await repository.endSessions(memberId: member, provider: .apple, reason: .identityEnded, startedBefore: nil)
+                    == [after.sessionId], "the later session was ended by the event before it")
     }
 
     /// Moves the in-memory repository's clock on a little, as PostgreSQL's moves between two statements.

@@ -67,7 +67,7 @@ struct IssuerHandlers: Sendable {
 
     func logoutAll(_ request: LogoutAllRequest) async throws -> SessionsEnded {
         try await proof.claims(of: request.accessToken, memberId: request.memberId)
-        let ended = try await repository.endSessions(memberId: request.memberId, provider: nil, reason: .logoutAll)
+        let ended = try await repository.endSessions(memberId: request.memberId, provider: nil, reason: .logoutAll, startedBefore: nil)
         return sessionsEnded(ended, memberId: request.memberId, reason: .logoutAll)
     }
 
@@ -93,7 +93,7 @@ struct IssuerHandlers: Sendable {
     /// consumer ended first (the member-service's event can arrive before this request).
     func endIdentitySessions(_ request: EndIdentitySessionsRequest) async throws -> SessionsEnded {
         try Self.checkMember(request.memberId)
-        let ended = try await repository.endSessions(memberId: request.memberId, provider: request.provider, reason: .identityEnded)
+        let ended = try await repository.endSessions(memberId: request.memberId, provider: request.provider, reason: .identityEnded, startedBefore: nil)
         var reply = sessionsEnded(ended, memberId: request.memberId, reason: .identityEnded)
         reply.sessionIds = try await repository.ended(memberId: request.memberId, provider: request.provider, reason: .identityEnded,
                                                  within: configuration.accessTokenTTL)

@@ -22,8 +22,9 @@ protocol SessionRepository: Sendable {
     func rotate(_ token: RefreshToken, deviceId: String?, secret: [UInt8]) async throws -> RefreshRotation
     /// Ends the member's session `sessionId` if it is live; returns the IDs it ended (none or one).
     func endSession(memberId: Int64, sessionId: String, reason: SessionEndReason) async throws -> [String]
-    /// Ends every live session of the member, or only those that signed in with `provider`.
-    func endSessions(memberId: Int64, provider: Provider?, reason: SessionEndReason) async throws -> [String]
+    /// Ends every live session of the member, or only those that signed in with `provider`; with `startedBefore`,
+    /// only those started by then (an event's time: a copy of it sent again later ends no session started since).
+    func endSessions(memberId: Int64, provider: Provider?, reason: SessionEndReason, startedBefore: Date?) async throws -> [String]
     /// The member's sessions (of `provider`, if given) ended for `reason` within `window`, whoever ended them.
     func ended(memberId: Int64, provider: Provider?, reason: SessionEndReason, within window: Duration) async throws -> [String]
     /// Sessions ended within `window`, in the order they ended, after the cursor `after`, at most `limit`.

@@ -35,8 +35,12 @@ enum SessionEventsConsumer {
             EventConsumer(connection: connection, type: Events.identityUnlinked, durable: identityUnlinkedDurable, metrics: metrics,
                           logger: logger) { event, _ in
                 // Whoever ended the identity (the member, or the provider: Apple's consent-revoked,
-                // account-delete), the sessions signed in with it end.
-                ended(try await store.endSessions(memberId: event.data.memberId, provider: event.data.provider, reason: .identityEnded),
+                // account-delete), the sessions signed in with it end: those started by a minute after the event's
+                // time (whole seconds, on the member-service's clock, not the database's), so that a copy of an old
+                // event (any identity that reads a durable can have one stored again) ends no session of the
+                // identity linked again since.
+                ended(try await store.endSessions(memberId: event.data.memberId, provider: event.data.provider, reason: .identityEnded,
+                                                  startedBefore: event.occurredAt.addingTimeInterval(60)),
                       event, outbox: outbox, logger: logger)
             },
             EventConsumer(connection: connection, type: Events.memberSuspended, durable: memberSuspendedDurable, metrics: metrics,

@@ -23,6 +23,9 @@ final class StreamFeeds: EndpointFeeds {
     private let claims = Mutex<[String: String]>([:])
     /// The leases of other replicas this one saw: each slot's lease revision, and when this replica first saw it.
     private let sightings = Mutex<[String: (revision: UInt64, seen: ContinuousClock.Instant)]>([:])
+    /// The claims of endpoints no longer in the file this replica saw: each slot's claim and lease revisions, and when
+    /// this replica first saw them so.
+    private let releaseSightings = Mutex<[String: (claim: UInt64, lease: UInt64?, seen: ContinuousClock.Instant)]>([:])
 
     /// How long a lease lasts unless renewed, and how often its holder renews it.
     static let leaseTime: Int64 = 15
@@ -94,11 +97,16 @@ final class StreamFeeds: EndpointFeeds {
         settings.maxConcurrent = concurrency
         settings.maxHandlingTime = maxAge
         let start = Date(timeIntervalSince1970: TimeInterval(since))
-        let consumer = OrderedEventConsumer(connection: connection, settings: settings, holdings: holdings, logger: logger,
-                                            wants: { subject, storedAt in storedAt >= start && endpoint.wantsSubject(subject) },
-                                            key: { _, payload in WebhookDelivery.memberKey(payload: payload) }, handler: handler)
         let ackWait = settings.ackWait
         let renewed = LastRenewal(leased)
+        // No attempt starts once the lease may have lapsed (the watchdog stops the consumer within a second).
+        let fenced: OrderedEventConsumer.Handler = { event, attempt in
+            guard ContinuousClock.now - renewed.instant < Self.holdTime else { return .retry(after: .seconds(1)) }
+            return await handler(event, attempt)
+        }
+        let consumer = OrderedEventConsumer(connection: connection, settings: settings, holdings: holdings, logger: logger,
+                                            wants: { subject, storedAt in storedAt >= start && endpoint.wantsSubject(subject) },
+                                            key: { _, payload in WebhookDelivery.memberKey(payload: payload) }, handler: fenced)
         return await withTaskGroup(of: OrderedEventConsumer.Ending?.self) { group in
             group.addTask {
                 if afterLapse {
@@ -163,7 +171,7 @@ final class StreamFeeds: EndpointFeeds {
     func release(_ endpoint: WebhookEndpoint) async {
         do {
             let bucket = try await connection.jetStream.keyValue(Events.webhookBucket)
-            try await releaseClaims(in: bucket) { $0 == endpoint.name }
+            try await releaseClaims(in: bucket, now: true) { $0 == endpoint.name }
             claims.withLock { $0[endpoint.name] = nil }
         } catch {
             logger.warning("the removed endpoint's consumer was not released", ["webhook.endpoint": endpoint.name,
@@ -174,7 +182,7 @@ final class StreamFeeds: EndpointFeeds {
     func releaseAbsent(keeping names: Set<String>) async {
         do {
             let bucket = try await connection.jetStream.keyValue(Events.webhookBucket)
-            try await releaseClaims(in: bucket) { !names.contains($0) }
+            try await releaseClaims(in: bucket, now: false) { !names.contains($0) }
         } catch {
             logger.warning("the consumers of endpoints no longer in the file were not released", ["error": String(describing: error)])
         }
@@ -238,16 +246,26 @@ final class StreamFeeds: EndpointFeeds {
         }
     }
 
-    /// Releases every claim whose endpoint `matches` and that no replica reads (its lease given up, or past its end by
-    /// a lease time more, room for clocks that differ): a replica still on an older file, or another deployment's,
-    /// keeps what it reads.
-    private func releaseClaims(in bucket: KeyValueBucket, where matches: (String) -> Bool) async throws {
-        let now = Int64(Date().timeIntervalSince1970)
+    /// Releases every claim whose endpoint `matches` and that no replica reads: at once (`now`) when its lease was
+    /// given up or never taken (the endpoint this replica just stopped); otherwise once this replica saw the claim and
+    /// its lease both unchanged for a lease time (a holder renews every 5 s), on its own clock: a replica still on an
+    /// older file, or another deployment's, keeps what it reads, and an endpoint that just claimed a slot keeps it.
+    private func releaseClaims(in bucket: KeyValueBucket, now: Bool, where matches: (String) -> Bool) async throws {
         for (slot, state, revision) in try await slots(in: bucket) {
-            guard case .claimed(let name, let since, let disabled) = state, matches(name) else { continue }
-            if let lease = try await bucket.get(Self.leaseKey(slot)), let held = Self.parseLease(lease), held.until != 0,
-               held.until + Self.leaseTime > now { continue }
-            let released = WebhookSlot.released(endpoint: name, since: since, at: now, disabled: disabled)
+            guard case .claimed(let name, let since, let disabled) = state, matches(name), let revision else { continue }
+            let lease = try await bucket.get(Self.leaseKey(slot))
+            if now {
+                if let lease, let held = Self.parseLease(lease), held.until != 0 { continue }
+            } else {
+                let seen = ContinuousClock.now
+                let first = releaseSightings.withLock { sightings in
+                    if let sighting = sightings[slot], sighting.claim == revision, sighting.lease == lease?.revision { return sighting.seen }
+                    sightings[slot] = (revision, lease?.revision, seen)
+                    return seen
+                }
+                guard seen - first >= .seconds(Self.leaseTime) else { continue }
+            }
+            let released = WebhookSlot.released(endpoint: name, since: since, at: Int64(Date().timeIntervalSince1970), disabled: disabled)
             if try await write(released, to: slot, at: revision, in: bucket) {
                 logger.info("webhook endpoint's consumer released", ["webhook.endpoint": name, "nats.durable": slot])
             }
@@ -290,10 +308,11 @@ final class StreamFeeds: EndpointFeeds {
         return try await bucket.update(Self.leaseKey(slot), value, revision: entry.revision) != nil ? taking : nil
     }
 
-    /// Extends this replica's lease on `slot`, if it still holds it and the slot is still `endpoint`'s.
+    /// Extends this replica's lease on `slot`, if it still holds it and the slot is still `endpoint`'s, not disabled by a
+    /// 410 (another replica's, just before this one took the lease).
     private func renewLease(_ slot: String, endpoint: String, in bucket: KeyValueBucket) async throws -> Bool {
         guard let claim = try await bucket.get(Self.slotKey(slot)),
-              case .claimed(endpoint, _, _) = WebhookSlot(description: String(decoding: claim.value, as: UTF8.self)),
+              case .claimed(endpoint, _, nil) = WebhookSlot(description: String(decoding: claim.value, as: UTF8.self)),
               let entry = try await bucket.get(Self.leaseKey(slot)), Self.parseLease(entry)?.holder == replica else { return false }
         let value = lease(until: Int64(Date().timeIntervalSince1970) + Self.leaseTime)
         return try await bucket.update(Self.leaseKey(slot), value, revision: entry.revision) != nil
