@@ -249,13 +249,13 @@ struct WebhookRelayTests {
     func failover() async throws {
         let stack = try await TestStack.shared.running()
         let endpoint = TestWebhookEndpoint(stack: stack, events: ["member.created", "member.logged-in", "member.deleted"])
-        try await stack.setWebhookInbox(endpoint.name, .init(secret: endpoint.secret.text, delayMs: 300))
+        try await stack.setWebhookInbox(endpoint.name, .init(secret: endpoint.secret.text, delayMs: 100))
         let maker = try await TestWebhookRelay.start(stack, endpoints: [endpoint])
         await maker.stop()
         try maker.rewrite([endpoint])
         let environment = [
             "WEBHOOKS_FILE": maker.path, "WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true",
-            "WEBHOOK_CONCURRENCY": "2", "NATS_URL": stack.natsURL, "LOG_LEVEL": "info",
+            "WEBHOOK_CONCURRENCY": "4", "NATS_URL": stack.natsURL, "LOG_LEVEL": "info",
         ].merging(TestIdentities.environment(for: "webhook-relay")) { $1 }
         // Each member: created and logged in, then deleted; several members at once, so the relay holds several of them.
         // The members first, then the relays: the whole run waits in the consumer, however slow the logins are.
@@ -271,7 +271,8 @@ struct WebhookRelayTests {
         let reading = try #require(try await arrival(timeout: .seconds(30)) {
             relays.firstIndex { $0.errorOutput.contains("webhook endpoint reads its consumer") }
         }, "no relay read the endpoint's consumer")
-        let atKill = try #require(try await arrival(timeout: .seconds(30)) {
+        // The endpoint asks for every member's events: other suites' members come between ours.
+        let atKill = try #require(try await arrival(timeout: .seconds(90)) {
             let count = try await stack.webhookInbox(endpoint.name).events.count { $0.memberId.map(members.contains) == true }
             return count >= 6 ? count : nil
         })
@@ -282,7 +283,7 @@ struct WebhookRelayTests {
 
         // The other takes over once the lease went unrenewed 15 s, then waits out the ack wait (30 s) for what the dead
         // one held.
-        let inbox = try #require(try await arrival(timeout: .seconds(120)) {
+        let inbox = try #require(try await arrival(timeout: .seconds(150)) {
             let inbox = try await stack.webhookInbox(endpoint.name)
             let delivered = inbox.events.filter { $0.delivered >= 1 && $0.memberId.map(members.contains) == true }
             return delivered.count >= members.count * 3 ? inbox : nil
