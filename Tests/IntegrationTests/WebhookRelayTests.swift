@@ -205,21 +205,27 @@ struct WebhookRelayTests {
         #expect(try await stack.webhookInbox(target.name).attempts == 0, "the redirect was followed")
     }
 
+    /// The environment of a `webhook-relay` process serving `endpoint` alone. The file is written by an in-process
+    /// relay that only claims the consumer, then stops (releasing it: the process takes it back, and its place, from the
+    /// file written again).
+    static func processEnvironment(_ stack: RunningStack, _ endpoint: TestWebhookEndpoint, concurrency: Int,
+                                   logLevel: String) async throws -> [String: String] {
+        let maker = try await TestWebhookRelay.start(stack, endpoints: [endpoint])
+        await maker.stop()
+        try maker.rewrite([endpoint])
+        return [
+            "WEBHOOKS_FILE": maker.path, "WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true",
+            "WEBHOOK_CONCURRENCY": String(concurrency), "NATS_URL": stack.natsURL, "LOG_LEVEL": logLevel,
+        ].merging(TestIdentities.environment(for: "webhook-relay")) { $1 }
+    }
+
     @Test("the relay killed with SIGKILL in the middle of a delivery run: after it restarts, every event has arrived at least once")
     func killedMidRun() async throws {
         let stack = try await TestStack.shared.running()
         let endpoint = TestWebhookEndpoint(stack: stack, events: ["member.created"])
         // A slow receiver, one delivery at a time: the run lasts long enough to be cut.
         try await stack.setWebhookInbox(endpoint.name, .init(secret: endpoint.secret.text, delayMs: 200))
-        // The file is written by an in-process relay that only claims the consumer, then stops (releasing it: the process
-        // takes it back, and its place, from the file written again).
-        let maker = try await TestWebhookRelay.start(stack, endpoints: [endpoint])
-        await maker.stop()
-        try maker.rewrite([endpoint])
-        let environment = [
-            "WEBHOOKS_FILE": maker.path, "WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true",
-            "WEBHOOK_CONCURRENCY": "1", "NATS_URL": stack.natsURL, "LOG_LEVEL": "warning",
-        ].merging(TestIdentities.environment(for: "webhook-relay")) { $1 }
+        let environment = try await Self.processEnvironment(stack, endpoint, concurrency: 1, logLevel: "warning")
         // The members first, then the relay: the whole run waits in its consumer, however slow the logins are.
         var members: Set<Int64> = []
         for _ in 0..<30 { members.insert(try await stack.googleSession().memberId) }
@@ -250,13 +256,7 @@ struct WebhookRelayTests {
         let stack = try await TestStack.shared.running()
         let endpoint = TestWebhookEndpoint(stack: stack, events: ["member.created", "member.logged-in", "member.deleted"])
         try await stack.setWebhookInbox(endpoint.name, .init(secret: endpoint.secret.text, delayMs: 100))
-        let maker = try await TestWebhookRelay.start(stack, endpoints: [endpoint])
-        await maker.stop()
-        try maker.rewrite([endpoint])
-        let environment = [
-            "WEBHOOKS_FILE": maker.path, "WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true",
-            "WEBHOOK_CONCURRENCY": "4", "NATS_URL": stack.natsURL, "LOG_LEVEL": "info",
-        ].merging(TestIdentities.environment(for: "webhook-relay")) { $1 }
+        let environment = try await Self.processEnvironment(stack, endpoint, concurrency: 4, logLevel: "info")
         // Each member: created and logged in, then deleted; several members at once, so the relay holds several of them.
         // The members first, then the relays: the whole run waits in the consumer, however slow the logins are.
         var members: [Int64] = []
