@@ -175,8 +175,6 @@ public struct OrderedEventConsumer: Sendable {
         var running = 0
         var sleeping = 0
 
-        var count: Int { waiting.count + due.count + running + sleeping }
-
         /// The attempts that may start now, up to `limit` running: due retries first, then waiting events in order, each
         /// of a key not taken.
         mutating func startable(limit: Int) -> [(held: Held, attempt: Int)] {

@@ -22,16 +22,16 @@ final class FetchAllowance: Sendable {
     /// Takes up to `limit` of what is allowed, waiting at most `milliseconds` for an allowance when there is none;
     /// 0 when none came. Called by the fetch thread only (it blocks).
     func take(upTo limit: Int, waitingAtMost milliseconds: Int) -> Int {
-        let taken = allowed.withLock { allowed in
-            defer { allowed -= min(allowed, limit) }
-            return min(allowed, limit)
+        let takeNow = {
+            self.allowed.withLock { allowed in
+                defer { allowed -= min(allowed, limit) }
+                return min(allowed, limit)
+            }
         }
+        let taken = takeNow()
         if taken > 0 { return taken }
         _ = arrived.wait(timeout: .now() + .milliseconds(milliseconds))
-        return allowed.withLock { allowed in
-            defer { allowed -= min(allowed, limit) }
-            return min(allowed, limit)
-        }
+        return takeNow()
     }
 
     /// Gives back `count` taken and not used (a fetch that brought fewer).

@@ -190,14 +190,11 @@ final class StreamFeeds: EndpointFeeds {
 
     // MARK: Claims
 
-    private static func slotKey(_ slot: String) -> String { WebhookSlot.claimKey(slot) }
-    private static func leaseKey(_ slot: String) -> String { WebhookSlot.leaseKey(slot) }
-
     /// What each slot holds, in order, with the revision it was read at (nil: no value).
     private func slots(in bucket: KeyValueBucket) async throws -> [(name: String, slot: WebhookSlot, revision: UInt64?)] {
         var slots: [(name: String, slot: WebhookSlot, revision: UInt64?)] = []
         for slot in Events.Durables.webhookSlots {
-            let entry = try await bucket.get(Self.slotKey(slot))
+            let entry = try await bucket.get(WebhookSlot.claimKey(slot))
             slots.append((slot, entry.map { WebhookSlot(description: String(decoding: $0.value, as: UTF8.self)) } ?? .free, entry?.revision))
         }
         return slots
@@ -206,8 +203,8 @@ final class StreamFeeds: EndpointFeeds {
     /// Writes `claim` to `slot` if it is still at `revision` (nil: has no value); false when someone wrote it since.
     private func write(_ claim: WebhookSlot, to slot: String, at revision: UInt64?, in bucket: KeyValueBucket) async throws -> Bool {
         let value = Array(claim.description.utf8)
-        if let revision { return try await bucket.update(Self.slotKey(slot), value, revision: revision) != nil }
-        return try await bucket.create(Self.slotKey(slot), value) != nil
+        if let revision { return try await bucket.update(WebhookSlot.claimKey(slot), value, revision: revision) != nil }
+        return try await bucket.create(WebhookSlot.claimKey(slot), value) != nil
     }
 
     /// The consumer `endpoint` claims (finding its claim, or claiming one), and the time its events count from; nil
@@ -238,7 +235,7 @@ final class StreamFeeds: EndpointFeeds {
     /// Marks `endpoint`'s claim disabled for its present entry (a 410), for every replica and after restarts.
     private func disable(_ endpoint: WebhookEndpoint, slot: String, in bucket: KeyValueBucket) async throws {
         for _ in 1...10 {
-            guard let entry = try await bucket.get(Self.slotKey(slot)),
+            guard let entry = try await bucket.get(WebhookSlot.claimKey(slot)),
                   case .claimed(endpoint.name, let since, _) = WebhookSlot(description: String(decoding: entry.value, as: UTF8.self))
             else { return }
             let disabled = WebhookSlot.claimed(endpoint: endpoint.name, since: since, disabled: endpoint.fingerprint)
@@ -253,7 +250,7 @@ final class StreamFeeds: EndpointFeeds {
     private func releaseClaims(in bucket: KeyValueBucket, now: Bool, where matches: (String) -> Bool) async throws {
         for (slot, state, revision) in try await slots(in: bucket) {
             guard case .claimed(let name, let since, let disabled) = state, matches(name), let revision else { continue }
-            let lease = try await bucket.get(Self.leaseKey(slot))
+            let lease = try await bucket.get(WebhookSlot.leaseKey(slot))
             if now {
                 if let lease, let held = Self.parseLease(lease), held.until != 0 { continue }
             } else {
@@ -291,8 +288,8 @@ final class StreamFeeds: EndpointFeeds {
     /// clocks compared). Nil while another replica holds it.
     private func acquireLease(_ slot: String, in bucket: KeyValueBucket) async throws -> LeaseTaking? {
         let value = lease(until: Int64(Date().timeIntervalSince1970) + Self.leaseTime)
-        guard let entry = try await bucket.get(Self.leaseKey(slot)) else {
-            return try await bucket.create(Self.leaseKey(slot), value) != nil ? .free : nil
+        guard let entry = try await bucket.get(WebhookSlot.leaseKey(slot)) else {
+            return try await bucket.create(WebhookSlot.leaseKey(slot), value) != nil ? .free : nil
         }
         var taking = LeaseTaking.free
         if let held = Self.parseLease(entry), held.holder != replica, held.until != 0 {
@@ -305,23 +302,23 @@ final class StreamFeeds: EndpointFeeds {
             guard now - seen >= .seconds(Self.leaseTime) else { return nil }
             taking = .lapsed
         }
-        return try await bucket.update(Self.leaseKey(slot), value, revision: entry.revision) != nil ? taking : nil
+        return try await bucket.update(WebhookSlot.leaseKey(slot), value, revision: entry.revision) != nil ? taking : nil
     }
 
     /// Extends this replica's lease on `slot`, if it still holds it and the slot is still `endpoint`'s, not disabled by a
     /// 410 (another replica's, just before this one took the lease).
     private func renewLease(_ slot: String, endpoint: String, in bucket: KeyValueBucket) async throws -> Bool {
-        guard let claim = try await bucket.get(Self.slotKey(slot)),
+        guard let claim = try await bucket.get(WebhookSlot.claimKey(slot)),
               case .claimed(endpoint, _, nil) = WebhookSlot(description: String(decoding: claim.value, as: UTF8.self)),
-              let entry = try await bucket.get(Self.leaseKey(slot)), Self.parseLease(entry)?.holder == replica else { return false }
+              let entry = try await bucket.get(WebhookSlot.leaseKey(slot)), Self.parseLease(entry)?.holder == replica else { return false }
         let value = lease(until: Int64(Date().timeIntervalSince1970) + Self.leaseTime)
-        return try await bucket.update(Self.leaseKey(slot), value, revision: entry.revision) != nil
+        return try await bucket.update(WebhookSlot.leaseKey(slot), value, revision: entry.revision) != nil
     }
 
     /// Gives up this replica's lease on `slot` at once, so another replica takes over without waiting for it to lapse.
     private func releaseLease(_ slot: String, in bucket: KeyValueBucket) async throws {
-        guard let entry = try await bucket.get(Self.leaseKey(slot)), Self.parseLease(entry)?.holder == replica else { return }
-        _ = try await bucket.update(Self.leaseKey(slot), lease(until: 0), revision: entry.revision)
+        guard let entry = try await bucket.get(WebhookSlot.leaseKey(slot)), Self.parseLease(entry)?.holder == replica else { return }
+        _ = try await bucket.update(WebhookSlot.leaseKey(slot), lease(until: 0), revision: entry.revision)
     }
 }
 
