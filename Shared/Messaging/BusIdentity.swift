@@ -242,16 +242,16 @@ public enum JetStreamSubjects {
          "CONSUMER.INFO.\(stream).\(name)"].map { "\(api).\($0)" }
     }
 
-    /// Read the key-value bucket `bucket`, and write (compare-and-set) its `keys` and no other.
+    /// Read the key-value bucket `bucket`, and write (compare-and-set) its `keys` and no other. No direct get: its answer
+    /// is the stored value as it is, sent to any reply subject the request names (an event's), so a writer of a key
+    /// could publish what it wrote anywhere; `STREAM.MSG.GET` answers in a JSON wrapper.
     public static func keyValue(_ bucket: String, keys: [String]) -> [String] {
-        keys.map { "$KV.\(bucket).\($0)" }
-            + ["\(api).STREAM.INFO.KV_\(bucket)", "\(api).DIRECT.GET.KV_\(bucket).>", "\(api).STREAM.MSG.GET.KV_\(bucket)"]
+        keys.map { "$KV.\(bucket).\($0)" } + ["\(api).STREAM.INFO.KV_\(bucket)", "\(api).STREAM.MSG.GET.KV_\(bucket)"]
     }
 
     /// Create the key-value bucket `bucket` when it is missing, and read it.
     public static func keyValueSetUp(_ bucket: String) -> [String] {
-        ["\(api).STREAM.CREATE.KV_\(bucket)", "\(api).STREAM.INFO.KV_\(bucket)", "\(api).DIRECT.GET.KV_\(bucket).>",
-         "\(api).STREAM.MSG.GET.KV_\(bucket)"]
+        ["\(api).STREAM.CREATE.KV_\(bucket)", "\(api).STREAM.INFO.KV_\(bucket)", "\(api).STREAM.MSG.GET.KV_\(bucket)"]
     }
 
     /// Create, bind, fetch from and acknowledge one durable consumer, and no other.

@@ -107,7 +107,7 @@ public struct JetStream: Sendable {
     }
 
     /// Runs `body` with `strings` as a C array of C strings, valid for the call.
-    private static func withCStrings<T>(_ strings: [String], _ body: (UnsafeMutableBufferPointer<UnsafePointer<CChar>?>) throws -> T) rethrows -> T {
+    static func withCStrings<T>(_ strings: [String], _ body: (UnsafeMutableBufferPointer<UnsafePointer<CChar>?>) throws -> T) rethrows -> T {
         let copies = strings.map { strdup($0) }
         defer { copies.forEach { free($0) } }
         var list = copies.map { UnsafePointer($0) }
@@ -211,14 +211,12 @@ public struct JetStream: Sendable {
 }
 
 extension JetStream {
-    /// What the server says of a durable consumer: its backlog and its description.
+    /// What the server says of a durable consumer: its backlog and how it was made.
     public struct ConsumerState: Sendable, Equatable {
         /// Messages of its filter not yet delivered.
         public var undelivered: UInt64
         /// Messages delivered and not yet acknowledged.
         public var unacknowledged: UInt64
-        /// Its description ("" for none).
-        public var description: String
         /// How it was made: where and what it delivers.
         public var configuration: ConsumerConfiguration
     }
@@ -295,7 +293,6 @@ extension JetStream {
             try checkJS(status, errorCode, "read consumer '\(durable)' on '\(stream)'")
             guard let info, let config = info.pointee.Config?.pointee else { return nil }
             return ConsumerState(undelivered: info.pointee.NumPending, unacknowledged: UInt64(max(0, info.pointee.NumAckPending)),
-                                 description: config.Description.map { String(cString: $0) } ?? "",
                                  configuration: ConsumerConfiguration(config))
         }
     }

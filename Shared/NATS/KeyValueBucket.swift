@@ -107,25 +107,41 @@ extension JetStream {
     /// Creates the key-value bucket `name` (one value a key, file storage, `replicas` copies; values of at most
     /// `maxValueSize` bytes, `maxBytes` in all, when given) when it is missing. One that exists is left as it is (made
     /// by an older release with other limits, or edited by an administrator).
+    ///
+    /// Its stream is made here rather than by `js_CreateKeyValue`, which always allows direct gets: nats-server sends a
+    /// direct get's answer, the stored value as it is, to whatever reply subject the request names without a
+    /// permission check, so whoever may write a key and direct-get it could have any subject (an event's) receive bytes
+    /// of its choosing. Without direct gets, reads go through `STREAM.MSG.GET`, whose answer is wrapped in JSON.
     public func ensureKeyValue(_ name: String, replicas: Int = 1, maxValueSize: Int? = nil, maxBytes: Int? = nil) async throws {
         try Subject.validateName(name, kind: "bucket name")
         if (try? await keyValue(name)) != nil { return }
-        let connection = self.connection
+        let handle = connection.handle
         try await BlockingCall.run {
-            var config = kvConfig()
-            try check(kvConfig_Init(&config), "init key-value config")
-            var store: OpaquePointer?
-            let status = name.withCString { bucket in
-                config.Bucket = bucket
-                config.History = 1
-                config.StorageType = js_FileStorage
-                config.Replicas = Int32(replicas)
-                if let maxValueSize { config.MaxValueSize = Int32(maxValueSize) }
-                if let maxBytes { config.MaxBytes = Int64(maxBytes) }
-                return js_CreateKeyValue(&store, connection.handle.jetStream, &config)
+            var config = jsStreamConfig()
+            try check(jsStreamConfig_Init(&config), "init stream config")
+            try JetStream.withCStrings(["$KV.\(name).>"]) { subjects in
+                try "KV_\(name)".withCString { stream in
+                    config.Name = stream
+                    config.Subjects = subjects.baseAddress
+                    config.SubjectsLen = Int32(subjects.count)
+                    config.Storage = js_FileStorage
+                    config.Retention = js_LimitsPolicy
+                    config.Replicas = Int64(replicas)
+                    config.MaxMsgsPerSubject = 1
+                    config.Discard = js_DiscardNew
+                    config.DenyDelete = true
+                    config.AllowRollup = true
+                    config.AllowDirect = false
+                    if let maxValueSize { config.MaxMsgSize = Int32(maxValueSize) }
+                    if let maxBytes { config.MaxBytes = Int64(maxBytes) }
+                    var info: UnsafeMutablePointer<jsStreamInfo>?
+                    var errorCode = jsErrCode(0)
+                    let status = js_AddStream(&info, handle.jetStream, &config, nil, &errorCode)
+                    if let info { jsStreamInfo_Destroy(info) }
+                    if status != NATS_OK, errorCode == JSStreamNameExistErr { return }
+                    try checkJS(status, errorCode, "create key-value bucket '\(name)'")
+                }
             }
-            if let store { kvStore_Destroy(store) }
-            try check(status, "create key-value bucket '\(name)'")
         }
     }
 }

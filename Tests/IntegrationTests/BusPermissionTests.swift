@@ -147,6 +147,7 @@ struct BusPermissionTests {
                              "$JS.API.CONSUMER.DELETE.\(stream).webhook-orders", "$JS.API.STREAM.CREATE.\(stream)",
                              "$JS.ACK.\(stream).\(Events.Durables.sessionsOfDeletedMembers).1.1.1.1.1",
                              "$KV.\(Events.webhookBucket).other", "$KV.\(Events.webhookBucket).slot.webhook-33",
+                             "$JS.API.DIRECT.GET.KV_\(Events.webhookBucket).$KV.\(Events.webhookBucket).slot.webhook-01",
                              "$JS.API.CONSUMER.DURABLE.CREATE.\(stream).webhook-01",
                              "$JS.API.STREAM.CREATE.KV_\(Events.webhookBucket)"] + streamEdits,
              [">", "events.>", "_INBOX_gateway.>", Endpoints.memberLogin.subject]),
