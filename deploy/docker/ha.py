@@ -16,7 +16,7 @@ it has caught up and lets the load run SETTLE_SECONDS. Checks:
 Writes its figures as JSON to the file named by RESULTS and exits 1 if a check failed. Environment
 as drive.py's (GATEWAY_PORTS, DEV_IDP_URL, PROJECT, WORKERS, OUTAGE_SECONDS, SETTLE_SECONDS).
 """
-import importlib.util, json, os, subprocess, sys, threading, time
+import importlib.util, json, os, subprocess, sys, threading, time, urllib.error, urllib.request
 
 here = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("docker_drive", os.path.join(here, "drive.py"))
@@ -68,10 +68,39 @@ def durables():
     return found
 
 
-def caught_up(container):
-    """Whether the NATS node answers its full /healthz: JetStream up and current with the cluster."""
-    return subprocess.run(["docker", "exec", container, "wget", "-q", "-O", "/dev/null", "http://127.0.0.1:8222/healthz"],
-                          capture_output=True).returncode == 0
+def health(container):
+    """Whether the NATS node answers its full /healthz (JetStream up and current with the cluster), and
+    what it says (its JSON, or why it was not read). Read from this machine at the container's own
+    address: a `docker exec` could fail for reasons of its own, and say nothing of the node."""
+    address = subprocess.run(["docker", "inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}", container],
+                             capture_output=True, text=True).stdout.split()
+    if not address:
+        return False, "no address (the container is not running)"
+    try:
+        with urllib.request.urlopen(f"http://{address[0]}:8222/healthz", timeout=5) as answer:
+            return True, answer.read().decode(errors="replace")[:400]
+    except urllib.error.HTTPError as error:
+        return False, error.read().decode(errors="replace")[:400]
+    except OSError as error:
+        return False, f"unread: {error}"
+
+
+def wait_caught_up(container, seconds, steady=2.0):
+    """Seconds until the NATS node's /healthz answered 200 on every read for `steady` seconds, or None
+    when it did not within `seconds`; and its last answer. Just after a start a node says 200 for a
+    moment between "not current" answers, while it learns of the streams and consumers it holds: a
+    single 200 says little."""
+    started = time.monotonic()
+    since = None
+    while True:
+        ok, words = health(container)
+        now = time.monotonic()
+        since = (since or now) if ok else None
+        if since is not None and now - since >= steady:
+            return since - started, words
+        if now - started > seconds:
+            return None, words
+        time.sleep(0.2)
 
 
 def lagging(before, after):
@@ -122,10 +151,8 @@ def main():
             drive.docker("kill", victim)
             time.sleep(drive.OUTAGE)
             drive.docker("start", victim)
-            deadline = time.monotonic() + 120
-            while not caught_up(victim) and time.monotonic() < deadline:
-                time.sleep(0.2)
-            drive.check(caught_up(victim), f"{node} has not caught up 120 s after it was started again")
+            catching_up, words = wait_caught_up(victim, 120)
+            drive.check(catching_up is not None, f"{node} has not caught up 120 s after it was started again; its /healthz: {words}")
             back = time.monotonic()
             time.sleep(drive.SETTLE)
             behind = lagging(before, durables())
@@ -133,18 +160,18 @@ def main():
             while behind and time.monotonic() < deadline:
                 time.sleep(0.5)
                 behind = lagging(before, durables())
-            kills.append((node, node == leader, at, back, behind))
+            kills.append((node, node == leader, at, back, behind, catching_up))
         drive.stop.set()
         for thread in threads:
             thread.join(timeout=60)
 
         rows = []
-        for node, was_leader, at, back, behind in kills:
+        for node, was_leader, at, back, behind, catching_up in kills:
             window, failed, statuses, last_failure = drive.fault_drive.fault_window(drive.records, at, back + drive.SETTLE)
             rows.append({"node": node, "leader": was_leader, "requests": len(window), "failed": len(failed),
                          "statuses": {str(k): v for k, v in sorted(statuses.items())},
                          "recovery_s": 0.0 if last_failure is None else round(last_failure - at, 1),
-                         "consumers_moved_on": not behind})
+                         "consumers_moved_on": not behind, "caught_up_s": None if catching_up is None else round(catching_up, 1)})
             drive.check(len(window) > 0, f"kill {node}: no request at all in its window")
             drive.check(len(failed) <= FAILURE_LIMIT * len(window),
                         f"kill {node}: {len(failed)} of {len(window)} requests failed (limit 1%): {statuses}")
