@@ -29,6 +29,31 @@ extension EnvironmentReader {
         return data
     }
 
+    /// The key files `paths` name (`variable` says where they came from), in order: each path a file, or a
+    /// directory whose files ending in `suffix` are taken in name order (a mounted Kubernetes Secret is such a
+    /// directory; its hidden `..data` entries are skipped). A path that does not exist fails, naming it.
+    public static func keyFilePaths(_ paths: [String], suffix: String, variable: String) throws(ConfigurationError) -> [String] {
+        var files: [String] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw ConfigurationError(variable: variable, problem: "'\(path)' does not exist")
+            }
+            guard isDirectory.boolValue else {
+                files.append(path)
+                continue
+            }
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: path)
+            } catch {
+                throw ConfigurationError(variable: variable, problem: "the directory '\(path)' cannot be read")
+            }
+            files += names.filter { !$0.hasPrefix(".") && $0.hasSuffix(suffix) }.sorted().map { "\(path)/\($0)" }
+        }
+        return files
+    }
+
     /// The contents of the file that `name` points at (a mounted secret), trailing line ends removed; nil
     /// when `name` is unset. Errors name the variable and never include the contents.
     public func secretFile(_ name: String) throws(ConfigurationError) -> String? {

@@ -6,10 +6,10 @@ import JOSE
 
 /// Sessions and refresh tokens in memory, for the issuer's use cases' tests that need no PostgreSQL. It keeps
 /// the repository's contract (``SessionRepositoryContractTests`` runs the same checks against it and against
-/// `SessionStore`): `issuer.rotate_refresh_token`'s order of checks and outcomes, a login's replacement of the
+/// `SessionStore`): the refresh's order of checks and outcomes (`issuer.refresh_second_look`), a login's replacement of the
 /// device's session, a deleted member's refusal, a suspension's generations and refusals. Its clock is ``now``,
 /// which a test moves. Simpler than the store: one actor, so no lock is needed for a start to see a suspension,
-/// and nothing is ever cleaned up.
+/// and nothing is ever cleaned up. It never held a token of the releases before generations: none is known.
 actor InMemorySessionRepository: SessionRepository {
     private struct Session {
         let id: String
@@ -21,19 +21,14 @@ actor InMemorySessionRepository: SessionRepository {
         let createdAt: Date
         var lastUsedAt: Date
         var expiresAt: Date
+        var generation: Int64 = 0
+        var rotatedAt: Date?
         var ended: (at: Date, reason: String)?
-    }
-
-    private struct Token {
-        let sessionId: String
-        let expiresAt: Date
-        var rotated: (at: Date, successor: [UInt8])?
     }
 
     private let refreshTokenTTL: TimeInterval
     private let reuseGrace: TimeInterval
     private var sessions: [String: Session] = [:]
-    private var tokens: [[UInt8]: Token] = [:]
     private var deletedMembers: Set<Int64> = []
     /// Each member's suspension mark: whether suspended, the change's generation, when it changed.
     private var suspensions: [Int64: (suspended: Bool, generation: Int64, changedAt: Date)] = [:]
@@ -56,25 +51,25 @@ actor InMemorySessionRepository: SessionRepository {
     }
 
     func startSession(memberId: Int64, deviceId: String, provider: Provider, signedInAt: Int64, client: SessionClient,
-                      token: RefreshToken) async throws -> (sessionId: String, token: RefreshToken) {
+                      sessionId: UUID) async throws -> String {
         guard !deletedMembers.contains(memberId) else { throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.") }
         guard suspensions[memberId]?.suspended != true else { throw ServiceFailure.memberSuspended }
+        let id = sessionId.uuidString.lowercased()
         // Another attempt of the same login came first: its session, while it is live and the device's; else nothing.
-        if let held = tokens[token.hash] {
-            guard let session = sessions[held.sessionId], session.ended == nil, session.memberId == memberId,
-                  session.deviceId == deviceId else { throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.") }
-            return (session.id, token)
+        if let session = sessions[id] {
+            guard session.ended == nil, session.memberId == memberId, session.deviceId == deviceId else {
+                throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.")
+            }
+            return id
         }
-        for (id, session) in sessions where session.memberId == memberId && session.deviceId == deviceId && session.ended == nil {
-            sessions[id]?.ended = (now, SessionEndReason.replaced.rawValue)
+        for (other, session) in sessions where session.memberId == memberId && session.deviceId == deviceId && session.ended == nil {
+            sessions[other]?.ended = (now, SessionEndReason.replaced.rawValue)
         }
-        let id = UUID().uuidString.lowercased()
         // A sign-in more than a minute ahead is stored as a minute ahead.
         let signedInAt = min(signedInAt, Int64(now.timeIntervalSince1970) + 60)
         sessions[id] = Session(id: id, memberId: memberId, deviceId: deviceId, provider: provider, signedInAt: signedInAt,
                                client: client, createdAt: now, lastUsedAt: now, expiresAt: now + refreshTokenTTL)
-        tokens[token.hash] = Token(sessionId: id, expiresAt: now + refreshTokenTTL)
-        return (id, token)
+        return id
     }
 
     func endDeletedMember(_ memberId: Int64) async throws -> [String] {
@@ -82,35 +77,36 @@ actor InMemorySessionRepository: SessionRepository {
         return end(.memberDeleted) { $0.memberId == memberId }
     }
 
-    func rotate(_ token: RefreshToken, deviceId: String?, secret: [UInt8]) async throws -> RefreshRotation {
-        let successor = token.successor(secret: secret)
-        guard let stored = tokens[token.hash], let session = sessions[stored.sessionId] else {
+    func rotate(sessionId: UUID, generation: Int64, deviceId: String?) async throws -> RefreshRotation {
+        guard let session = sessions[sessionId.uuidString.lowercased()], session.generation >= generation else {
             return RefreshRotation(outcome: .unknown, grant: nil)
         }
         let outcome: RefreshOutcome
         if let ended = session.ended {
             let suspended = ended.reason == SessionEndReason.suspended.rawValue && suspensions[session.memberId]?.suspended == true
             outcome = suspended ? .suspended : .ended
-        } else if session.expiresAt <= now || stored.expiresAt <= now {
+        } else if session.expiresAt <= now {
             outcome = .expired
         } else if let deviceId, deviceId != session.deviceId {
             outcome = .wrongDevice
-        } else if let rotated = stored.rotated {
-            if rotated.at > now - reuseGrace, rotated.successor == successor.hash {
-                outcome = .replayed
-            } else {
-                sessions[session.id]?.ended = (now, SessionEndReason.reuse.rawValue)
-                outcome = .reused
-            }
-        } else {
-            tokens[token.hash]?.rotated = (now, successor.hash)
-            tokens[successor.hash] = Token(sessionId: session.id, expiresAt: now + refreshTokenTTL)
+        } else if session.generation == generation {
+            sessions[session.id]?.generation += 1
+            sessions[session.id]?.rotatedAt = now
             sessions[session.id]?.lastUsedAt = now
             sessions[session.id]?.expiresAt = now + refreshTokenTTL
             outcome = .rotated
+        } else if session.generation == generation + 1, let rotatedAt = session.rotatedAt, rotatedAt > now - reuseGrace {
+            outcome = .replayed
+        } else {
+            sessions[session.id]?.ended = (now, SessionEndReason.reuse.rawValue)
+            outcome = .reused
         }
         guard outcome.failure == nil else { return RefreshRotation(outcome: outcome, grant: nil) }
-        return RefreshRotation(outcome: outcome, grant: (session.id, session.memberId, session.signedInAt, successor))
+        return RefreshRotation(outcome: outcome, grant: (session.id, session.memberId, session.signedInAt, .generation(generation + 1)))
+    }
+
+    func rotateLegacy(_ token: LegacyRefreshToken, deviceId: String?, secret: [UInt8]) async throws -> RefreshRotation {
+        RefreshRotation(outcome: .unknown, grant: nil)
     }
 
     func endSession(memberId: Int64, sessionId: String, reason: SessionEndReason) async throws -> [String] {

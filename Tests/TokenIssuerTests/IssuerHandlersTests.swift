@@ -17,6 +17,8 @@ struct IssuerHandlersTests {
     private let key: InMemorySigningKey
     private let handlers: IssuerHandlers
     private static let secret = SecureRandom.bytes(32)
+    private static let refreshKeyBytes = SecureRandom.bytes(32)
+    private static let refreshKeys = RefreshTokenKeys([refreshKeyBytes])!
 
     init() throws {
         key = try InMemorySigningKey()
@@ -26,8 +28,15 @@ struct IssuerHandlersTests {
         let set = VerificationKeySet(JWKSet(keys: [key.publicKey]))
         let proof = MemberProof(leeway: .seconds(0)) { _ in MemberProof.TrustedKeys(set: set, issuer: "i", audience: "a") }
         handlers = IssuerHandlers(repository: repository, tokens: AccessTokens(keys: key, configuration: configuration), keys: key,
-                                  outbox: Wakeup(), successorSecret: Self.secret, configuration: configuration, proof: proof,
+                                  outbox: Wakeup(), refreshKeys: Self.refreshKeys, successorSecret: Self.secret, configuration: configuration, proof: proof,
                                   logger: Logger(label: "issuer-test", level: .critical))
+    }
+
+    /// These handlers with other refresh token keys: a replica started with another REFRESH_TOKEN_KEY_FILE.
+    private func handlers(refreshKeys: RefreshTokenKeys) -> IssuerHandlers {
+        IssuerHandlers(repository: handlers.repository, tokens: handlers.tokens, keys: handlers.keys, outbox: handlers.outbox,
+                       refreshKeys: refreshKeys, successorSecret: Self.secret, configuration: handlers.configuration,
+                       proof: handlers.proof, logger: handlers.logger)
     }
 
     private static var now: Int64 { Int64(Date().timeIntervalSince1970) }
@@ -86,12 +95,43 @@ struct IssuerHandlersTests {
     func refreshRefused() async throws {
         let malformed = await failure { _ = try await refresh("not-a-token") }
         #expect(malformed?.code == .invalidRefreshToken)
-        let unknown = await failure { _ = try await refresh(RefreshToken.random().value) }
+        let unknown = await failure { _ = try await refresh(LegacyRefreshToken.random().value) }
         #expect(unknown?.code == .invalidRefreshToken)
+        let noSession = await failure { _ = try await refresh(Self.refreshKeys.token(sessionId: UUID(), generation: 0).value) }
+        #expect(noSession?.code == .invalidRefreshToken)
         let pair = try await login()
         let elsewhere = await failure { _ = try await refresh(pair.refreshToken, device: "tablet") }
         #expect(elsewhere?.code == .invalidRefreshToken)
         #expect(try await refresh(pair.refreshToken, device: "phone").sessionId == pair.sessionId)
+    }
+
+    @Test("a token of a live session with a bad MAC is an invalid token, and ends nothing: the real one still refreshes")
+    func badMAC() async throws {
+        let pair = try await login()
+        let parts = pair.refreshToken.split(separator: ".")
+        let older = Self.refreshKeys.token(sessionId: try #require(UUID(uuidString: String(parts[0]))), generation: 0).value
+        #expect(older == pair.refreshToken)
+        _ = try await refresh(pair.refreshToken)
+        // Generation 0 with a made-up MAC: a genuine one would be a reuse and end the session.
+        let forged = "\(parts[0]).0.\(String(repeating: "A", count: 43))"
+        let refused = await failure { _ = try await refresh(forged) }
+        #expect(refused?.code == .invalidRefreshToken)
+        #expect(await repository.endReason(pair.sessionId) == nil)
+        let genuine = await failure { _ = try await refresh(pair.refreshToken) }
+        #expect(genuine == nil, "the genuine duplicate inside the window replays")
+    }
+
+    @Test("a rotation of the refresh token key leaves every live session refreshable: old tokens read, new ones signed by the new key")
+    func keyRotation() async throws {
+        let before = try await login(device: "a")
+        let rotatedEarly = try await refresh(try await login(device: "b").refreshToken)
+        let both = handlers(refreshKeys: RefreshTokenKeys([Self.refreshKeyBytes, SecureRandom.bytes(32)])!)
+        for token in [before.refreshToken, rotatedEarly.refreshToken] {
+            let next = try await both.refresh(RefreshTokensRequest(refreshToken: token, deviceId: nil))
+            // The successor is the new key's: the new key alone reads it, and the replica with both keeps going.
+            #expect(Self.refreshKeys.read(next.refreshToken) == nil)
+            _ = try await both.refresh(RefreshTokensRequest(refreshToken: next.refreshToken, deviceId: nil))
+        }
     }
 
     @Test("a logout needs an access token of that very session; it ends only that one")

@@ -26,13 +26,17 @@ struct RefreshOutcomeTests {
         #expect(!outcome.endedSession)
     }
 
-    @Test("every outcome is one the SQL function can answer, and it answers no other")
-    func matchesTheFunction() throws {
+    @Test("every outcome is one the SQL functions can answer, and they answer no other",
+          arguments: ["issuer.refresh_second_look", "issuer.rotate_legacy_refresh_token", "issuer.rotate_refresh_token"])
+    func matchesTheFunction(_ function: String) throws {
         let sql = IssuerMigrations.functions
-        let body = try #require(sql.range(of: "CREATE OR REPLACE FUNCTION issuer.rotate_refresh_token").map { sql[$0.lowerBound...] })
+        let start = try #require(sql.range(of: "CREATE OR REPLACE FUNCTION \(function)("))
+        let end = try #require(sql.range(of: "\n$$;", range: start.upperBound..<sql.endIndex))
+        let body = sql[start.lowerBound..<end.lowerBound]
         for outcome in RefreshOutcome.allCases {
             #expect(body.contains("outcome := '\(outcome.rawValue)'"), "\(outcome)")
         }
-        #expect(body.components(separatedBy: "outcome := '").count - 1 == RefreshOutcome.allCases.count)
+        let answered = Set(body.components(separatedBy: "outcome := '").dropFirst().map { $0.prefix { $0 != "'" } })
+        #expect(answered == Set(RefreshOutcome.allCases.map { Substring($0.rawValue) }))
     }
 }

@@ -19,22 +19,25 @@ struct SessionCleanUpTests {
         }
     }
 
-    @Test("expired and long-ended sessions and expired refresh tokens go; live ones stay")
+    @Test("expired and long-ended sessions and expired refresh tokens (of the releases before generations) go; live ones stay")
     func cleanUp() async throws {
         try await withIssuerDatabase { database in
             let store = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
             let member = Int64.random(in: 1_000_000_000...9_000_000_000)
 
-            let live = try await store.startSession(memberId: member, deviceId: "live", provider: .google).sessionId
-            let expired = try await store.startSession(memberId: member, deviceId: "expired", provider: .google).sessionId
-            let endedLongAgo = try await store.startSession(memberId: member, deviceId: "ended-long-ago", provider: .google).sessionId
-            let endedRecently = try await store.startSession(memberId: member, deviceId: "ended-recently", provider: .google).sessionId
+            let live = try await store.startSession(memberId: member, deviceId: "live", provider: .google)
+            let expired = try await store.startSession(memberId: member, deviceId: "expired", provider: .google)
+            let endedLongAgo = try await store.startSession(memberId: member, deviceId: "ended-long-ago", provider: .google)
+            let endedRecently = try await store.startSession(memberId: member, deviceId: "ended-recently", provider: .google)
             _ = try await database.query("UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = \(expired)::uuid")
             _ = try await database.query(
                 "UPDATE issuer.sessions SET ended_at = now() - interval '2 hours', end_reason = 'logout' WHERE id = \(endedLongAgo)::uuid")
             _ = try await database.query(
                 "UPDATE issuer.sessions SET ended_at = now(), end_reason = 'logout' WHERE id = \(endedRecently)::uuid")
-            // An old rotated refresh token of the live session, past its expiry.
+            // Tokens of the releases before generations: an old rotated one of the live session, past its expiry,
+            // and a live one.
+            _ = try await database.query(
+                "INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at) VALUES (\(Array(UUID().uuidString.utf8)), \(live)::uuid, now() + interval '1 hour')")
             _ = try await database.query(
                 "INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at, rotated_at) VALUES (\(Array(UUID().uuidString.utf8)), \(live)::uuid, now() - interval '1 second', now() - interval '2 hours')")
 
@@ -56,7 +59,7 @@ struct SessionCleanUpTests {
         try await withIssuerDatabase { database in
             let store = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
             let member = Int64.random(in: 1_000_000_000...9_000_000_000)
-            let expired = try await store.startSession(memberId: member, deviceId: "expired", provider: .google).sessionId
+            let expired = try await store.startSession(memberId: member, deviceId: "expired", provider: .google)
             _ = try await database.query("UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = \(expired)::uuid")
 
             let deletedWhileLocked = try await database.withTransaction { connection in
@@ -75,15 +78,16 @@ struct SessionCleanUpTests {
         try await withIssuerDatabase { database in
             let store = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
             let member = Int64.random(in: 1_000_000_000...9_000_000_000)
-            let (suspended, token) = try await store.startSession(memberId: member, deviceId: "phone", provider: .google)
+            let id = UUID()
+            let suspended = try await store.startSession(memberId: member, deviceId: "phone", provider: .google, sessionId: id)
             _ = try await store.applySuspension(memberId: member, suspended: true, generation: 1, within: .seconds(900))
             _ = try await database.query("UPDATE issuer.sessions SET ended_at = now() - interval '2 hours' WHERE id = \(suspended)::uuid")
 
             #expect(try await store.cleanUp(endedRetention: .seconds(900)) == 0)
-            #expect(try await store.rotate(token, deviceId: "phone", secret: [1, 2, 3]).outcome == .suspended)
+            #expect(try await store.rotate(sessionId: id, generation: 0, deviceId: "phone").outcome == .suspended)
             _ = try await store.applySuspension(memberId: member, suspended: false, generation: 2, within: .seconds(900))
             #expect(try await store.cleanUp(endedRetention: .seconds(900)) == 1)
-            #expect(try await store.rotate(token, deviceId: "phone", secret: [1, 2, 3]).outcome == .unknown)
+            #expect(try await store.rotate(sessionId: id, generation: 0, deviceId: "phone").outcome == .unknown)
         }
     }
 }

@@ -29,59 +29,63 @@ struct SessionRepositoryContractTests {
 
     private static func member() -> Int64 { Int64.random(in: 1...Int64(Int32.max)) }
 
-    @Test("a login on a device replaces its session, and the same first token gets the live session back", arguments: Kind.allCases)
+    @Test("a login on a device replaces its session, and the same session named again gets the live session back", arguments: Kind.allCases)
     func startSession(_ kind: Kind) async throws {
         let repository = try await Self.make(kind)
         let member = Self.member()
-        let token = RefreshToken.random()
-        let first = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, token: token)
-        let resent = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, token: token)
-        #expect(resent.sessionId == first.sessionId)
+        let named = UUID()
+        let first = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, sessionId: named)
+        #expect(first == named.uuidString.lowercased())
+        let resent = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, sessionId: named)
+        #expect(resent == first)
         let next = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown,
-                                                     token: .random())
+                                                     sessionId: UUID())
         let tablet = try await repository.startSession(memberId: member, deviceId: "tablet", provider: .apple, signedInAt: 1, client: .unknown,
-                                                       token: .random())
-        #expect(Set(try await repository.sessions(memberId: member).map(\.sessionId)) == [next.sessionId, tablet.sessionId])
-        #expect(try await repository.ended(memberId: member, provider: nil, reason: .replaced, within: .seconds(60)) == [first.sessionId])
+                                                       sessionId: UUID())
+        #expect(Set(try await repository.sessions(memberId: member).map(\.sessionId)) == [next, tablet])
+        #expect(try await repository.ended(memberId: member, provider: nil, reason: .replaced, within: .seconds(60)) == [first])
         // The first attempt's session has ended since: a late attempt of that login gets nothing and replaces nothing.
         let late = await failure {
-            _ = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, token: token)
+            _ = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, sessionId: named)
         }
         #expect(late?.code == .unauthorized)
-        #expect(Set(try await repository.sessions(memberId: member).map(\.sessionId)) == [next.sessionId, tablet.sessionId])
+        #expect(Set(try await repository.sessions(memberId: member).map(\.sessionId)) == [next, tablet])
     }
 
-    @Test("a token rotates once; a duplicate gets the same successor; the wrong device or an unknown token gets none",
+    @Test("a generation rotates once; a duplicate gets the same successor; the wrong device, an unknown session or a future generation gets none; an older generation ends the session",
           arguments: Kind.allCases)
     func rotation(_ kind: Kind) async throws {
         let repository = try await Self.make(kind)
         let member = Self.member()
-        let token = RefreshToken.random()
-        let session = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 5, client: .unknown, token: token)
-        #expect(try await repository.rotate(token, deviceId: "tablet", secret: Self.secret).outcome == .wrongDevice)
-        let rotated = try await repository.rotate(token, deviceId: "phone", secret: Self.secret)
-        let replayed = try await repository.rotate(token, deviceId: nil, secret: Self.secret)
+        let id = UUID()
+        let session = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 5, client: .unknown, sessionId: id)
+        #expect(try await repository.rotate(sessionId: id, generation: 0, deviceId: "tablet").outcome == .wrongDevice)
+        #expect(try await repository.rotate(sessionId: id, generation: 1, deviceId: "phone").outcome == .unknown)
+        let rotated = try await repository.rotate(sessionId: id, generation: 0, deviceId: "phone")
+        let replayed = try await repository.rotate(sessionId: id, generation: 0, deviceId: nil)
         #expect(rotated.outcome == .rotated && replayed.outcome == .replayed)
-        #expect(rotated.grant?.sessionId == session.sessionId && rotated.grant?.memberId == member && rotated.grant?.signedInAt == 5)
-        #expect(rotated.grant?.token.value == replayed.grant?.token.value)
-        #expect(try await repository.rotate(.random(), deviceId: nil, secret: Self.secret).outcome == .unknown)
-        // A duplicate that derived another successor (another secret) is a reuse: the session ends.
-        #expect(try await repository.rotate(token, deviceId: nil, secret: SecureRandom.bytes(32)).outcome == .reused)
-        #expect(try await repository.rotate(try #require(rotated.grant?.token), deviceId: nil, secret: Self.secret).outcome == .ended)
+        #expect(rotated.grant?.sessionId == session && rotated.grant?.memberId == member && rotated.grant?.signedInAt == 5)
+        #expect(rotated.grant?.successor == .generation(1) && replayed.grant?.successor == .generation(1))
+        #expect(try await repository.rotate(sessionId: UUID(), generation: 0, deviceId: nil).outcome == .unknown)
+        let onwards = try await repository.rotate(sessionId: id, generation: 1, deviceId: "phone")
+        #expect(onwards.outcome == .rotated && onwards.grant?.successor == .generation(2))
+        // Generation 0 now is two behind: a reuse, whatever the window; the session ends, its live token with it.
+        #expect(try await repository.rotate(sessionId: id, generation: 0, deviceId: nil).outcome == .reused)
+        #expect(try await repository.rotate(sessionId: id, generation: 2, deviceId: nil).outcome == .ended)
     }
 
     @Test("a deleted member's sessions end and none starts again; ending by provider ends only its sessions", arguments: Kind.allCases)
     func ending(_ kind: Kind) async throws {
         let repository = try await Self.make(kind)
         let member = Self.member()
-        let google = try await repository.startSession(memberId: member, deviceId: "a", provider: .google, signedInAt: 1, client: .unknown, token: .random())
-        let apple = try await repository.startSession(memberId: member, deviceId: "b", provider: .apple, signedInAt: 1, client: .unknown, token: .random())
-        #expect(try await repository.endSessions(memberId: member, provider: .apple, reason: .identityEnded, startedBefore: nil) == [apple.sessionId])
-        #expect(try await repository.endSession(memberId: member + 1, sessionId: google.sessionId, reason: .revoked).isEmpty)
-        #expect(try await repository.endDeletedMember(member) == [google.sessionId])
+        let google = try await repository.startSession(memberId: member, deviceId: "a", provider: .google, signedInAt: 1, client: .unknown, sessionId: UUID())
+        let apple = try await repository.startSession(memberId: member, deviceId: "b", provider: .apple, signedInAt: 1, client: .unknown, sessionId: UUID())
+        #expect(try await repository.endSessions(memberId: member, provider: .apple, reason: .identityEnded, startedBefore: nil) == [apple])
+        #expect(try await repository.endSession(memberId: member + 1, sessionId: google, reason: .revoked).isEmpty)
+        #expect(try await repository.endDeletedMember(member) == [google])
         #expect(try await repository.endDeletedMember(member).isEmpty)
         let refused = await failure {
-            _ = try await repository.startSession(memberId: member, deviceId: "c", provider: .google, signedInAt: 1, client: .unknown, token: .random())
+            _ = try await repository.startSession(memberId: member, deviceId: "c", provider: .google, signedInAt: 1, client: .unknown, sessionId: UUID())
         }
         #expect(refused?.code == .unauthorized)
     }
@@ -90,18 +94,18 @@ struct SessionRepositoryContractTests {
     func endingUpToATime(_ kind: Kind) async throws {
         let repository = try await Self.make(kind)
         let member = Self.member()
-        let before = try await repository.startSession(memberId: member, deviceId: "a", provider: .apple, signedInAt: 1, client: .unknown, token: .random())
+        let before = try await repository.startSession(memberId: member, deviceId: "a", provider: .apple, signedInAt: 1, client: .unknown, sessionId: UUID())
         await Self.tick(repository)
         try await Task.sleep(for: .milliseconds(20))
         var unlinkedAt = Date()
         if let memory = repository as? InMemorySessionRepository { unlinkedAt = await memory.now }
         await Self.tick(repository)
         try await Task.sleep(for: .milliseconds(20))
-        let after = try await repository.startSession(memberId: member, deviceId: "b", provider: .apple, signedInAt: 1, client: .unknown, token: .random())
+        let after = try await repository.startSession(memberId: member, deviceId: "b", provider: .apple, signedInAt: 1, client: .unknown, sessionId: UUID())
         #expect(try await repository.endSessions(memberId: member, provider: .apple, reason: .identityEnded, startedBefore: unlinkedAt)
-                    == [before.sessionId])
+                    == [before])
         #expect(try await repository.endSessions(memberId: member, provider: .apple, reason: .identityEnded, startedBefore: nil)
-                    == [after.sessionId], "the later session was ended by the event before it")
+                    == [after], "the later session was ended by the event before it")
     }
 
     /// Moves the in-memory repository's clock on a little, as PostgreSQL's moves between two statements.
@@ -115,25 +119,25 @@ struct SessionRepositoryContractTests {
         let repository = try await Self.make(kind)
         let member = Self.member()
         let client = SessionClient(platform: "iOS 18.1", appVersion: "MyApp 2.3.1")
-        let token = RefreshToken.random()
+        let phoneId = UUID()
         let phone = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: client,
-                                                      token: token)
+                                                      sessionId: phoneId)
         let tablet = try await repository.startSession(memberId: member, deviceId: "tablet", provider: .apple, signedInAt: 1,
-                                                       client: .unknown, token: .random())
+                                                       client: .unknown, sessionId: UUID())
         let other = try await repository.startSession(memberId: member + 1, deviceId: "phone", provider: .google, signedInAt: 1,
-                                                      client: .unknown, token: .random())
-        #expect(try await repository.sessions(memberId: member).first { $0.sessionId == phone.sessionId }?.platform == "iOS 18.1")
+                                                      client: .unknown, sessionId: UUID())
+        #expect(try await repository.sessions(memberId: member).first { $0.sessionId == phone }?.platform == "iOS 18.1")
         await Self.tick(repository)
 
         let suspended = try await repository.applySuspension(memberId: member, suspended: true, generation: 2, within: .seconds(60))
         #expect(suspended.applied && suspended.suspended)
-        #expect(Set(suspended.sessionIds) == [phone.sessionId, tablet.sessionId])
+        #expect(Set(suspended.sessionIds) == [phone, tablet])
         #expect(try await repository.sessions(memberId: member).isEmpty)
-        #expect(try await repository.sessions(memberId: member + 1).map(\.sessionId) == [other.sessionId])
-        #expect(try await repository.rotate(token, deviceId: "phone", secret: Self.secret).outcome == .suspended)
+        #expect(try await repository.sessions(memberId: member + 1).map(\.sessionId) == [other])
+        #expect(try await repository.rotate(sessionId: phoneId, generation: 0, deviceId: "phone").outcome == .suspended)
         let refused = await failure {
             _ = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown,
-                                                  token: .random())
+                                                  sessionId: UUID())
         }
         #expect(refused == .memberSuspended)
 
@@ -143,18 +147,18 @@ struct SessionRepositoryContractTests {
         #expect(!repeated.applied && repeated.suspended && Set(repeated.sessionIds) == Set(suspended.sessionIds))
         let late = try await repository.applySuspension(memberId: member, suspended: false, generation: 1, within: .seconds(60))
         #expect(!late.applied && late.suspended)
-        #expect(try await repository.rotate(token, deviceId: "phone", secret: Self.secret).outcome == .suspended)
+        #expect(try await repository.rotate(sessionId: phoneId, generation: 0, deviceId: "phone").outcome == .suspended)
 
         let lifted = try await repository.applySuspension(memberId: member, suspended: false, generation: 3, within: .seconds(60))
         #expect(lifted == SuspensionChange(applied: true, suspended: false, sessionIds: []))
-        #expect(try await repository.rotate(token, deviceId: "phone", secret: Self.secret).outcome == .ended)
+        #expect(try await repository.rotate(sessionId: phoneId, generation: 0, deviceId: "phone").outcome == .ended)
         let again = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1,
-                                                      client: .unknown, token: .random())
-        #expect(try await repository.sessions(memberId: member).map(\.sessionId) == [again.sessionId])
+                                                      client: .unknown, sessionId: UUID())
+        #expect(try await repository.sessions(memberId: member).map(\.sessionId) == [again])
         // A late suspension (generation 2, redelivered) does not undo the lifting.
         let redelivered = try await repository.applySuspension(memberId: member, suspended: true, generation: 2, within: .seconds(60))
         #expect(redelivered == SuspensionChange(applied: false, suspended: false, sessionIds: []))
-        #expect(try await repository.sessions(memberId: member).map(\.sessionId) == [again.sessionId])
+        #expect(try await repository.sessions(memberId: member).map(\.sessionId) == [again])
     }
 
     @Test("an admin sees a member's sessions, live and ended, newest first, and ends one by ID, once", arguments: Kind.allCases)
@@ -162,26 +166,26 @@ struct SessionRepositoryContractTests {
         let repository = try await Self.make(kind)
         let member = Self.member()
         let first = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1,
-                                                      client: SessionClient(platform: "iOS 18.1", appVersion: "MyApp 2.3.1"), token: .random())
+                                                      client: SessionClient(platform: "iOS 18.1", appVersion: "MyApp 2.3.1"), sessionId: UUID())
         await Self.tick(repository)
         let second = try await repository.startSession(memberId: member, deviceId: "phone", provider: .kakao, signedInAt: 1,
-                                                       client: .unknown, token: .random())
+                                                       client: .unknown, sessionId: UUID())
         await Self.tick(repository)
         let third = try await repository.startSession(memberId: member, deviceId: "tablet", provider: .apple, signedInAt: 1,
-                                                      client: .unknown, token: .random())
+                                                      client: .unknown, sessionId: UUID())
         let listed = try await repository.adminSessions(memberId: member, limit: 10)
-        #expect(listed.map(\.sessionId) == [third.sessionId, second.sessionId, first.sessionId])
+        #expect(listed.map(\.sessionId) == [third, second, first])
         #expect(listed.map(\.provider) == [.apple, .kakao, .google])
         #expect(listed[2].platform == "iOS 18.1" && listed[2].appVersion == "MyApp 2.3.1" && listed[2].endReason == "replaced")
         #expect(listed[2].endedAt != nil && listed[0].endedAt == nil && listed[0].endReason == nil)
-        #expect(try await repository.adminSessions(memberId: member, limit: 2).map(\.sessionId) == [third.sessionId, second.sessionId])
+        #expect(try await repository.adminSessions(memberId: member, limit: 2).map(\.sessionId) == [third, second])
 
-        let ended = try #require(try await repository.endSession(sessionId: third.sessionId, reason: .admin))
-        #expect(ended.memberId == member && ended.ended == [third.sessionId])
-        let again = try #require(try await repository.endSession(sessionId: third.sessionId, reason: .admin))
+        let ended = try #require(try await repository.endSession(sessionId: third, reason: .admin))
+        #expect(ended.memberId == member && ended.ended == [third])
+        let again = try #require(try await repository.endSession(sessionId: third, reason: .admin))
         #expect(again.memberId == member && again.ended.isEmpty)
         #expect(try await repository.endSession(sessionId: UUID().uuidString.lowercased(), reason: .admin) == nil)
         #expect(try await repository.adminSessions(memberId: member, limit: 10).first?.endReason == "admin")
-        #expect(try await repository.sessions(memberId: member).map(\.sessionId) == [second.sessionId])
+        #expect(try await repository.sessions(memberId: member).map(\.sessionId) == [second])
     }
 }

@@ -29,93 +29,143 @@ struct SessionStoreTests {
     func replacement() async throws {
         let store = try await Self.store.value
         let member = Self.member()
-        let first = try await store.startSession(memberId: member, deviceId: "phone", provider: .google).sessionId
-        let second = try await store.startSession(memberId: member, deviceId: "phone", provider: .google).sessionId
-        let tablet = try await store.startSession(memberId: member, deviceId: "tablet", provider: .apple).sessionId
+        let first = try await store.startSession(memberId: member, deviceId: "phone", provider: .google)
+        let second = try await store.startSession(memberId: member, deviceId: "phone", provider: .google)
+        let tablet = try await store.startSession(memberId: member, deviceId: "tablet", provider: .apple)
         #expect(Set(try await store.sessions(memberId: member).map(\.sessionId)) == [second, tablet])
         #expect(try await Self.events(store, first) == ["session.ended replaced"])
         #expect(try await Self.events(store, second).isEmpty)
     }
 
-    @Test("a sign-in more than a minute ahead is stored as a minute ahead; the calls of the release before still work, their sessions signed in at their start")
+    @Test("a sign-in more than a minute ahead is stored as a minute ahead; a session of the release before (no sign-in time) signed in at its start")
     func signInTimeBounds() async throws {
         let store = try await Self.store.value
         let now = Int64(Date().timeIntervalSince1970)
-        let (_, ahead) = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, signedInAt: now + 3_600)
-        let rotated = try await store.rotate(ahead, deviceId: "d", secret: Self.secret)
+        let ahead = UUID()
+        _ = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, signedInAt: now + 3_600, sessionId: ahead)
+        let rotated = try await store.rotate(sessionId: ahead, generation: 0, deviceId: "d")
         #expect(try #require(rotated.grant?.signedInAt) <= Int64(Date().timeIntervalSince1970) + 61)
 
-        // The previous release's calls: five named arguments, and the rotation's columns it reads by name.
-        let token = RefreshToken.random()
-        let started = try await store.database.query("""
-            SELECT issuer.start_session(p_member => \(Self.member()), p_device => 'old', p_provider => 'GOOGLE',
-                                        p_token_hash => \(token.hash), p_ttl_seconds => 3600)::text AS id
-            """)
-        #expect(started.count == 1 && !(started.first?.isNull("id") ?? true))
-        let successor = token.successor(secret: Self.secret)
-        let old = try await store.database.query("""
-            SELECT outcome, status, session_id, member_id FROM issuer.rotate_refresh_token(
-                p_token_hash => \(token.hash), p_successor_hash => \(successor.hash), p_device => 'old',
-                p_grace_seconds => 30, p_ttl_seconds => 3600)
-            """)
-        #expect(try old.first?.string("outcome") == "rotated")
-        #expect(try old.first?.string("status") == "rotated")
-        // A session of the release before (no signed_in_at): its sign-in is its start.
-        _ = try await store.database.query("UPDATE issuer.sessions SET signed_in_at = NULL, created_at = now() - interval '2 hours' WHERE id = \(try #require(old.first?.uuid("session_id")))")
-        let next = try await store.rotate(successor, deviceId: "old", secret: Self.secret)
+        let old = UUID()
+        _ = try await store.startSession(memberId: Self.member(), deviceId: "old", provider: .google, sessionId: old)
+        _ = try await store.database.query("UPDATE issuer.sessions SET signed_in_at = NULL, created_at = now() - interval '2 hours' WHERE id = \(old)")
+        let next = try await store.rotate(sessionId: old, generation: 0, deviceId: "old")
         #expect(next.outcome == .rotated)
         #expect(abs(try #require(next.grant?.signedInAt) - (now - 7_200)) <= 2)
     }
 
-    @Test("rotated, then replayed inside the grace window with the same successor, then reuse ends the session")
+    @Test("rotated in one statement that writes no row, replayed inside the grace window, and after it a reuse that ends the session")
     func rotation() async throws {
         let store = try await Self.store.value
         // A sign-in an hour ago: every grant hands that time back, not the refresh's.
         let signedInAt = Int64(Date().timeIntervalSince1970) - 3_600
-        let (sessionId, token) = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, signedInAt: signedInAt)
-        let rotated = try await store.rotate(token, deviceId: "d", secret: Self.secret)
-        #expect(rotated.outcome == .rotated)
+        let id = UUID()
+        let sessionId = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, signedInAt: signedInAt, sessionId: id)
+        let rows = try await Self.refreshTokenRows(store)
+        let rotated = try await store.rotate(sessionId: id, generation: 0, deviceId: "d")
+        #expect(rotated.outcome == .rotated && rotated.grant?.successor == .generation(1))
         #expect(rotated.grant?.sessionId == sessionId)
         #expect(rotated.grant?.signedInAt == signedInAt)
-        let replayed = try await store.rotate(token, deviceId: "d", secret: Self.secret)
-        #expect(replayed.outcome == .replayed)
-        #expect(replayed.grant?.token.value == rotated.grant?.token.value)
+        let replayed = try await store.rotate(sessionId: id, generation: 0, deviceId: "d")
+        #expect(replayed.outcome == .replayed && replayed.grant?.successor == .generation(1))
         #expect(replayed.grant?.signedInAt == signedInAt)
-        let again = try await store.rotate(try #require(rotated.grant?.token), deviceId: "d", secret: Self.secret)
-        #expect(again.grant?.signedInAt == signedInAt)
+        #expect(try await Self.refreshTokenRows(store) == rows, "a rotation wrote a token row")
 
-        _ = try await store.database.query(
-            "UPDATE issuer.refresh_tokens SET rotated_at = now() - interval '1 hour' WHERE token_hash = \(token.hash)")
-        let reused = try await store.rotate(token, deviceId: "d", secret: Self.secret)
+        // The grace window is over: the same duplicate is a reuse.
+        _ = try await store.database.query("UPDATE issuer.sessions SET rotated_at = now() - interval '1 hour' WHERE id = \(id)")
+        let reused = try await store.rotate(sessionId: id, generation: 0, deviceId: "d")
         #expect(reused.outcome == .reused)
         #expect(reused.grant == nil)
         #expect(try await Self.events(store, sessionId) == ["refresh-token.reused reuse", "session.ended reuse"])
         // The successor died with the session.
-        let successor = try #require(rotated.grant?.token)
-        #expect(try await store.rotate(successor, deviceId: "d", secret: Self.secret).outcome == .ended)
+        #expect(try await store.rotate(sessionId: id, generation: 1, deviceId: "d").outcome == .ended)
     }
 
-    @Test("an unknown token, another device and an expired session are each told apart")
+    @Test("two refreshes of one token at once: one rotation and one replay of the same generation")
+    func concurrentDoubleRefresh() async throws {
+        let store = try await Self.store.value
+        for _ in 0..<20 {
+            let id = UUID()
+            _ = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, sessionId: id)
+            async let first = store.rotate(sessionId: id, generation: 0, deviceId: "d")
+            async let second = store.rotate(sessionId: id, generation: 0, deviceId: "d")
+            let outcomes = try await [first, second]
+            #expect(outcomes.map(\.outcome).sorted { $0.rawValue < $1.rawValue } == [.replayed, .rotated])
+            #expect(outcomes.map { $0.grant?.successor } == [.generation(1), .generation(1)])
+            #expect(try await store.rotate(sessionId: id, generation: 1, deviceId: "d").outcome == .rotated)
+        }
+    }
+
+    @Test("a token issued before generations still refreshes, into a generation; its duplicate replays; after the window, a reuse")
+    func legacyTokens() async throws {
+        let store = try await Self.store.value
+        let member = Self.member()
+        // A session the release before started, with its first token.
+        let token = LegacyRefreshToken.random()
+        let started = try await store.database.query("""
+            SELECT issuer.start_session(p_member => \(member), p_device => 'old', p_provider => 'GOOGLE',
+                                        p_token_hash => \(token.hash), p_ttl_seconds => 3600, p_signed_in_at => 1)::text AS id
+            """)
+        let sessionId = try #require(try started.first?.string("id"))
+        let rotated = try await store.rotateLegacy(token, deviceId: "old", secret: Self.secret)
+        #expect(rotated.outcome == .rotated && rotated.grant?.successor == .generation(1) && rotated.grant?.sessionId == sessionId)
+        let replayed = try await store.rotateLegacy(token, deviceId: nil, secret: Self.secret)
+        #expect(replayed.outcome == .replayed && replayed.grant?.successor == .generation(1))
+        // Its successor is a generation like any other.
+        let id = try #require(UUID(uuidString: sessionId))
+        #expect(try await store.rotate(sessionId: id, generation: 1, deviceId: "old").outcome == .rotated)
+        // The session moved on: the old token is a reuse even inside the window.
+        #expect(try await store.rotateLegacy(token, deviceId: nil, secret: Self.secret).outcome == .reused)
+        #expect(try await Self.events(store, sessionId) == ["refresh-token.reused reuse", "session.ended reuse"])
+
+        // A token the release before rotated (its successor stored): a duplicate inside the window gets that successor.
+        let older = LegacyRefreshToken.random()
+        _ = try await store.database.query("""
+            SELECT issuer.start_session(p_member => \(member), p_device => 'older', p_provider => 'GOOGLE',
+                                        p_token_hash => \(older.hash), p_ttl_seconds => 3600)
+            """)
+        let successor = older.successor(secret: Self.secret)
+        let before = try await store.database.query("""
+            SELECT outcome FROM issuer.rotate_refresh_token(p_token_hash => \(older.hash), p_successor_hash => \(successor.hash),
+                                                            p_device => 'older', p_grace_seconds => 30, p_ttl_seconds => 3600)
+            """)
+        #expect(try before.first?.string("outcome") == "rotated")
+        let duplicate = try await store.rotateLegacy(older, deviceId: "older", secret: Self.secret)
+        #expect(duplicate.outcome == .replayed && duplicate.grant?.successor == .legacy(successor.value))
+        let next = try await store.rotateLegacy(successor, deviceId: "older", secret: Self.secret)
+        #expect(next.outcome == .rotated && next.grant?.successor == .generation(1))
+        #expect(try await store.rotateLegacy(LegacyRefreshToken.random(), deviceId: nil, secret: Self.secret).outcome == .unknown)
+    }
+
+    @Test("an unknown session, a future generation, another device and an expired session are each told apart, and change nothing")
     func refusals() async throws {
         let store = try await Self.store.value
-        #expect(try await store.rotate(RefreshToken.random(), deviceId: nil, secret: Self.secret).outcome == .unknown)
-        let (_, token) = try await store.startSession(memberId: Self.member(), deviceId: "mine", provider: .kakao)
-        #expect(try await store.rotate(token, deviceId: "theirs", secret: Self.secret).outcome == .wrongDevice)
-        let (expiredId, expiring) = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .kakao)
+        #expect(try await store.rotate(sessionId: UUID(), generation: 0, deviceId: nil).outcome == .unknown)
+        let mine = UUID()
+        _ = try await store.startSession(memberId: Self.member(), deviceId: "mine", provider: .kakao, sessionId: mine)
+        #expect(try await store.rotate(sessionId: mine, generation: 0, deviceId: "theirs").outcome == .wrongDevice)
+        #expect(try await store.rotate(sessionId: mine, generation: 5, deviceId: "mine").outcome == .unknown)
+        let expiring = UUID()
+        _ = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .kakao, sessionId: expiring)
         _ = try await store.database.query(
-            "UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = \(expiredId)::uuid")
-        #expect(try await store.rotate(expiring, deviceId: "d", secret: Self.secret).outcome == .expired)
-        // Neither refusal changed anything.
-        #expect(try await store.rotate(token, deviceId: "mine", secret: Self.secret).outcome == .rotated)
+            "UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = \(expiring)")
+        #expect(try await store.rotate(sessionId: expiring, generation: 0, deviceId: "d").outcome == .expired)
+        // No refusal changed anything.
+        #expect(try await store.rotate(sessionId: mine, generation: 0, deviceId: "mine").outcome == .rotated)
+    }
+
+    /// How many rows `issuer.refresh_tokens` holds.
+    static func refreshTokenRows(_ store: SessionStore) async throws -> Int64 {
+        try await store.database.query("SELECT count(*) AS n FROM issuer.refresh_tokens").first?.int("n") ?? -1
     }
 
     @Test("ending one session, a provider's sessions, and another member's session")
     func endSessions() async throws {
         let store = try await Self.store.value
         let member = Self.member()
-        let google = try await store.startSession(memberId: member, deviceId: "a", provider: .google).sessionId
-        let apple = try await store.startSession(memberId: member, deviceId: "b", provider: .apple).sessionId
-        let other = try await store.startSession(memberId: member, deviceId: "c", provider: .naver).sessionId
+        let google = try await store.startSession(memberId: member, deviceId: "a", provider: .google)
+        let apple = try await store.startSession(memberId: member, deviceId: "b", provider: .apple)
+        let other = try await store.startSession(memberId: member, deviceId: "c", provider: .naver)
         #expect(try await store.endSession(memberId: member + 1, sessionId: google, reason: .revoked).isEmpty)
         #expect(try await store.endSessions(memberId: member, provider: .apple, reason: .identityEnded) == [apple])
         #expect(try await store.endSession(memberId: member, sessionId: google, reason: .logout) == [google])
@@ -128,7 +178,7 @@ struct SessionStoreTests {
     func deletedMember() async throws {
         let store = try await Self.store.value
         let member = Self.member()
-        let live = try await store.startSession(memberId: member, deviceId: "d", provider: .google).sessionId
+        let live = try await store.startSession(memberId: member, deviceId: "d", provider: .google)
         #expect(try await store.endDeletedMember(member) == [live])
         await #expect(throws: ServiceFailure(.unauthorized, "The member no longer exists; sign in again.")) {
             _ = try await store.startSession(memberId: member, deviceId: "d", provider: .google)
@@ -141,7 +191,7 @@ struct SessionStoreTests {
     func startSessionOfTheReleaseBefore() async throws {
         let store = try await Self.store.value
         let member = Self.member()
-        let token = RefreshToken.random()
+        let token = LegacyRefreshToken.random()
         let started = try await store.database.query("""
             SELECT issuer.start_session(p_member => \(member), p_device => 'old', p_provider => 'GOOGLE',
                                         p_token_hash => \(token.hash), p_ttl_seconds => 3600, p_signed_in_at => 1)::text AS id

@@ -34,7 +34,7 @@ struct SuspensionRaceTests {
     func suspensionRace() async throws {
         let store = try await Self.store.value
         let member = Self.member()
-        let before = try await store.startSession(memberId: member, deviceId: "before", provider: .google).sessionId
+        let before = try await store.startSession(memberId: member, deviceId: "before", provider: .google)
         let login = try await store.database.withTransaction { connection in
             let rows = try await connection.query(
                 """
@@ -59,11 +59,11 @@ struct SuspensionRaceTests {
         let store = try await Self.store.value
         let member = Self.member()
         let (sessionId, suspension) = try await store.database.withTransaction { connection in
-            let token = RefreshToken.random()
             let rows = try await connection.query(
                 """
-                SELECT issuer.start_session(p_member => \(member), p_device => 'phone', p_provider => 'GOOGLE', p_token_hash => \(token.hash),
-                                            p_ttl_seconds => 3600, p_platform => 'iOS 18.1', p_app_version => 'MyApp 2.3.1') AS id
+                SELECT issuer.start_session(p_member => \(member), p_device => 'phone', p_provider => 'GOOGLE', p_token_hash => NULL,
+                                            p_ttl_seconds => 3600, p_platform => 'iOS 18.1', p_app_version => 'MyApp 2.3.1',
+                                            p_session => \(UUID())) AS id
                 """)
             let suspension = Task {
                 try await store.applySuspension(memberId: member, suspended: true, generation: 1, within: .seconds(900))

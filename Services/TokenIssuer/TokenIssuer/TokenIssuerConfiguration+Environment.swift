@@ -25,6 +25,11 @@ extension TokenIssuerConfiguration {
         outboxPollInterval = try environment.seconds("OUTBOX_POLL_INTERVAL", default: outboxPollInterval, in: 1...60)
         management = try environment.management(defaultPort: nil)
         events = try environment.eventStream()
+        if let paths = environment.list("REFRESH_TOKEN_KEY_FILE") {
+            // Read now, so a missing or short key stops the start before anything connects.
+            _ = try RefreshTokenKeys.readKeyFiles(paths)
+            refreshTokenKeyFiles = paths
+        }
         if let paths = environment.list("SIGNING_KEY_FILE") {
             if environment.optional("SIGNING_KEY_ROTATION") != nil {
                 throw ConfigurationError(variable: "SIGNING_KEY_ROTATION",

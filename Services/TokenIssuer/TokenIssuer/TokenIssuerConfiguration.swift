@@ -27,6 +27,10 @@ public struct TokenIssuerConfiguration: Sendable {
     /// files); nil: keys are generated and kept in the database. A key first seen in a file is published at
     /// once and signs from `signingKeyPublishLead` later, replacing the key before it.
     public var signingKeyFiles: [String]?
+    /// The keys refresh tokens are MACed with (`REFRESH_TOKEN_KEY_FILE`: files, or directories of `*.key` files, of
+    /// at least 32 bytes each; every one verifies, the last signs); nil: one key is generated and kept in the
+    /// database (development: a copy of the database then makes tokens).
+    public var refreshTokenKeyFiles: [String]?
     /// How long a signing key signs before the next one takes over (`SIGNING_KEY_ROTATION`); zero:
     /// only forced rotations (`auth.issuer.rotate-keys`). Default 30 days. Keys from files rotate when a
     /// new file is added instead.

@@ -49,7 +49,7 @@ public struct TokenIssuerServer: Service {
         try await ServiceGroup(services: [management, database, nats, migrations], logger: logger).run()
     }
 
-    /// Loads the signing keys and the successor secret, then makes the services that follow: the outbox and
+    /// Loads the signing keys, the refresh token keys and the successor secret, then makes the services that follow: the outbox and
     /// the consumers behind their stream set-up, the endpoints, key maintenance, clean-up and service discovery.
     private func services(database: PostgresClient, nats connection: ResourceService<NATSConnection>, readiness: Readiness,
                           metrics: MetricsRegistry) async throws -> [any Service] {
@@ -59,7 +59,15 @@ public struct TokenIssuerServer: Service {
         let recordedKey = try await keys.load()
         let store = SessionStore(database: database, refreshTokenTTL: configuration.refreshTokenTTL,
                                  reuseGrace: configuration.refreshReuseGrace)
-        let secret = try await store.successorSecret()
+        let secret = try await store.secret("refresh-successor")
+        let refreshKeys: RefreshTokenKeys
+        if let files = configuration.refreshTokenKeyFiles {
+            refreshKeys = try RefreshTokenKeys.readKeyFiles(files)
+        } else {
+            logger.warning("REFRESH_TOKEN_KEY_FILE is unset: the refresh token key is kept in the database, so a copy of it makes refresh tokens (development only; set it in production)")
+            guard let generated = RefreshTokenKeys([try await store.secret("refresh-token-key")]) else { throw ServiceFailure.internal }
+            refreshKeys = generated
+        }
 
         let nats = try await connection.value
         if recordedKey { try? nats.publish(SigningKeyNotices.changed, []) }
@@ -69,7 +77,7 @@ public struct TokenIssuerServer: Service {
             MemberProof.TrustedKeys(set: await keys.verificationKeys(), issuer: configuration.issuer, audience: configuration.audience)
         }
         let handlers = IssuerHandlers(repository: store, tokens: AccessTokens(keys: keys, configuration: configuration), keys: keys,
-                                      outbox: outbox.wakeup, successorSecret: secret, configuration: configuration, proof: proof,
+                                      outbox: outbox.wakeup, refreshKeys: refreshKeys, successorSecret: secret, configuration: configuration, proof: proof,
                                       logger: logger)
         var events: [any Service] = [outbox]
         let services: [any Service] = Self.responders(nats, handlers, logger: logger) + [

@@ -89,5 +89,6 @@ enum IssuerMigrations {
         endedSessionsOrder,
         signInTime,
         suspensions,
+        sessionGenerations,
     ]
 }

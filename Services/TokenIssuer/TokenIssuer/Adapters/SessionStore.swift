@@ -9,30 +9,29 @@ struct SessionStore: SessionRepository {
     let refreshTokenTTL: Duration
     let reuseGrace: Duration
 
-    /// Ends the member's session on `deviceId`, if any, and starts a new one that signed in with its provider at
-    /// `signedInAt` (seconds since 1970) from the app `client`; returns its ID and refresh token.
-    /// `UNAUTHORIZED` when the member was deleted: a login that found it just before does not outlive it;
-    /// `MEMBER_SUSPENDED` while it is suspended (`issuer.start_session` raises SQLSTATE `IS001`).
-    /// `token` is the session's first refresh token; when a live session of the member's device already has it
-    /// (another attempt of the same login came first), that session is returned and nothing is replaced.
+    /// Ends the member's session on `deviceId`, if any, and starts `sessionId` at generation 0, signed in with its
+    /// provider at `signedInAt` (seconds since 1970) from the app `client`; returns its ID. `UNAUTHORIZED` when the
+    /// member was deleted: a login that found it just before does not outlive it; `MEMBER_SUSPENDED` while it is
+    /// suspended (`issuer.start_session` raises SQLSTATE `IS001`). When `sessionId` exists already (another
+    /// attempt of the same login came first), that session is returned while live and nothing is replaced.
     func startSession(memberId: Int64, deviceId: String, provider: Provider,
                       signedInAt: Int64 = Int64(Date().timeIntervalSince1970), client: SessionClient = .unknown,
-                      token: RefreshToken = .random()) async throws -> (sessionId: String, token: RefreshToken) {
+                      sessionId: UUID = UUID()) async throws -> String {
         let rows: PostgresRows
         do {
             rows = try await database.query(
                 """
                 SELECT issuer.start_session(p_member => \(memberId), p_device => \(deviceId), p_provider => \(provider.rawValue),
-                                            p_token_hash => \(token.hash), p_ttl_seconds => \(refreshTokenTTL.components.seconds),
+                                            p_token_hash => NULL, p_ttl_seconds => \(refreshTokenTTL.components.seconds),
                                             p_signed_in_at => \(signedInAt), p_platform => \(client.platform),
-                                            p_app_version => \(client.appVersion)) AS id
+                                            p_app_version => \(client.appVersion), p_session => \(sessionId)) AS id
                 """)
         } catch let error as PostgresError where error.sqlState == Self.memberSuspendedState {
             throw ServiceFailure.memberSuspended
         }
         guard let row = rows.first else { throw ServiceFailure.internal }
         guard !row.isNull("id") else { throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.") }
-        return (try row.uuid("id").uuidString.lowercased(), token)
+        return try row.uuid("id").uuidString.lowercased()
     }
 
     /// The SQLSTATE `issuer.start_session` raises for a suspended member.
@@ -45,22 +44,57 @@ struct SessionStore: SessionRepository {
         return try rows.map { try $0.uuid("id").uuidString.lowercased() }
     }
 
-    /// Rotates `token`: the first use yields its successor, a duplicate inside the grace window
-    /// the same successor, a use after that ends the session (see `RefreshOutcome`).
-    func rotate(_ token: RefreshToken, deviceId: String?, secret: [UInt8]) async throws -> RefreshRotation {
+    /// Rotates the session's token of `generation`: one UPDATE of the session row when it is that generation's and
+    /// live (a HOT update: no column it writes is indexed); otherwise `issuer.refresh_second_look` tells a replay,
+    /// a reuse (which ends the session) and the refusals apart, with the row locked (see `RefreshOutcome`).
+    func rotate(sessionId: UUID, generation: Int64, deviceId: String?) async throws -> RefreshRotation {
+        let id = sessionId.uuidString.lowercased()
+        let rows = try await database.query(
+            """
+            UPDATE issuer.sessions SET generation = generation + 1, rotated_at = now(), last_used_at = now(),
+                                       expires_at = now() + make_interval(secs => \(refreshTokenTTL.components.seconds))
+             WHERE id = \(sessionId) AND generation = \(generation) AND ended_at IS NULL AND expires_at > now()
+               AND device_id = coalesce(\(deviceId)::text, device_id)
+            RETURNING member_id, floor(extract(epoch FROM coalesce(signed_in_at, created_at)))::bigint AS signed_in_at
+            """)
+        if let row = rows.first {
+            return RefreshRotation(outcome: .rotated, grant: (id, try row.int("member_id"), try row.int("signed_in_at"),
+                                                              .generation(generation + 1)))
+        }
+        let look = try await database.query(
+            """
+            SELECT outcome, member_id, signed_in_at, generation FROM issuer.refresh_second_look(
+                p_session => \(sessionId), p_generation => \(generation), p_device => \(deviceId),
+                p_grace_seconds => \(reuseGrace.components.seconds), p_ttl_seconds => \(refreshTokenTTL.components.seconds))
+            """)
+        guard let row = look.first else { throw ServiceFailure.internal }
+        let outcome = try Self.outcome(row)
+        guard outcome.failure == nil else { return RefreshRotation(outcome: outcome, grant: nil) }
+        return RefreshRotation(outcome: outcome, grant: (id, try row.int("member_id"), try row.int("signed_in_at"),
+                                                         .generation(try row.int("generation"))))
+    }
+
+    /// Rotates a token issued before generations (`issuer.rotate_legacy_refresh_token`, one round trip).
+    func rotateLegacy(_ token: LegacyRefreshToken, deviceId: String?, secret: [UInt8]) async throws -> RefreshRotation {
         let successor = token.successor(secret: secret)
         let rows = try await database.query(
             """
-            SELECT outcome, session_id, member_id, signed_in_at FROM issuer.rotate_refresh_token(
+            SELECT outcome, session_id, member_id, signed_in_at, generation FROM issuer.rotate_legacy_refresh_token(
                 p_token_hash => \(token.hash), p_successor_hash => \(successor.hash), p_device => \(deviceId),
                 p_grace_seconds => \(reuseGrace.components.seconds), p_ttl_seconds => \(refreshTokenTTL.components.seconds))
             """)
         guard let row = rows.first else { throw ServiceFailure.internal }
-        let text = try row.string("outcome")
-        guard let outcome = RefreshOutcome(rawValue: text) else { throw IssuerError.unexpectedStatus(text) }
+        let outcome = try Self.outcome(row)
         guard outcome.failure == nil else { return RefreshRotation(outcome: outcome, grant: nil) }
         let sessionId = try row.uuid("session_id").uuidString.lowercased()
-        return RefreshRotation(outcome: outcome, grant: (sessionId, try row.int("member_id"), try row.int("signed_in_at"), successor))
+        let next: RefreshSuccessor = row.isNull("generation") ? .legacy(successor.value) : .generation(try row.int("generation"))
+        return RefreshRotation(outcome: outcome, grant: (sessionId, try row.int("member_id"), try row.int("signed_in_at"), next))
+    }
+
+    private static func outcome(_ row: PostgresRow) throws -> RefreshOutcome {
+        let text = try row.string("outcome")
+        guard let outcome = RefreshOutcome(rawValue: text) else { throw IssuerError.unexpectedStatus(text) }
+        return outcome
     }
 
     /// Ends the member's session `sessionId` if it is live; returns the IDs it ended (none or one).
@@ -233,11 +267,13 @@ struct SessionStore: SessionRepository {
         return total
     }
 
-    /// The secret successors are derived with, created once and shared by every replica.
-    func successorSecret() async throws -> [UInt8] {
+    /// The secret `name`, 32 random bytes created once and shared by every replica: `refresh-successor`, which the
+    /// releases before generations derived successors with (``LegacyRefreshToken``), and `refresh-token-key`, the
+    /// refresh token key when no `REFRESH_TOKEN_KEY_FILE` is set (development: then the database holds it).
+    func secret(_ name: String) async throws -> [UInt8] {
         _ = try await database.query(
-            "INSERT INTO issuer.secrets (name, value) VALUES ('refresh-successor', \(SecureRandom.bytes(32))) ON CONFLICT (name) DO NOTHING")
-        let rows = try await database.query("SELECT value FROM issuer.secrets WHERE name = 'refresh-successor'")
+            "INSERT INTO issuer.secrets (name, value) VALUES (\(name), \(SecureRandom.bytes(32))) ON CONFLICT (name) DO NOTHING")
+        let rows = try await database.query("SELECT value FROM issuer.secrets WHERE name = \(name)")
         guard let row = rows.first else { throw ServiceFailure.internal }
         return try row.bytes("value")
     }

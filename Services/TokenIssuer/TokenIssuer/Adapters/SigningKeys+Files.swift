@@ -11,24 +11,7 @@ extension SigningKeys {
     /// hidden `..data` entries are skipped). A file that is not a P-256 or Ed25519 private key in PEM
     /// fails the load, naming the file.
     static func readKeyFiles(_ paths: [String]) throws(ConfigurationError) -> [SigningKey] {
-        var files: [String] = []
-        for path in paths {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw ConfigurationError(variable: "SIGNING_KEY_FILE", problem: "'\(path)' does not exist")
-            }
-            guard isDirectory.boolValue else {
-                files.append(path)
-                continue
-            }
-            let names: [String]
-            do {
-                names = try FileManager.default.contentsOfDirectory(atPath: path)
-            } catch {
-                throw ConfigurationError(variable: "SIGNING_KEY_FILE", problem: "the directory '\(path)' cannot be read")
-            }
-            files += names.filter { !$0.hasPrefix(".") && $0.hasSuffix(".pem") }.sorted().map { "\(path)/\($0)" }
-        }
+        let files = try EnvironmentReader.keyFilePaths(paths, suffix: ".pem", variable: "SIGNING_KEY_FILE")
         var keys: [SigningKey] = []
         for file in files {
             // A key file is small and regular: anything else (a device, a pipe, a huge file) is refused unread.

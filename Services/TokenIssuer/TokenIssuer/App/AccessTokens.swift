@@ -9,7 +9,7 @@ struct AccessTokens: Sendable {
     let configuration: TokenIssuerConfiguration
 
     /// A new access token for the session, with `authTime` (seconds since 1970) as its sign-in, and `refreshToken`.
-    func pair(memberId: Int64, sessionId: String, authTime: Int64, refreshToken: RefreshToken) async throws -> TokenPair {
+    func pair(memberId: Int64, sessionId: String, authTime: Int64, refreshToken: String) async throws -> TokenPair {
         let (signer, expiresBy) = try await keys.signer()
         let now = Int64(Date().timeIntervalSince1970)
         // A token of a retired key (a fallback) must expire before the key leaves the JWKS.
@@ -17,7 +17,7 @@ struct AccessTokens: Sendable {
         let claims = AccessTokenClaims(iss: configuration.issuer, aud: configuration.audience, sub: String(memberId),
                                        sid: sessionId, iat: now, exp: now + ttl,
                                        jti: Base64URL.encode(SecureRandom.bytes(16)), authTime: authTime)
-        return TokenPair(accessToken: try signer.sign(claims), refreshToken: refreshToken.value,
+        return TokenPair(accessToken: try signer.sign(claims), refreshToken: refreshToken,
                          expiresIn: Int(ttl), memberId: memberId, sessionId: sessionId, claims: claims, keyId: signer.kid)
     }
 }

@@ -13,6 +13,9 @@ struct IssuerHandlers: Sendable {
     let tokens: AccessTokens
     let keys: any SigningKeyProvider
     let outbox: Wakeup
+    /// The keys refresh tokens are made and checked with.
+    let refreshKeys: RefreshTokenKeys
+    /// What the releases before generations derived their successors with (``LegacyRefreshToken``).
     let successorSecret: [UInt8]
     let configuration: TokenIssuerConfiguration
     /// The check of the access token each session command carries: the member's own proof.
@@ -26,34 +29,49 @@ struct IssuerHandlers: Sendable {
         // token's auth_time, so a provider token replayed ten minutes on makes no recent sign-in.
         let now = Int64(Date().timeIntervalSince1970)
         let signedInAt = min(request.signedInAt ?? now, now)
-        // Every attempt of one login derives the same first token: the later one gets the session back.
-        let first = try request.attemptKey.map { key in
+        // Every attempt of one login names the same session: the later one gets it back.
+        let sessionId = try request.attemptKey.map { key in
             try LoginRequest.checkAttemptKey(key)
-            return RefreshToken.first(ofLogin: key, memberId: request.memberId, deviceId: request.deviceId, secret: successorSecret)
-        } ?? .random()
+            return refreshKeys.sessionId(ofLogin: key, memberId: request.memberId, deviceId: request.deviceId)
+        } ?? UUID()
         let client = SessionClient(platform: request.platform, appVersion: request.appVersion)
-        let (sessionId, refreshToken) = try await repository.startSession(memberId: request.memberId, deviceId: request.deviceId,
-                                                                     provider: request.provider, signedInAt: signedInAt, client: client,
-                                                                     token: first)
+        let started = try await repository.startSession(memberId: request.memberId, deviceId: request.deviceId,
+                                                        provider: request.provider, signedInAt: signedInAt, client: client,
+                                                        sessionId: sessionId)
         // The device's previous session, if any, ended in the same transaction.
         outbox.signal()
-        var pair = try await tokens.pair(memberId: request.memberId, sessionId: sessionId, authTime: signedInAt, refreshToken: refreshToken)
+        let first = refreshKeys.token(sessionId: sessionId, generation: 0)
+        var pair = try await tokens.pair(memberId: request.memberId, sessionId: started, authTime: signedInAt, refreshToken: first.value)
         pair.isExistingMember = request.isExistingMember
         return pair
     }
 
     func refresh(_ request: RefreshTokensRequest) async throws -> TokenPair {
-        guard let token = RefreshToken(request.refreshToken) else {
+        let rotation: RefreshRotation
+        switch refreshKeys.read(request.refreshToken) {
+        case .current(let token):
+            rotation = try await repository.rotate(sessionId: token.sessionId, generation: token.generation, deviceId: request.deviceId)
+        case .legacy(let token):
+            rotation = try await repository.rotateLegacy(token, deviceId: request.deviceId, secret: successorSecret)
+        case nil:
+            // Not a token of ours (its MAC is wrong, or it is no token at all): nothing is read, nothing ends.
             throw ServiceFailure(.invalidRefreshToken, "The refresh token is not valid.")
         }
-        let rotation = try await repository.rotate(token, deviceId: request.deviceId, secret: successorSecret)
         if rotation.outcome.endedSession {
             outbox.signal()
             logger.notice("refresh token reused; session ended")
         }
         if let failure = rotation.outcome.failure { throw failure }
         guard let grant = rotation.grant else { throw ServiceFailure.internal }
-        return try await tokens.pair(memberId: grant.memberId, sessionId: grant.sessionId, authTime: grant.signedInAt, refreshToken: grant.token)
+        let successor: String
+        switch grant.successor {
+        case .generation(let generation):
+            guard let sessionId = UUID(uuidString: grant.sessionId) else { throw ServiceFailure.internal }
+            successor = refreshKeys.token(sessionId: sessionId, generation: generation).value
+        case .legacy(let token):
+            successor = token
+        }
+        return try await tokens.pair(memberId: grant.memberId, sessionId: grant.sessionId, authTime: grant.signedInAt, refreshToken: successor)
     }
 
     func logout(_ request: LogoutRequest) async throws -> SessionsEnded {

@@ -1,50 +1,91 @@
 import Crypto
+import Foundation
 import JOSE
 
-/// An opaque refresh token: 256 random bits, base64url. Only its SHA-256 is stored.
+/// A refresh token: `<session ID>.<generation>.<MAC>`, the MAC an HMAC-SHA-256 under the issuer's refresh token
+/// key (``RefreshTokenKeys``) over the session and generation, base64url.
 ///
-/// A rotated token's successor is HMAC-SHA-256(secret, token): as unpredictable as a random
-/// token to anyone without the issuer's secret, and re-derivable, so a duplicate refresh
-/// inside the grace window gets the same successor without the successor being stored.
-struct RefreshToken: Sendable {
+/// Rule (refresh tokens by generation): a session's live token is the one of its current generation; a refresh
+/// moves the session one generation on (SQL/functions.sql), and the successor is the next generation's token,
+/// which anyone holding the key derives again, so a duplicate refresh inside the grace window gets the same one
+/// and nothing about the token is stored. Without the key no one makes a token, whatever the database holds: a
+/// made-up one fails its MAC here, before anything is read, and ends nothing.
+struct RefreshToken: Sendable, Equatable {
+    let sessionId: UUID
+    let generation: Int64
     /// The token as the app holds it.
     let value: String
-    private let bytes: [UInt8]
+}
 
-    /// A fresh random token.
-    static func random() -> RefreshToken {
-        let bytes = SecureRandom.bytes(32)
-        return RefreshToken(value: Base64URL.encode(bytes), bytes: bytes)
+/// A token an app presented, of either kind this release reads.
+enum PresentedRefreshToken: Sendable {
+    case current(RefreshToken)
+    /// One issued before generations, read until the last can have expired.
+    case legacy(LegacyRefreshToken)
+}
+
+/// The keys refresh tokens are MACed with (`REFRESH_TOKEN_KEY_FILE`): every key verifies, the last one signs.
+/// Rotation (docs/key-rotation.md) adds the new key before the last on every replica, then makes it the last.
+struct RefreshTokenKeys: Sendable {
+    /// The shortest key taken: a MAC key of fewer bytes than its hash's output weakens it.
+    static let minimumKeyBytes = 32
+    private static let macLabel = Array("social-login refresh token v2".utf8) + [0]
+    private static let loginLabel = Array("social-login login session v1".utf8) + [0]
+
+    private let keys: [[UInt8]]
+
+    /// `keys` in order, the last signing; nil when there is none or one is shorter than ``minimumKeyBytes``.
+    init?(_ keys: [[UInt8]]) {
+        guard !keys.isEmpty, keys.allSatisfy({ $0.count >= Self.minimumKeyBytes }) else { return nil }
+        self.keys = keys
     }
 
-    /// The first token of the session a login's attempts start (`attemptKey`, the member and the device under
-    /// the issuer's secret): every attempt of one login derives the same, so the session it names is that
-    /// login's, whichever attempt came first. As unpredictable as a random token without the secret.
-    static func first(ofLogin attemptKey: String, memberId: Int64, deviceId: String, secret: [UInt8]) -> RefreshToken {
-        let message = Array("social-login first refresh token v1".utf8) + [0] + Array(attemptKey.utf8) + [0]
-            + Array(String(memberId).utf8) + [0] + Array(deviceId.utf8)
-        let bytes = HMAC.sha256(key: secret, message: message)
-        return RefreshToken(value: Base64URL.encode(bytes), bytes: bytes)
+    private var signing: [UInt8] { keys[keys.count - 1] }
+
+    /// The token of the session's `generation`, under the signing key.
+    func token(sessionId: UUID, generation: Int64) -> RefreshToken {
+        let mac = HMAC.sha256(key: signing, message: Self.message(sessionId, generation))
+        return RefreshToken(sessionId: sessionId, generation: generation,
+                            value: "\(sessionId.uuidString.lowercased()).\(generation).\(Base64URL.encode(mac))")
     }
 
-    /// Parses a token an app sent; nil when it cannot be one of ours.
-    init?(_ value: String) {
-        guard value.utf8.count == 43, let bytes = Base64URL.decode(value), bytes.count == 32 else { return nil }
-        self.value = value
-        self.bytes = bytes
+    /// The token `value` names, when it is one (lowercase session ID, generation in decimal without leading zeros,
+    /// 43 characters of MAC) and its MAC is right under one of the keys; a token of the releases before as it
+    /// reads (its hash is looked up); nil otherwise: no such token, and nothing to look up.
+    func read(_ value: String) -> PresentedRefreshToken? {
+        guard value.utf8.contains(UInt8(ascii: ".")) else { return LegacyRefreshToken(value).map { .legacy($0) } }
+        let parts = value.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 36, parts[2].count == 43,
+              (1...19).contains(parts[1].count), parts[1].allSatisfy({ (0x30...0x39).contains($0) }),
+              parts[1].first != UInt8(ascii: "0") || parts[1].count == 1,
+              let text = String(parts[0]), let sessionId = UUID(uuidString: text), text == sessionId.uuidString.lowercased(),
+              let digits = String(parts[1]), let generation = Int64(digits),
+              let encoded = String(parts[2]), let mac = Base64URL.decode(encoded), mac.count == 32,
+              Base64URL.encode(mac) == encoded
+        else { return nil }
+        let message = Self.message(sessionId, generation)
+        // Every key is tried, whichever matches: the time taken does not tell which.
+        var matched = false
+        for key in keys where constantTimeEquals(HMAC.sha256(key: key, message: message), mac) { matched = true }
+        return matched ? .current(RefreshToken(sessionId: sessionId, generation: generation, value: value)) : nil
     }
 
-    private init(value: String, bytes: [UInt8]) {
-        self.value = value
-        self.bytes = bytes
+    /// The session a login's attempts start (`attemptKey`, the member and the device under the signing key): every
+    /// attempt of one login names the same, so the session is that login's, whichever attempt came first. A UUID
+    /// of version 8 (RFC 9562), as unpredictable as a random one without the key.
+    func sessionId(ofLogin attemptKey: String, memberId: Int64, deviceId: String) -> UUID {
+        let message = Self.loginLabel + Array(attemptKey.utf8) + [0] + Array(String(memberId).utf8) + [0] + Array(deviceId.utf8)
+        var bytes = Array(HMAC.sha256(key: signing, message: message).prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 
-    /// What the database keeps.
-    var hash: [UInt8] { Digest.sha256(bytes) }
-
-    /// The token that replaces this one on rotation.
-    func successor(secret: [UInt8]) -> RefreshToken {
-        let bytes = HMAC.sha256(key: secret, message: bytes)
-        return RefreshToken(value: Base64URL.encode(bytes), bytes: bytes)
+    private static func message(_ sessionId: UUID, _ generation: Int64) -> [UInt8] {
+        var message = macLabel
+        withUnsafeBytes(of: sessionId.uuid) { message.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt64(bitPattern: generation).bigEndian) { message.append(contentsOf: $0) }
+        return message
     }
 }

@@ -6,20 +6,24 @@ import Foundation
 /// replacement of the device's session, a refresh's rotation and reuse, a deleted member's refusal) are the
 /// store's, in one statement each; what their outcomes mean is this folder's (``RefreshOutcome``).
 protocol SessionRepository: Sendable {
-    /// Ends the member's session on `deviceId`, if any, and starts one that signed in with its provider at
-    /// `signedInAt` (seconds since 1970, at most a minute ahead) from the app `client` with `token` as its first
-    /// refresh token; when a session holds `token` already (another attempt of the same login came first), that
-    /// one is returned while it is live and the member's device's, and nothing is replaced. `UNAUTHORIZED` when
-    /// the member was deleted, or the session that holds `token` has ended since; `MEMBER_SUSPENDED` while the
-    /// member's suspension holds.
+    /// Ends the member's session on `deviceId`, if any, and starts `sessionId`, signed in with its provider at
+    /// `signedInAt` (seconds since 1970, at most a minute ahead) from the app `client`, at generation 0 (its first
+    /// refresh token, ``RefreshToken``); when `sessionId` exists already (another attempt of the same login came
+    /// first), it is returned while it is live and the member's device's, and nothing is replaced. `UNAUTHORIZED`
+    /// when the member was deleted, or `sessionId` has ended since; `MEMBER_SUSPENDED` while the member's
+    /// suspension holds. Returns the session's ID.
     func startSession(memberId: Int64, deviceId: String, provider: Provider, signedInAt: Int64, client: SessionClient,
-                      token: RefreshToken) async throws -> (sessionId: String, token: RefreshToken)
+                      sessionId: UUID) async throws -> String
     /// Records that the member was deleted, so no session starts for it again, and ends its live sessions;
     /// returns the IDs it ended. Idempotent.
     func endDeletedMember(_ memberId: Int64) async throws -> [String]
-    /// Rotates `token` to its successor under `secret` (``RefreshToken/successor(secret:)``), as
-    /// ``RefreshOutcome`` tells.
-    func rotate(_ token: RefreshToken, deviceId: String?, secret: [UInt8]) async throws -> RefreshRotation
+    /// Rotates the session's refresh token of `generation` (its MAC checked) to the next, as ``RefreshOutcome``
+    /// tells: the first use moves the session on, a duplicate inside the grace window gets the same generation, an
+    /// older one ends the session.
+    func rotate(sessionId: UUID, generation: Int64, deviceId: String?) async throws -> RefreshRotation
+    /// Rotates a token issued before generations into its session's next generation; a duplicate of a rotation
+    /// those releases made gets its successor under `secret` (``LegacyRefreshToken/successor(secret:)``).
+    func rotateLegacy(_ token: LegacyRefreshToken, deviceId: String?, secret: [UInt8]) async throws -> RefreshRotation
     /// Ends the member's session `sessionId` if it is live; returns the IDs it ended (none or one).
     func endSession(memberId: Int64, sessionId: String, reason: SessionEndReason) async throws -> [String]
     /// Ends every live session of the member, or only those that signed in with `provider`; with `startedBefore`,
@@ -58,6 +62,14 @@ struct SuspensionChange: Sendable, Equatable {
 /// What a refresh attempt came to, with the session and successor when the outcome grants them.
 struct RefreshRotation: Sendable {
     let outcome: RefreshOutcome
-    /// The session, its member, when it signed in with its provider (seconds since 1970) and the successor token.
-    let grant: (sessionId: String, memberId: Int64, signedInAt: Int64, token: RefreshToken)?
+    /// The session, its member, when it signed in with its provider (seconds since 1970) and the successor.
+    let grant: (sessionId: String, memberId: Int64, signedInAt: Int64, successor: RefreshSuccessor)?
+}
+
+/// The token a grant hands the app.
+enum RefreshSuccessor: Sendable, Equatable {
+    /// The session's token of this generation.
+    case generation(Int64)
+    /// The successor a release before generations stored for a token it rotated (a duplicate of that rotation).
+    case legacy(String)
 }

@@ -29,17 +29,23 @@
 -- before reads a NULL as a deleted member, an error as a failure, and neither starts a session.
 -- Rule (a session remembers its app): p_platform and p_app_version (cleaned and cut by the issuer) are kept
 -- for the session lists.
--- Until p_signed_in_at was added it took five arguments, and until p_platform and p_app_version, six: those
--- signatures are dropped, so a call that names only those (a replica of a release before) takes the defaults.
+-- Rule (refresh tokens by generation): the issuer names the session (p_session) and its first refresh token is
+-- the session's generation 0, which no row holds (Domain/RefreshToken.swift); a replica of the release before
+-- names none and passes its first token's hash (p_token_hash), kept in refresh_tokens as then.
+-- Until p_signed_in_at was added it took five arguments, until p_platform and p_app_version six, and until
+-- p_session eight: those signatures are dropped, so a call that names only those (a replica of a release
+-- before) takes the defaults.
 DROP FUNCTION IF EXISTS issuer.start_session(BIGINT, TEXT, TEXT, BYTEA, INT);
 DROP FUNCTION IF EXISTS issuer.start_session(BIGINT, TEXT, TEXT, BYTEA, INT, BIGINT);
+DROP FUNCTION IF EXISTS issuer.start_session(BIGINT, TEXT, TEXT, BYTEA, INT, BIGINT, TEXT, TEXT);
 CREATE OR REPLACE FUNCTION issuer.start_session(p_member BIGINT, p_device TEXT, p_provider TEXT, p_token_hash BYTEA,
                                                 p_ttl_seconds INT, p_signed_in_at BIGINT DEFAULT NULL,
-                                                p_platform TEXT DEFAULT NULL, p_app_version TEXT DEFAULT NULL)
+                                                p_platform TEXT DEFAULT NULL, p_app_version TEXT DEFAULT NULL,
+                                                p_session UUID DEFAULT NULL)
 RETURNS UUID
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_session UUID := gen_random_uuid();
+    v_session UUID := COALESCE(p_session, gen_random_uuid());
     v_started UUID;
 BEGIN
     PERFORM pg_advisory_xact_lock_shared(hashtext('issuer.member'), hashtext(p_member::text));
@@ -50,11 +56,16 @@ BEGIN
         RAISE EXCEPTION 'member % is suspended', p_member USING ERRCODE = 'IS001';
     END IF;
     PERFORM pg_advisory_xact_lock(hashtext(p_member::text), hashtext(p_device));
-    -- Rule (a login's attempts are one login): the first token is derived from the login's key, so an
-    -- attempt that finds it already started that login's session, which it returns, replacing nothing (a
-    -- late attempt would otherwise end the session whose tokens the app holds). Ended since: nothing.
-    SELECT t.session_id INTO v_started FROM issuer.refresh_tokens t WHERE t.token_hash = p_token_hash;
-    IF FOUND THEN
+    -- Rule (a login's attempts are one login): the session (or, from a replica of the release before, its first
+    -- token) is derived from the login's key, so an attempt that finds it already started that login's session,
+    -- which it returns, replacing nothing (a late attempt would otherwise end the session whose tokens the app
+    -- holds). Ended since: nothing.
+    IF p_session IS NOT NULL THEN
+        v_started := (SELECT s.id FROM issuer.sessions s WHERE s.id = p_session);
+    ELSE
+        v_started := (SELECT t.session_id FROM issuer.refresh_tokens t WHERE t.token_hash = p_token_hash);
+    END IF;
+    IF v_started IS NOT NULL THEN
         RETURN (SELECT s.id FROM issuer.sessions s
                  WHERE s.id = v_started AND s.member_id = p_member AND s.device_id = p_device AND s.ended_at IS NULL);
     END IF;
@@ -63,8 +74,10 @@ BEGIN
     INSERT INTO issuer.sessions (id, member_id, device_id, provider, signed_in_at, expires_at, platform, app_version)
          VALUES (v_session, p_member, p_device, p_provider, LEAST(COALESCE(to_timestamp(p_signed_in_at), now()), now() + interval '1 minute'),
                  now() + make_interval(secs => p_ttl_seconds), p_platform, p_app_version);
-    INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at)
-         VALUES (p_token_hash, v_session, now() + make_interval(secs => p_ttl_seconds));
+    IF p_session IS NULL THEN
+        INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at)
+             VALUES (p_token_hash, v_session, now() + make_interval(secs => p_ttl_seconds));
+    END IF;
     RETURN v_session;
 END;
 $$;
@@ -141,7 +154,8 @@ BEGIN
 END;
 $$;
 
--- What happens at a refresh, in one round trip. Only SHA-256 hashes of refresh tokens are kept; a
+-- The refresh of the release before generations, kept for its replicas while a release rolls out (this
+-- release rotates its tokens with rotate_legacy_refresh_token). What happens at a refresh, in one round trip. Only SHA-256 hashes of refresh tokens are kept; a
 -- rotated token points at its successor's hash, which a duplicate refresh re-derives. `outcome`
 -- (RefreshOutcome in Swift, which decides the reply) is one of:
 --   'unknown'       no such token;
@@ -207,6 +221,118 @@ BEGIN
     END IF;
     status := CASE outcome WHEN 'rotated' THEN 'rotated' WHEN 'replayed' THEN 'rotated' WHEN 'reused' THEN 'reused'
                            ELSE 'invalid' END;
+    RETURN NEXT;
+END;
+$$;
+
+-- Rule (refresh tokens by generation): a refresh token names its session and generation under the issuer's
+-- MAC (Domain/RefreshToken.swift), checked before anything is read. SessionStore rotates with one UPDATE of the
+-- session row (generation = the token's, live, unexpired, the caller's device): a HOT update, the refresh's only
+-- statement. When it matches no row, this second look, with the row locked, tells what happened (the outcomes
+-- of rotate_refresh_token below):
+--   the token's generation is the session's        'rotated' here (the first look raced a change that undid
+--                                                  nothing: the rotation is done now);
+--   the one before, rotated within p_grace_seconds 'replayed': the successor is the session's generation, the
+--                                                  same token the first refresh got (Rule (grace));
+--   older                                          'reused': the session ends (Rule (reuse)); the MAC proved the
+--                                                  token genuine, so no made-up token ends a session;
+--   newer (a database restored to before it)       'unknown'.
+-- A grant hands back the member, the sign-in time (Rule (recent sign-in)) and the successor's generation.
+CREATE OR REPLACE FUNCTION issuer.refresh_second_look(
+    p_session UUID, p_generation BIGINT, p_device TEXT, p_grace_seconds INT, p_ttl_seconds INT)
+RETURNS TABLE (outcome TEXT, member_id BIGINT, signed_in_at BIGINT, generation BIGINT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_session issuer.sessions%ROWTYPE;
+BEGIN
+    SELECT * INTO v_session FROM issuer.sessions s WHERE s.id = p_session FOR UPDATE;
+    IF NOT FOUND OR v_session.generation < p_generation THEN
+        outcome := 'unknown';
+    ELSIF v_session.ended_at IS NOT NULL THEN
+        IF v_session.end_reason = 'suspended'
+           AND EXISTS (SELECT 1 FROM issuer.member_suspensions m WHERE m.member_id = v_session.member_id AND m.suspended) THEN
+            outcome := 'suspended';
+        ELSE
+            outcome := 'ended';
+        END IF;
+    ELSIF v_session.expires_at <= now() THEN
+        outcome := 'expired';
+    ELSIF p_device IS NOT NULL AND p_device <> v_session.device_id THEN
+        outcome := 'wrong-device';
+    ELSIF v_session.generation = p_generation THEN
+        UPDATE issuer.sessions s SET generation = s.generation + 1, rotated_at = now(), last_used_at = now(),
+                                     expires_at = now() + make_interval(secs => p_ttl_seconds)
+         WHERE s.id = p_session RETURNING s.generation INTO v_session.generation;
+        outcome := 'rotated';
+    ELSIF v_session.generation = p_generation + 1 AND v_session.rotated_at > now() - make_interval(secs => p_grace_seconds) THEN
+        outcome := 'replayed';
+    ELSE
+        UPDATE issuer.sessions s SET ended_at = clock_timestamp(), end_reason = 'reuse' WHERE s.id = p_session;
+        outcome := 'reused';
+    END IF;
+    IF outcome IN ('rotated', 'replayed') THEN
+        member_id := v_session.member_id;
+        signed_in_at := floor(extract(epoch FROM COALESCE(v_session.signed_in_at, v_session.created_at)))::BIGINT;
+        generation := v_session.generation;
+    END IF;
+    RETURN NEXT;
+END;
+$$;
+
+-- A refresh token issued before generations (a row of refresh_tokens, by its hash): rotate_refresh_token's
+-- rules, but its first use rotates the session into a generation instead of writing a successor row, and marks
+-- the row rotated at the same moment as the session (rotated_at, no successor_hash). So a duplicate inside the
+-- grace window, while that rotation is still the session's last, gets the same generation ('replayed'); a row
+-- rotated before generations replays its stored successor as then (the grant's generation NULL: the successor is
+-- p_successor_hash's token). Removed when the last such token can have expired (REFRESH_TOKEN_TTL after the
+-- release; docs/operations.md).
+CREATE OR REPLACE FUNCTION issuer.rotate_legacy_refresh_token(
+    p_token_hash BYTEA, p_successor_hash BYTEA, p_device TEXT, p_grace_seconds INT, p_ttl_seconds INT)
+RETURNS TABLE (outcome TEXT, session_id UUID, member_id BIGINT, signed_in_at BIGINT, generation BIGINT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_token issuer.refresh_tokens%ROWTYPE;
+    v_session issuer.sessions%ROWTYPE;
+BEGIN
+    SELECT * INTO v_token FROM issuer.refresh_tokens t WHERE t.token_hash = p_token_hash FOR UPDATE;
+    IF NOT FOUND THEN
+        outcome := 'unknown';
+    ELSE
+        SELECT * INTO v_session FROM issuer.sessions s WHERE s.id = v_token.session_id FOR UPDATE;
+        IF v_session.ended_at IS NOT NULL THEN
+            IF v_session.end_reason = 'suspended'
+               AND EXISTS (SELECT 1 FROM issuer.member_suspensions m WHERE m.member_id = v_session.member_id AND m.suspended) THEN
+                outcome := 'suspended';
+            ELSE
+                outcome := 'ended';
+            END IF;
+        ELSIF v_session.expires_at <= now() OR v_token.expires_at <= now() THEN
+            outcome := 'expired';
+        ELSIF p_device IS NOT NULL AND p_device <> v_session.device_id THEN
+            outcome := 'wrong-device';
+        ELSIF v_token.rotated_at IS NULL THEN
+            UPDATE issuer.refresh_tokens t SET rotated_at = now() WHERE t.token_hash = p_token_hash;
+            UPDATE issuer.sessions s SET generation = s.generation + 1, rotated_at = now(), last_used_at = now(),
+                                         expires_at = now() + make_interval(secs => p_ttl_seconds)
+             WHERE s.id = v_session.id RETURNING s.generation INTO generation;
+            outcome := 'rotated';
+        ELSIF v_token.rotated_at > now() - make_interval(secs => p_grace_seconds)
+              AND v_token.successor_hash IS NULL AND v_session.rotated_at = v_token.rotated_at THEN
+            generation := v_session.generation;
+            outcome := 'replayed';
+        ELSIF v_token.rotated_at > now() - make_interval(secs => p_grace_seconds)
+              AND v_token.successor_hash = p_successor_hash THEN
+            outcome := 'replayed';
+        ELSE
+            UPDATE issuer.sessions s SET ended_at = clock_timestamp(), end_reason = 'reuse' WHERE s.id = v_session.id;
+            outcome := 'reused';
+        END IF;
+        IF outcome IN ('rotated', 'replayed') THEN
+            session_id := v_session.id;
+            member_id := v_session.member_id;
+            signed_in_at := floor(extract(epoch FROM COALESCE(v_session.signed_in_at, v_session.created_at)))::BIGINT;
+        END IF;
+    END IF;
     RETURN NEXT;
 END;
 $$;

@@ -1,0 +1,121 @@
+import Crypto
+import Foundation
+import Runtime
+import Testing
+@testable import TokenIssuer
+
+/// Refresh tokens by generation (`<session>.<generation>.<MAC>`) and their keys, without servers: what reads as a
+/// token, what a key rotation keeps reading, how a login's session is named, and the key files.
+@Suite("Refresh tokens by generation")
+struct RefreshTokenTests {
+    private static let keyA = Array(repeating: UInt8(0xA1), count: 32)
+    private static let keyB = Array(repeating: UInt8(0xB2), count: 48)
+    private static let keys = RefreshTokenKeys([keyA])!
+
+    private static func current(_ presented: PresentedRefreshToken?) -> RefreshToken? {
+        if case .current(let token) = presented { token } else { nil }
+    }
+
+    @Test("a token reads back as its session and generation; the successor differs in generation and MAC")
+    func roundTrip() throws {
+        let session = UUID()
+        let token = Self.keys.token(sessionId: session, generation: 41)
+        #expect(token.value.hasPrefix("\(session.uuidString.lowercased()).41."))
+        #expect(token.value.utf8.count == 36 + 1 + 2 + 1 + 43)
+        #expect(Self.current(Self.keys.read(token.value)) == token)
+        let next = Self.keys.token(sessionId: session, generation: 42)
+        #expect(next.value != token.value && Self.keys.token(sessionId: session, generation: 42) == next, "not deterministic")
+    }
+
+    @Test("a changed MAC, generation or session, another key, or a token not quite in the form reads as no token", arguments: [
+        "wrong MAC", "generation changed", "session changed", "another key", "uppercase session", "leading zero", "plus sign",
+        "negative", "too long a generation", "extra part", "MAC padded", "empty", "dots only",
+    ])
+    func refusals(_ how: String) throws {
+        let session = UUID()
+        let token = Self.keys.token(sessionId: session, generation: 7).value
+        let parts = token.split(separator: ".").map(String.init)
+        let forged: String
+        switch how {
+        case "wrong MAC": forged = parts[0] + "." + parts[1] + "." + String(parts[2].reversed())
+        case "generation changed": forged = parts[0] + ".8." + parts[2]
+        case "session changed": forged = UUID().uuidString.lowercased() + ".7." + parts[2]
+        case "another key": forged = RefreshTokenKeys([Self.keyB])!.token(sessionId: session, generation: 7).value
+        case "uppercase session": forged = parts[0].uppercased() + ".7." + parts[2]
+        case "leading zero": forged = parts[0] + ".07." + parts[2]
+        case "plus sign": forged = parts[0] + ".+7." + parts[2]
+        case "negative": forged = Self.keys.token(sessionId: session, generation: -1).value
+        case "too long a generation": forged = parts[0] + ".00000000000000000007." + parts[2]
+        case "extra part": forged = token + ".x"
+        case "MAC padded": forged = token + "="
+        case "empty": forged = ""
+        default: forged = ".."
+        }
+        #expect(Self.keys.read(forged) == nil)
+    }
+
+    @Test("a token of the releases before (43 characters of base64url) reads as one, for its hash to be looked up")
+    func legacy() {
+        let old = LegacyRefreshToken.random()
+        guard case .legacy(let read) = Self.keys.read(old.value) else { Issue.record("not read as legacy"); return }
+        #expect(read.hash == old.hash)
+        #expect(Self.keys.read("not-a-token") == nil)
+    }
+
+    @Test("a key rotation: tokens of the old key still read beside the new one, which signs; with the old key gone they do not")
+    func rotation() throws {
+        let session = UUID()
+        let old = Self.keys.token(sessionId: session, generation: 3)
+        let both = RefreshTokenKeys([Self.keyA, Self.keyB])!
+        #expect(Self.current(both.read(old.value)) == old)
+        let successor = both.token(sessionId: session, generation: 4)
+        #expect(successor.value != Self.keys.token(sessionId: session, generation: 4).value, "the new key does not sign")
+        #expect(Self.current(RefreshTokenKeys([Self.keyB])!.read(successor.value)) == successor)
+        #expect(RefreshTokenKeys([Self.keyB])!.read(old.value) == nil)
+    }
+
+    @Test("a login's attempts name one session (a version 8 UUID); another login, member, device or key names another")
+    func loginSession() {
+        let one = Self.keys.sessionId(ofLogin: "attempt-1", memberId: 7, deviceId: "phone")
+        #expect(one == Self.keys.sessionId(ofLogin: "attempt-1", memberId: 7, deviceId: "phone"))
+        #expect(one.uuidString.lowercased().dropFirst(14).first == "8")
+        let others = [Self.keys.sessionId(ofLogin: "attempt-2", memberId: 7, deviceId: "phone"),
+                      Self.keys.sessionId(ofLogin: "attempt-1", memberId: 8, deviceId: "phone"),
+                      Self.keys.sessionId(ofLogin: "attempt-1", memberId: 7, deviceId: "tablet"),
+                      RefreshTokenKeys([Self.keyB])!.sessionId(ofLogin: "attempt-1", memberId: 7, deviceId: "phone")]
+        #expect(Set(others + [one]).count == 5)
+    }
+
+    @Test("no key, or a key shorter than 32 bytes, makes no key set")
+    func shortKeys() {
+        #expect(RefreshTokenKeys([]) == nil)
+        #expect(RefreshTokenKeys([Array(repeating: 1, count: 31)]) == nil)
+        #expect(RefreshTokenKeys([Self.keyA, Array(repeating: 1, count: 8)]) == nil)
+    }
+
+    @Test("key files: a file's bytes without its line end, directories of *.key in name order, the last signing; a short key is refused by name")
+    func keyFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("refresh-keys-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let a = String(repeating: "a", count: 40), b = String(repeating: "b", count: 64)
+        try Data((a + "\n").utf8).write(to: directory.appendingPathComponent("2026-01.key"))
+        try Data((b + "\r\n").utf8).write(to: directory.appendingPathComponent("2026-02.key"))
+        try Data("ignored".utf8).write(to: directory.appendingPathComponent("README"))
+        let keys = try RefreshTokenKeys.readKeyFiles([directory.path])
+        let session = UUID()
+        let expected = RefreshTokenKeys([Array(a.utf8), Array(b.utf8)])!.token(sessionId: session, generation: 1)
+        #expect(keys.token(sessionId: session, generation: 1) == expected)
+        #expect(keys.token(sessionId: session, generation: 1) == RefreshTokenKeys([Array(b.utf8)])!.token(sessionId: session, generation: 1))
+
+        let short = directory.appendingPathComponent("short.key")
+        try Data("secret-but-short\n".utf8).write(to: short)
+        #expect(throws: ConfigurationError.self) { try RefreshTokenKeys.readKeyFiles([short.path]) }
+        do {
+            _ = try RefreshTokenKeys.readKeyFiles([short.path])
+        } catch {
+            #expect(error.variable == "REFRESH_TOKEN_KEY_FILE" && error.problem.contains("short.key") && !error.problem.contains("secret-but-short"))
+        }
+        #expect(throws: ConfigurationError.self) { try RefreshTokenKeys.readKeyFiles([directory.appendingPathComponent("none").path]) }
+    }
+}
