@@ -7,7 +7,7 @@ import TestSupport
 /// and what the dev profile adds. deploy/docker/test runs it in the real stack.
 @Suite("compose-secrets: each container its own secrets, the production start refused without them")
 struct ComposeSecretsTests {
-    static let required = ["signing-key.pem", "provider-token.key", "database-password", "member-database-password",
+    static let required = ["signing-key.pem", "refresh-token.key", "provider-token.key", "database-password", "member-database-password",
                            "issuer-database-password", "admin-database-password", "admin-tokens", "nats/auth.conf",
                            "nats/gateway.nk", "nats/token-verifier.nk", "nats/member-service.nk", "nats/token-issuer.nk",
                            "nats/admin-api.nk", "nats/webhook-relay.nk"]
@@ -19,7 +19,7 @@ struct ComposeSecretsTests {
         "gateway": ["nats-seed"],
         "token-verifier": ["nats-seed", "provider-token-key", "apple-key.p8", "naver-client-secret"],
         "member-service": ["nats-seed", "database-password"],
-        "token-issuer": ["nats-seed", "database-password", "signing-key.pem"],
+        "token-issuer": ["nats-seed", "database-password", "signing-key.pem", "refresh-token.key"],
         // The admin-api: its seed, its role's password and its admins; never an admin's token itself.
         "admin-api": ["nats-seed", "database-password", "admin-tokens"],
         // The webhook-relay: its seed and its endpoints (each one's signing secret) alone.
@@ -197,6 +197,7 @@ struct ComposeSecretsTests {
                     "\(consumer): \(scratch.listing(consumer).sorted())")
         }
         #expect(scratch.contents("out/token-issuer/signing-key.pem")?.hasPrefix("-----BEGIN PRIVATE KEY-----") == true)
+        #expect((scratch.contents("out/token-issuer/refresh-token.key")?.utf8.count ?? 0) >= 32)
         #expect(scratch.contents("out/gateway/nats-seed") == "SU-gateway\n")
         // The development admin, dev-admin: its token stays in the dev-secrets volume (made/), where
         // deploy/README.md reads it; the admin-api gets the SHA-256 of it alone.

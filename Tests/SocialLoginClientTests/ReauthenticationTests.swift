@@ -22,9 +22,11 @@ struct ReauthenticationTests {
             try await signedIn.client.refresh()
             let refreshesBefore = signedIn.proxy.count("POST /api/auth/refresh")
             let kakaoSub = RunningStack.uniqueSubject("kakao")
-            let kakao = { ProviderCredential.kakao(idToken: try await stack.idToken("kakao", sub: kakaoSub)) }
-
-            await #expect(throws: ClientError.reauthenticationRequired) { try await signedIn.client.linkIdentity(try await kakao()) }
+            // Each link sends a Kakao ID token minted for it. (Not through a closure kept in a local and called inside
+            // #expect's: that form crashed the test process in swift_release, depending on which other files the test
+            // binary held, with Swift 6.3 on Linux.)
+            let stale = ProviderCredential.kakao(idToken: try await stack.idToken("kakao", sub: kakaoSub))
+            await #expect(throws: ClientError.reauthenticationRequired) { try await signedIn.client.linkIdentity(stale) }
             await #expect(throws: ClientError.reauthenticationRequired) { try await signedIn.client.deleteAccount() }
             #expect(signedIn.proxy.count("POST /api/auth/refresh") == refreshesBefore, "a refresh cannot make a sign-in fresh")
             // Still signed in, still reading.
@@ -33,7 +35,7 @@ struct ReauthenticationTests {
             // The whole flow: sign in with the provider again, then retry.
             let again = try await signedIn.client.login(with: .google(idToken: try await stack.googleToken(sub: signedIn.sub)))
             #expect(again.memberId == signedIn.memberId)
-            let member = try await signedIn.client.linkIdentity(try await kakao())
+            let member = try await signedIn.client.linkIdentity(.kakao(idToken: try await stack.idToken("kakao", sub: kakaoSub)))
             #expect(member.identities.count == 2)
         }
     }

@@ -118,4 +118,27 @@ struct RefreshTokenTests {
         }
         #expect(throws: ConfigurationError.self) { try RefreshTokenKeys.readKeyFiles([directory.appendingPathComponent("none").path]) }
     }
+
+    @Test("a replica's keyring takes a key added to its files at the next reload, and keeps its keys when a file turns bad")
+    func keyringReload() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("refresh-keyring-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data(String(repeating: "c", count: 32).utf8).write(to: directory.appendingPathComponent("b-current.key"))
+        let keyring = RefreshTokenKeyring(files: [directory.path], keys: try RefreshTokenKeys.readKeyFiles([directory.path]))
+        #expect(try keyring.reload() == nil)
+        let session = UUID()
+        let old = keyring.current.token(sessionId: session, generation: 1)
+        // Step 1 of a rotation: the next key sorts first, so it checks tokens and makes none yet.
+        try Data(String(repeating: "d", count: 32).utf8).write(to: directory.appendingPathComponent("a-next.key"))
+        #expect(try keyring.reload() == 2)
+        #expect(keyring.current.token(sessionId: session, generation: 1) == old)
+        let short = directory.appendingPathComponent("c-bad.key")
+        try Data("short".utf8).write(to: short)
+        #expect(throws: ConfigurationError.self) { _ = try keyring.reload() }
+        #expect(keyring.current.count == 2 && keyring.current.token(sessionId: session, generation: 1) == old)
+        try FileManager.default.removeItem(at: short)
+        // A keyring without files (the database's key) never changes.
+        #expect(try RefreshTokenKeyring(files: nil, keys: Self.keys).reload() == nil)
+    }
 }

@@ -108,6 +108,7 @@ ensure_python_packages() {
 # file (the endpoints' signing secrets) the webhook-relay's. (The database passwords and NATS seeds are
 # given per service where it starts.)
 scope_secrets() {
+  [ "$1" = token-issuer ] || unset REFRESH_TOKEN_KEY_FILE
   [ "$1" = token-verifier ] || unset PROVIDER_TOKEN_KEY PROVIDER_TOKEN_KEY_FILE NAVER_CLIENT_SECRET NAVER_CLIENT_SECRET_FILE APPLE_PRIVATE_KEY_FILE
   [ "$1" = dev-idp ] || unset DEV_IDP_NAVER_CLIENT_SECRET DEV_IDP_APPLE_KEY_FILE
   [ "$1" = admin-api ] || unset ADMIN_TOKENS_FILE
@@ -121,6 +122,15 @@ provider_token_key_file() {
   [ -s "$1/provider-token.key" ] || (umask 077 && openssl rand 32 | basenc --base64url | tr -d '=\n' >"$1/provider-token.key")
   chmod 600 "$1/provider-token.key"
   export PROVIDER_TOKEN_KEY_FILE="$1/provider-token.key"
+}
+
+# refresh_token_key_file DIR: makes DIR/refresh-token.key once (48 random bytes, base64, 0600) and
+# exports REFRESH_TOKEN_KEY_FILE naming it; one given from outside is used as it is.
+refresh_token_key_file() {
+  [ -z "${REFRESH_TOKEN_KEY_FILE:-}" ] || return 0
+  [ -s "$1/refresh-token.key" ] || (umask 077 && openssl rand -base64 48 | tr -d '\n' >"$1/refresh-token.key")
+  chmod 600 "$1/refresh-token.key"
+  export REFRESH_TOKEN_KEY_FILE="$1/refresh-token.key"
 }
 
 # dev_admin_tokens_file DIR: the admin-api's development admin, `dev-admin`: a random token made once

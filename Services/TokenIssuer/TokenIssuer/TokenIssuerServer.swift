@@ -60,13 +60,13 @@ public struct TokenIssuerServer: Service {
         let store = SessionStore(database: database, refreshTokenTTL: configuration.refreshTokenTTL,
                                  reuseGrace: configuration.refreshReuseGrace)
         let secret = try await store.secret("refresh-successor")
-        let refreshKeys: RefreshTokenKeys
+        let refreshKeys: RefreshTokenKeyring
         if let files = configuration.refreshTokenKeyFiles {
-            refreshKeys = try RefreshTokenKeys.readKeyFiles(files)
+            refreshKeys = RefreshTokenKeyring(files: files, keys: try RefreshTokenKeys.readKeyFiles(files))
         } else {
             logger.warning("REFRESH_TOKEN_KEY_FILE is unset: the refresh token key is kept in the database, so a copy of it makes refresh tokens (development only; set it in production)")
             guard let generated = RefreshTokenKeys([try await store.secret("refresh-token-key")]) else { throw ServiceFailure.internal }
-            refreshKeys = generated
+            refreshKeys = RefreshTokenKeyring(files: nil, keys: generated)
         }
 
         let nats = try await connection.value
@@ -82,6 +82,7 @@ public struct TokenIssuerServer: Service {
         var events: [any Service] = [outbox]
         let services: [any Service] = Self.responders(nats, handlers, logger: logger) + [
             Self.keyMaintenance(nats, keys, configuration: configuration, logger: logger),
+            Self.refreshKeyReload(refreshKeys, configuration: configuration, logger: logger),
             Self.cleanUp(store, keys, configuration: configuration, logger: logger),
         ]
         if configuration.consumesEvents {
@@ -168,6 +169,24 @@ public struct TokenIssuerServer: Service {
                     }
                 } catch {
                     logger.warning("signing keys reload failed", ["error": String(describing: error)])
+                }
+            }
+        }
+    }
+
+    /// Reads the refresh token key files again every `signingKeyReloadInterval`: a key added there is taken
+    /// without a restart. A file that cannot be read keeps the keys held, with a warning naming it.
+    private static func refreshKeyReload(_ keyring: RefreshTokenKeyring, configuration: TokenIssuerConfiguration,
+                                         logger: Logger) -> any Service {
+        ClosureService("refresh-token-keys") {
+            while !Task.isCancelled {
+                try await Task.sleep(for: configuration.signingKeyReloadInterval)
+                do {
+                    if let count = try keyring.reload() {
+                        logger.notice("refresh token keys changed; the last of them signs", ["keys": String(count)])
+                    }
+                } catch {
+                    logger.warning("refresh token key files reload failed; the keys held stay", ["error": String(describing: error)])
                 }
             }
         }

@@ -14,7 +14,7 @@ struct IssuerHandlers: Sendable {
     let keys: any SigningKeyProvider
     let outbox: Wakeup
     /// The keys refresh tokens are made and checked with.
-    let refreshKeys: RefreshTokenKeys
+    let refreshKeys: any RefreshTokenKeyProvider
     /// What the releases before generations derived their successors with (``LegacyRefreshToken``).
     let successorSecret: [UInt8]
     let configuration: TokenIssuerConfiguration
@@ -32,7 +32,7 @@ struct IssuerHandlers: Sendable {
         // Every attempt of one login names the same session: the later one gets it back.
         let sessionId = try request.attemptKey.map { key in
             try LoginRequest.checkAttemptKey(key)
-            return refreshKeys.sessionId(ofLogin: key, memberId: request.memberId, deviceId: request.deviceId)
+            return refreshKeys.current.sessionId(ofLogin: key, memberId: request.memberId, deviceId: request.deviceId)
         } ?? UUID()
         let client = SessionClient(platform: request.platform, appVersion: request.appVersion)
         let started = try await repository.startSession(memberId: request.memberId, deviceId: request.deviceId,
@@ -40,15 +40,16 @@ struct IssuerHandlers: Sendable {
                                                         sessionId: sessionId)
         // The device's previous session, if any, ended in the same transaction.
         outbox.signal()
-        let first = refreshKeys.token(sessionId: sessionId, generation: 0)
+        let first = refreshKeys.current.token(sessionId: sessionId, generation: 0)
         var pair = try await tokens.pair(memberId: request.memberId, sessionId: started, authTime: signedInAt, refreshToken: first.value)
         pair.isExistingMember = request.isExistingMember
         return pair
     }
 
     func refresh(_ request: RefreshTokensRequest) async throws -> TokenPair {
+        let keys = refreshKeys.current
         let rotation: RefreshRotation
-        switch refreshKeys.read(request.refreshToken) {
+        switch keys.read(request.refreshToken) {
         case .current(let token):
             rotation = try await repository.rotate(sessionId: token.sessionId, generation: token.generation, deviceId: request.deviceId)
         case .legacy(let token):
@@ -67,7 +68,7 @@ struct IssuerHandlers: Sendable {
         switch grant.successor {
         case .generation(let generation):
             guard let sessionId = UUID(uuidString: grant.sessionId) else { throw ServiceFailure.internal }
-            successor = refreshKeys.token(sessionId: sessionId, generation: generation).value
+            successor = keys.token(sessionId: sessionId, generation: generation).value
         case .legacy(let token):
             successor = token
         }

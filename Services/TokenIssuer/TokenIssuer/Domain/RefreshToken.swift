@@ -24,9 +24,20 @@ enum PresentedRefreshToken: Sendable {
     case legacy(LegacyRefreshToken)
 }
 
+/// Where the use cases get the refresh token keys in force: the files' keys, read again as they change
+/// (`RefreshTokenKeyring`), or one fixed set (``RefreshTokenKeys`` itself).
+protocol RefreshTokenKeyProvider: Sendable {
+    /// The keys now.
+    var current: RefreshTokenKeys { get }
+}
+
+extension RefreshTokenKeys: RefreshTokenKeyProvider {
+    var current: RefreshTokenKeys { self }
+}
+
 /// The keys refresh tokens are MACed with (`REFRESH_TOKEN_KEY_FILE`): every key verifies, the last one signs.
 /// Rotation (docs/key-rotation.md) adds the new key before the last on every replica, then makes it the last.
-struct RefreshTokenKeys: Sendable {
+struct RefreshTokenKeys: Sendable, Equatable {
     /// The shortest key taken: a MAC key of fewer bytes than its hash's output weakens it.
     static let minimumKeyBytes = 32
     private static let macLabel = Array("social-login refresh token v2".utf8) + [0]
@@ -41,6 +52,9 @@ struct RefreshTokenKeys: Sendable {
     }
 
     private var signing: [UInt8] { keys[keys.count - 1] }
+
+    /// How many keys there are (never what they are).
+    var count: Int { keys.count }
 
     /// The token of the session's `generation`, under the signing key.
     func token(sessionId: UUID, generation: Int64) -> RefreshToken {
