@@ -46,6 +46,14 @@ public enum Base64URL {
         return string.withUTF8 { decode(utf8: $0) }
     }
 
+    /// Decodes a key as operators write one: base64 (`openssl rand -base64 32`) or base64url, padded or not
+    /// (one alphabet, then the strict rules of `decode(_:)`); nil for anything else.
+    public static func decodeKey(_ string: some StringProtocol) -> [UInt8]? {
+        var urlAlphabet = String(string.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
+        while urlAlphabet.hasSuffix("=") { urlAlphabet.removeLast() }
+        return decode(urlAlphabet)
+    }
+
     /// The same rules as `decode(_:)`, on the UTF-8 bytes of a string.
     static func decode(utf8 input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let remainder = input.count % 4

@@ -180,6 +180,7 @@ public actor TestStack {
         issuer.issuer = tokenIssuer
         issuer.audience = tokenAudience
         issuer.refreshReuseGrace = reuseGrace
+        issuer.refreshTokenKeyFiles = [try Self.refreshKeyFile.get()]
         issuer.signingKeyPublishLead = signingKeyPublishLead
 
         let services: [any Service] = [
@@ -274,6 +275,15 @@ public actor TestStack {
 
     /// The Apple Sign in key of every stack of the process (dev-idp checks client secrets with it).
     private static let appleKeyFile = Result { try writeAppleKey() }
+
+    /// The token-issuer's refresh token key file (`REFRESH_TOKEN_KEY_FILE`): 48 random bytes, base64, as deployed.
+    private static let refreshKeyFile = Result { () throws -> String in
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("social-login-refresh-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("refresh-token.key")
+        try Data((Data(SecureRandom.bytes(48)).base64EncodedString() + "\n").utf8).write(to: file)
+        return file.path
+    }
 
     /// The admin-api's tokens file: ``adminName`` with the SHA-256 of ``adminToken``.
     private static let adminTokensFile = Result { () throws -> String in

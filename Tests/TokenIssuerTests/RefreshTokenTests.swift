@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JOSE
 import Runtime
 import Testing
 @testable import TokenIssuer
@@ -93,44 +94,51 @@ struct RefreshTokenTests {
         #expect(RefreshTokenKeys([Self.keyA, Array(repeating: 1, count: 8)]) == nil)
     }
 
-    @Test("key files: a file's bytes without its line end, directories of *.key in name order, the last signing; a short key is refused by name")
+    @Test("key files: base64 (or base64url) of 32 bytes or more, line end aside, directories of *.key in name order, the last signing")
     func keyFiles() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("refresh-keys-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let a = String(repeating: "a", count: 40), b = String(repeating: "b", count: 64)
-        try Data((a + "\n").utf8).write(to: directory.appendingPathComponent("2026-01.key"))
-        try Data((b + "\r\n").utf8).write(to: directory.appendingPathComponent("2026-02.key"))
+        let a = SecureRandom.bytes(32), b = SecureRandom.bytes(48)
+        try Data((Data(a).base64EncodedString() + "\n").utf8).write(to: directory.appendingPathComponent("2026-01.key"))
+        try Data((Base64URL.encode(b) + "\r\n").utf8).write(to: directory.appendingPathComponent("2026-02.key"))
         try Data("ignored".utf8).write(to: directory.appendingPathComponent("README"))
         let keys = try RefreshTokenKeys.readKeyFiles([directory.path])
+        #expect(keys == RefreshTokenKeys([a, b]))
         let session = UUID()
-        let expected = RefreshTokenKeys([Array(a.utf8), Array(b.utf8)])!.token(sessionId: session, generation: 1)
-        #expect(keys.token(sessionId: session, generation: 1) == expected)
-        #expect(keys.token(sessionId: session, generation: 1) == RefreshTokenKeys([Array(b.utf8)])!.token(sessionId: session, generation: 1))
-
-        let short = directory.appendingPathComponent("short.key")
-        try Data("secret-but-short\n".utf8).write(to: short)
-        #expect(throws: ConfigurationError.self) { try RefreshTokenKeys.readKeyFiles([short.path]) }
-        do {
-            _ = try RefreshTokenKeys.readKeyFiles([short.path])
-        } catch {
-            #expect(error.variable == "REFRESH_TOKEN_KEY_FILE" && error.problem.contains("short.key") && !error.problem.contains("secret-but-short"))
-        }
+        #expect(keys.token(sessionId: session, generation: 1) == RefreshTokenKeys([b])!.token(sessionId: session, generation: 1))
         #expect(throws: ConfigurationError.self) { try RefreshTokenKeys.readKeyFiles([directory.appendingPathComponent("none").path]) }
     }
 
-    @Test("a replica's keyring takes a key added to its files at the next reload, and keeps its keys when a file turns bad")
+    @Test("a key file that is no base64 of 32 random bytes is refused, naming the file and none of its contents", arguments: [
+        "CHANGE-ME-to-openssl-rand-base64-48", "correct horse battery staple and then some more words", "c2hvcnQ=",
+        Data(SecureRandom.bytes(31)).base64EncodedString(), "CHANGE-ME" + Base64URL.encode(SecureRandom.bytes(48)),
+    ])
+    func keyFileRefused(_ contents: String) throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("refresh-key-\(UUID().uuidString.prefix(8)).key")
+        try Data((contents + "\n").utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        do {
+            _ = try RefreshTokenKeys.readKeyFiles([file.path])
+            Issue.record("accepted: \(contents)")
+        } catch {
+            #expect(error.variable == "REFRESH_TOKEN_KEY_FILE" && error.problem.contains(file.lastPathComponent))
+            #expect(!error.problem.contains(contents))
+        }
+    }
+
+    @Test("a replica's keyring takes a key added to its files, and a new last one, at the next reload; a bad file or a key gone keeps the keys held")
     func keyringReload() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("refresh-keyring-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        try Data(String(repeating: "c", count: 32).utf8).write(to: directory.appendingPathComponent("b-current.key"))
+        try Data(Data(SecureRandom.bytes(32)).base64EncodedString().utf8).write(to: directory.appendingPathComponent("b-current.key"))
         let keyring = RefreshTokenKeyring(files: [directory.path], keys: try RefreshTokenKeys.readKeyFiles([directory.path]))
         #expect(try keyring.reload() == nil)
         let session = UUID()
         let old = keyring.current.token(sessionId: session, generation: 1)
         // Step 1 of a rotation: the next key sorts first, so it checks tokens and makes none yet.
-        try Data(String(repeating: "d", count: 32).utf8).write(to: directory.appendingPathComponent("a-next.key"))
+        try Data(Data(SecureRandom.bytes(32)).base64EncodedString().utf8).write(to: directory.appendingPathComponent("a-next.key"))
         #expect(try keyring.reload() == 2)
         #expect(keyring.current.token(sessionId: session, generation: 1) == old)
         let short = directory.appendingPathComponent("c-bad.key")
@@ -138,6 +146,15 @@ struct RefreshTokenTests {
         #expect(throws: ConfigurationError.self) { _ = try keyring.reload() }
         #expect(keyring.current.count == 2 && keyring.current.token(sessionId: session, generation: 1) == old)
         try FileManager.default.removeItem(at: short)
+        // Step 2: the next key made last (renamed to sort last) is taken; the old key checks tokens still.
+        try FileManager.default.moveItem(at: directory.appendingPathComponent("a-next.key"), to: directory.appendingPathComponent("c-next.key"))
+        #expect(try keyring.reload() == 2)
+        let new = keyring.current.token(sessionId: session, generation: 1)
+        #expect(new != old && keyring.current.read(old.value) != nil)
+        // A key deleted (by mistake, or to drop it) stays until a restart.
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("b-current.key"))
+        #expect(throws: ConfigurationError.self) { _ = try keyring.reload() }
+        #expect(keyring.current.read(old.value) != nil && keyring.current.token(sessionId: session, generation: 1) == new)
         // A keyring without files (the database's key) never changes.
         #expect(try RefreshTokenKeyring(files: nil, keys: Self.keys).reload() == nil)
     }

@@ -90,4 +90,25 @@ struct SessionCleanUpTests {
             #expect(try await store.rotate(sessionId: id, generation: 0, deviceId: "phone").outcome == .unknown)
         }
     }
+
+    @Test("expired sessions are found by a scan at most once an interval, whichever replica cleans; ended ones every time")
+    func expiredScanInterval() async throws {
+        try await withIssuerDatabase { database in
+            let store = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
+            let member = Int64.random(in: 1_000_000_000...9_000_000_000)
+            #expect(try await store.cleanUp(endedRetention: .seconds(900)) == 0)
+            let expired = try await store.startSession(memberId: member, deviceId: "expired", provider: .google)
+            let ended = try await store.startSession(memberId: member, deviceId: "ended", provider: .google)
+            _ = try await database.query("UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = \(expired)::uuid")
+            _ = try await database.query(
+                "UPDATE issuer.sessions SET ended_at = now() - interval '2 hours', end_reason = 'logout' WHERE id = \(ended)::uuid")
+            // Another replica (the same database) scanned a moment ago: the ended session goes, the expired one waits.
+            let replica = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
+            #expect(try await replica.cleanUp(endedRetention: .seconds(900)) == 1)
+            let left = try await database.query("SELECT id::text AS id FROM issuer.sessions WHERE member_id = \(member)")
+            #expect(try left.map { try $0.string("id") } == [expired])
+            // The interval over (zero here): it goes.
+            #expect(try await store.cleanUp(endedRetention: .seconds(900), expiredScanInterval: .zero) == 1)
+        }
+    }
 }

@@ -58,10 +58,7 @@ extension TokenVerifierConfiguration {
         try readNaver(environment)
         try readApple(environment)
         if let (encoded, variable) = try environment.secret("PROVIDER_TOKEN_KEY") {
-            // Base64 (`openssl rand -base64 32`) or base64url, padded or not: one alphabet, then decode.
-            var urlAlphabet = String(encoded.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
-            while urlAlphabet.hasSuffix("=") { urlAlphabet.removeLast() }
-            guard let key = Base64URL.decode(urlAlphabet), key.count == AESGCM.keyLength else {
+            guard let key = Base64URL.decodeKey(encoded), key.count == AESGCM.keyLength else {
                 throw ConfigurationError(variable: variable,
                                          problem: "must be the base64 or base64url of 32 random bytes (openssl rand -base64 32)")
             }

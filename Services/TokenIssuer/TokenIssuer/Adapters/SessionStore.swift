@@ -225,27 +225,49 @@ struct SessionStore: SessionRepository {
         return try rows.first.map { (try $0.int("member_id"), []) }
     }
 
-    /// Deletes, in batches, sessions that expired or ended longer than `endedRetention` ago (with their
-    /// refresh tokens; those a suspension in force ended stay until they expire), refresh tokens past their expiry and deleted members older than a refresh token lives. Only one replica cleans at a time: a
-    /// replica that finds the lock taken leaves the work to the holder. Returns the rows deleted.
-    func cleanUp(endedRetention: Duration, batchSize: Int = 1_000) async throws -> Int {
+    /// Deletes, in batches, sessions that ended longer than `endedRetention` ago (those a suspension in force ended
+    /// stay until they expire), refresh tokens past their expiry and deleted members older than a refresh token lives;
+    /// and, at most every `expiredScanInterval` across all replicas, sessions that expired. The ended ones are an
+    /// index range (`sessions_ended`); the expired ones a scan of the table, since no index covers `expires_at`,
+    /// which every refresh writes (an index there would make each refresh write an index entry). Only one replica
+    /// cleans at a time: a replica that finds the lock taken leaves the work to the holder. Returns the rows deleted.
+    func cleanUp(endedRetention: Duration, expiredScanInterval: Duration = .seconds(600), batchSize: Int = 1_000) async throws -> Int {
         var total = 0
+        var scanExpired: Bool?
         while !Task.isCancelled {
-            let deleted = try await database.withTransaction { connection -> (sessions: Int, tokens: Int)? in
+            let deleted = try await database.withTransaction { connection -> (counts: [Int], scanned: Bool)? in
                 let lock = try await connection.query("SELECT pg_try_advisory_xact_lock(hashtext('issuer.clean-up')) AS locked")
                 guard try lock.first?.bool("locked") == true else { return nil }
+                // Whether this round scans for expired sessions: the first batch claims the scan for the interval.
+                let scanned: Bool
+                if let decided = scanExpired {
+                    scanned = decided
+                } else {
+                    let claim = try await connection.query(
+                        """
+                        INSERT INTO issuer.clean_up_runs AS r (job, ran_at) VALUES ('expired-sessions', now())
+                        ON CONFLICT (job) DO UPDATE SET ran_at = now()
+                         WHERE r.ran_at <= now() - make_interval(secs => \(expiredScanInterval.components.seconds))
+                        RETURNING job
+                        """)
+                    scanned = !claim.isEmpty
+                }
                 // A session a suspension ended stays while the suspension holds (until it expires), so its refresh
                 // answers MEMBER_SUSPENDED rather than an unknown token.
-                let sessions = try await connection.query(
+                let ended = try await connection.query(
                     """
                     DELETE FROM issuer.sessions WHERE id IN (
                         SELECT s.id FROM issuer.sessions s
-                         WHERE s.expires_at < now()
-                            OR (s.ended_at < now() - make_interval(secs => \(endedRetention.components.seconds))
-                                AND NOT (s.end_reason = 'suspended' AND EXISTS (
-                                    SELECT 1 FROM issuer.member_suspensions m WHERE m.member_id = s.member_id AND m.suspended)))
+                         WHERE s.ended_at < now() - make_interval(secs => \(endedRetention.components.seconds))
+                           AND NOT (s.end_reason = 'suspended' AND s.expires_at >= now() AND EXISTS (
+                               SELECT 1 FROM issuer.member_suspensions m WHERE m.member_id = s.member_id AND m.suspended))
                          LIMIT \(batchSize))
                     """)
+                let expired = scanned ? try await connection.query(
+                    """
+                    DELETE FROM issuer.sessions WHERE id IN (
+                        SELECT s.id FROM issuer.sessions s WHERE s.expires_at < now() LIMIT \(batchSize))
+                    """).affectedRows : 0
                 let tokens = try await connection.query(
                     """
                     DELETE FROM issuer.refresh_tokens WHERE token_hash IN (
@@ -258,11 +280,13 @@ struct SessionStore: SessionRepository {
                         SELECT member_id FROM issuer.deleted_members
                          WHERE deleted_at < now() - make_interval(secs => \(refreshTokenTTL.components.seconds)) LIMIT \(batchSize))
                     """)
-                return (sessions.affectedRows, tokens.affectedRows + members.affectedRows)
+                return ([ended.affectedRows, expired, tokens.affectedRows, members.affectedRows], scanned)
             }
             guard let deleted else { break }
-            total += deleted.sessions + deleted.tokens
-            if deleted.sessions < batchSize && deleted.tokens < batchSize { break }
+            scanExpired = deleted.scanned
+            total += deleted.counts.reduce(0, +)
+            // A full batch of any kind: there may be more.
+            if !deleted.counts.contains(batchSize) { break }
         }
         return total
     }

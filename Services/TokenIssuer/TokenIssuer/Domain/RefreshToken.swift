@@ -56,6 +56,11 @@ struct RefreshTokenKeys: Sendable, Equatable {
     /// How many keys there are (never what they are).
     var count: Int { keys.count }
 
+    /// Whether every key of `other` is one of these (in any order).
+    func includes(_ other: RefreshTokenKeys) -> Bool {
+        other.keys.allSatisfy { key in keys.contains { constantTimeEquals($0, key) } }
+    }
+
     /// The token of the session's `generation`, under the signing key.
     func token(sessionId: UUID, generation: Int64) -> RefreshToken {
         let mac = HMAC.sha256(key: signing, message: Self.message(sessionId, generation))

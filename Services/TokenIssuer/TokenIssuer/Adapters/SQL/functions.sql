@@ -285,7 +285,7 @@ $$;
 -- grace window, while that rotation is still the session's last, gets the same generation ('replayed'); a row
 -- rotated before generations replays its stored successor as then (the grant's generation NULL: the successor is
 -- p_successor_hash's token). Removed when the last such token can have expired (REFRESH_TOKEN_TTL after the
--- release; docs/operations.md).
+-- release; docs/production.md, Upgrades and migrations).
 CREATE OR REPLACE FUNCTION issuer.rotate_legacy_refresh_token(
     p_token_hash BYTEA, p_successor_hash BYTEA, p_device TEXT, p_grace_seconds INT, p_ttl_seconds INT)
 RETURNS TABLE (outcome TEXT, session_id UUID, member_id BIGINT, signed_in_at BIGINT, generation BIGINT)
