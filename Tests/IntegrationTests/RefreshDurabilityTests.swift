@@ -93,7 +93,7 @@ struct RefreshDurabilityTests {
         for (app, chain) in final.enumerated() {
             // The session is at the generation of the token its app holds: nothing rotated that no app was told of.
             let parts = chain.token.split(separator: ".")
-            let generation = try #require(parts.count == 3 ? Int64(parts[1]) : nil, "app \(app): \(chain.token) is no token by generation")
+            let generation = try #require(parts.count == 4 ? Int64(parts[1]) : nil, "app \(app): its token is no token by generation")
             let rows = try await stack.rows("SELECT generation::text AS g, (ended_at IS NULL)::text AS live FROM issuer.sessions WHERE id = \(unescaped: "'\(chain.sessionId)'")::uuid")
             #expect(rows.first?["g"] == String(generation) && rows.first?["live"] == "true", "app \(app): session row \(rows)")
             // And that token works: the app's next refresh after the crash.

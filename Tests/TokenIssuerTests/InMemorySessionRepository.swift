@@ -10,6 +10,9 @@ import JOSE
 /// device's session, a deleted member's refusal, a suspension's generations and refusals. Its clock is ``now``,
 /// which a test moves. Simpler than the store: one actor, so no lock is needed for a start to see a suspension,
 /// and nothing is ever cleaned up. It never held a token of the releases before generations: none is known.
+/// The token secret the tests' sessions are started with (a login's is random, or derived from its attempt key).
+let sessionTestSecret = Array(repeating: UInt8(7), count: RefreshTokenKeys.secretBytes)
+
 actor InMemorySessionRepository: SessionRepository {
     private struct Session {
         let id: String
@@ -21,6 +24,7 @@ actor InMemorySessionRepository: SessionRepository {
         let createdAt: Date
         var lastUsedAt: Date
         var expiresAt: Date
+        let secret: [UInt8]
         var generation: Int64 = 0
         var rotatedAt: Date?
         var ended: (at: Date, reason: String)?
@@ -51,7 +55,7 @@ actor InMemorySessionRepository: SessionRepository {
     }
 
     func startSession(memberId: Int64, deviceId: String, provider: Provider, signedInAt: Int64, client: SessionClient,
-                      sessionId: UUID) async throws -> String {
+                      sessionId: UUID, secret: [UInt8]) async throws -> String {
         guard !deletedMembers.contains(memberId) else { throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.") }
         guard suspensions[memberId]?.suspended != true else { throw ServiceFailure.memberSuspended }
         let id = sessionId.uuidString.lowercased()
@@ -68,7 +72,7 @@ actor InMemorySessionRepository: SessionRepository {
         // A sign-in more than a minute ahead is stored as a minute ahead.
         let signedInAt = min(signedInAt, Int64(now.timeIntervalSince1970) + 60)
         sessions[id] = Session(id: id, memberId: memberId, deviceId: deviceId, provider: provider, signedInAt: signedInAt,
-                               client: client, createdAt: now, lastUsedAt: now, expiresAt: now + refreshTokenTTL)
+                               client: client, createdAt: now, lastUsedAt: now, expiresAt: now + refreshTokenTTL, secret: secret)
         return id
     }
 
@@ -77,8 +81,8 @@ actor InMemorySessionRepository: SessionRepository {
         return end(.memberDeleted) { $0.memberId == memberId }
     }
 
-    func rotate(sessionId: UUID, generation: Int64, deviceId: String?) async throws -> RefreshRotation {
-        guard let session = sessions[sessionId.uuidString.lowercased()], session.generation >= generation else {
+    func rotate(sessionId: UUID, generation: Int64, secret: [UInt8], deviceId: String?) async throws -> RefreshRotation {
+        guard let session = sessions[sessionId.uuidString.lowercased()], session.generation >= generation, session.secret == secret else {
             return RefreshRotation(outcome: .unknown, grant: nil)
         }
         let outcome: RefreshOutcome
@@ -102,7 +106,7 @@ actor InMemorySessionRepository: SessionRepository {
             outcome = .reused
         }
         guard outcome.failure == nil else { return RefreshRotation(outcome: outcome, grant: nil) }
-        return RefreshRotation(outcome: outcome, grant: (session.id, session.memberId, session.signedInAt, .generation(generation + 1)))
+        return RefreshRotation(outcome: outcome, grant: (session.id, session.memberId, session.signedInAt, .generation(generation + 1, secret: secret)))
     }
 
     func rotateLegacy(_ token: LegacyRefreshToken, deviceId: String?, secret: [UInt8]) async throws -> RefreshRotation {

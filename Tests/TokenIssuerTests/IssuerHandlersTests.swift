@@ -97,7 +97,7 @@ struct IssuerHandlersTests {
         #expect(malformed?.code == .invalidRefreshToken)
         let unknown = await failure { _ = try await refresh(LegacyRefreshToken.random().value) }
         #expect(unknown?.code == .invalidRefreshToken)
-        let noSession = await failure { _ = try await refresh(Self.refreshKeys.token(sessionId: UUID(), generation: 0).value) }
+        let noSession = await failure { _ = try await refresh(Self.refreshKeys.token(sessionId: UUID(), secret: sessionTestSecret, generation: 0).value) }
         #expect(noSession?.code == .invalidRefreshToken)
         let pair = try await login()
         let elsewhere = await failure { _ = try await refresh(pair.refreshToken, device: "tablet") }
@@ -112,13 +112,27 @@ struct IssuerHandlersTests {
         _ = try await refresh(next.refreshToken)
         // Generation 0 is two behind now: genuine, it is a reuse. With a made-up MAC it is no token at all.
         let parts = pair.refreshToken.split(separator: ".")
-        let forged = "\(parts[0]).0.\(String(repeating: "A", count: 43))"
+        let forged = "\(parts[0]).0.\(parts[2]).\(String(repeating: "A", count: 43))"
         let refused = await failure { _ = try await refresh(forged) }
         #expect(refused?.code == .invalidRefreshToken)
         #expect(await repository.endReason(pair.sessionId) == nil)
         let genuine = await failure { _ = try await refresh(pair.refreshToken) }
         #expect(genuine?.code == .refreshTokenReused)
         #expect(await repository.endReason(pair.sessionId) == SessionEndReason.reuse.rawValue)
+    }
+
+    @Test("a token under the key with a session's ID and a secret not the session's (the key without the database) is invalid and ends nothing")
+    func keyWithoutSecret() async throws {
+        let pair = try await login()
+        let next = try await refresh(pair.refreshToken)
+        let id = try #require(UUID(uuidString: pair.sessionId))
+        for generation: Int64 in [0, 1, 2, 5] {
+            let made = Self.refreshKeys.token(sessionId: id, secret: RefreshTokenKeys.randomSession().secret, generation: generation)
+            let refused = await failure { _ = try await refresh(made.value) }
+            #expect(refused?.code == .invalidRefreshToken, "generation \(generation)")
+        }
+        #expect(await repository.endReason(pair.sessionId) == nil)
+        #expect(try await refresh(next.refreshToken).sessionId == pair.sessionId)
     }
 
     @Test("a rotation of the refresh token key leaves every live session refreshable: old tokens read, new ones signed by the new key")

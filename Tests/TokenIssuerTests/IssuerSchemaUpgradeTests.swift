@@ -12,11 +12,11 @@ struct IssuerSchemaUpgradeTests {
         try await SchemaDatabase.expectUpgradedMatchesFresh(
             .tokenIssuer, schema: IssuerMigrations.schema, migrations: IssuerMigrations.all, functions: IssuerMigrations.functions,
             shipped: Array(ShippedIssuerMigrations.all.prefix(shippedVersions)), expected: [
-                "issuer.start_session(bigint,text,text,bytea,integer,bigint,text,text,uuid)",
+                "issuer.start_session(bigint,text,text,bytea,integer,bigint,text,text,uuid,bytea)",
                 "issuer.end_deleted_member(bigint)",
                 "issuer.apply_member_suspension(bigint,boolean,bigint,integer)",
                 "issuer.rotate_refresh_token(bytea,bytea,text,integer,integer)",
-                "issuer.refresh_second_look(uuid,bigint,text,integer,integer)",
+                "issuer.refresh_second_look(uuid,bigint,bytea,text,integer,integer)",
                 "issuer.rotate_legacy_refresh_token(bytea,bytea,text,integer,integer)",
                 "issuer.record_session_end()",
                 "trigger sessions_ended on sessions",

@@ -17,40 +17,52 @@ struct RefreshTokenTests {
         if case .current(let token) = presented { token } else { nil }
     }
 
-    @Test("a token reads back as its session and generation; the successor differs in generation and MAC")
-    func roundTrip() throws {
-        let session = UUID()
-        let token = Self.keys.token(sessionId: session, generation: 41)
-        #expect(token.value.hasPrefix("\(session.uuidString.lowercased()).41."))
-        #expect(token.value.utf8.count == 36 + 1 + 2 + 1 + 43)
-        #expect(Self.current(Self.keys.read(token.value)) == token)
-        let next = Self.keys.token(sessionId: session, generation: 42)
-        #expect(next.value != token.value && Self.keys.token(sessionId: session, generation: 42) == next, "not deterministic")
+    private static let secret = Array(repeating: UInt8(0x5C), count: RefreshTokenKeys.secretBytes)
+
+    private static func token(_ session: UUID, _ generation: Int64, keys: RefreshTokenKeys = keys,
+                              secret: [UInt8] = secret) -> RefreshToken {
+        keys.token(sessionId: session, secret: secret, generation: generation)
     }
 
-    @Test("a changed MAC, generation or session, another key, or a token not quite in the form reads as no token", arguments: [
-        "wrong MAC", "generation changed", "session changed", "another key", "uppercase session", "leading zero", "plus sign",
-        "negative", "too long a generation", "extra part", "MAC padded", "empty", "dots only",
+    @Test("a token reads back as its session, generation and secret; the successor differs in generation and MAC")
+    func roundTrip() throws {
+        let session = UUID()
+        let token = Self.token(session, 41)
+        #expect(token.value.hasPrefix("\(session.uuidString.lowercased()).41.\(Base64URL.encode(Self.secret))."))
+        #expect(token.value.utf8.count == 36 + 1 + 2 + 1 + 22 + 1 + 43)
+        #expect(Self.current(Self.keys.read(token.value)) == token)
+        let next = Self.token(session, 42)
+        #expect(next.value != token.value && Self.token(session, 42) == next, "not deterministic")
+    }
+
+    @Test("a changed MAC, generation, secret or session, another key, or a token not quite in the form reads as no token", arguments: [
+        "wrong MAC", "generation changed", "session changed", "secret changed", "another key", "uppercase session", "leading zero",
+        "plus sign", "negative", "too long a generation", "extra part", "no secret", "MAC padded", "secret padded", "empty", "dots only",
     ])
     func refusals(_ how: String) throws {
         let session = UUID()
-        let token = Self.keys.token(sessionId: session, generation: 7).value
+        let token = Self.token(session, 7).value
         let parts = token.split(separator: ".").map(String.init)
+        #expect(parts.count == 4)
+        let (id, secret, mac) = (parts[0], parts[2], parts[3])
         let forged: String
         switch how {
-        case "wrong MAC": forged = parts[0] + "." + parts[1] + "." + String(parts[2].reversed())
-        case "generation changed": forged = parts[0] + ".8." + parts[2]
-        case "session changed": forged = UUID().uuidString.lowercased() + ".7." + parts[2]
-        case "another key": forged = RefreshTokenKeys([Self.keyB])!.token(sessionId: session, generation: 7).value
-        case "uppercase session": forged = parts[0].uppercased() + ".7." + parts[2]
-        case "leading zero": forged = parts[0] + ".07." + parts[2]
-        case "plus sign": forged = parts[0] + ".+7." + parts[2]
-        case "negative": forged = Self.keys.token(sessionId: session, generation: -1).value
-        case "too long a generation": forged = parts[0] + ".00000000000000000007." + parts[2]
+        case "wrong MAC": forged = [id, "7", secret, String(mac.reversed())].joined(separator: ".")
+        case "generation changed": forged = [id, "8", secret, mac].joined(separator: ".")
+        case "session changed": forged = [UUID().uuidString.lowercased(), "7", secret, mac].joined(separator: ".")
+        case "secret changed": forged = [id, "7", Base64URL.encode(SecureRandom.bytes(16)), mac].joined(separator: ".")
+        case "another key": forged = Self.token(session, 7, keys: RefreshTokenKeys([Self.keyB])!).value
+        case "uppercase session": forged = [id.uppercased(), "7", secret, mac].joined(separator: ".")
+        case "leading zero": forged = [id, "07", secret, mac].joined(separator: ".")
+        case "plus sign": forged = [id, "+7", secret, mac].joined(separator: ".")
+        case "negative": forged = Self.token(session, -1).value
+        case "too long a generation": forged = [id, "00000000000000000007", secret, mac].joined(separator: ".")
         case "extra part": forged = token + ".x"
+        case "no secret": forged = [id, "7", mac].joined(separator: ".")
         case "MAC padded": forged = token + "="
+        case "secret padded": forged = [id, "7", secret + "==", mac].joined(separator: ".")
         case "empty": forged = ""
-        default: forged = ".."
+        default: forged = "..."
         }
         #expect(Self.keys.read(forged) == nil)
     }
@@ -66,25 +78,26 @@ struct RefreshTokenTests {
     @Test("a key rotation: tokens of the old key still read beside the new one, which signs; with the old key gone they do not")
     func rotation() throws {
         let session = UUID()
-        let old = Self.keys.token(sessionId: session, generation: 3)
+        let old = Self.token(session, 3)
         let both = RefreshTokenKeys([Self.keyA, Self.keyB])!
         #expect(Self.current(both.read(old.value)) == old)
-        let successor = both.token(sessionId: session, generation: 4)
-        #expect(successor.value != Self.keys.token(sessionId: session, generation: 4).value, "the new key does not sign")
+        let successor = Self.token(session, 4, keys: both)
+        #expect(successor.value != Self.token(session, 4).value, "the new key does not sign")
         #expect(Self.current(RefreshTokenKeys([Self.keyB])!.read(successor.value)) == successor)
         #expect(RefreshTokenKeys([Self.keyB])!.read(old.value) == nil)
     }
 
-    @Test("a login's attempts name one session (a version 8 UUID); another login, member, device or key names another")
+    @Test("a login's attempts name one session (a version 8 UUID) and secret; another login, member, device or key names others")
     func loginSession() {
-        let one = Self.keys.sessionId(ofLogin: "attempt-1", memberId: 7, deviceId: "phone")
-        #expect(one == Self.keys.sessionId(ofLogin: "attempt-1", memberId: 7, deviceId: "phone"))
-        #expect(one.uuidString.lowercased().dropFirst(14).first == "8")
-        let others = [Self.keys.sessionId(ofLogin: "attempt-2", memberId: 7, deviceId: "phone"),
-                      Self.keys.sessionId(ofLogin: "attempt-1", memberId: 8, deviceId: "phone"),
-                      Self.keys.sessionId(ofLogin: "attempt-1", memberId: 7, deviceId: "tablet"),
-                      RefreshTokenKeys([Self.keyB])!.sessionId(ofLogin: "attempt-1", memberId: 7, deviceId: "phone")]
-        #expect(Set(others + [one]).count == 5)
+        let one = Self.keys.session(ofLogin: "attempt-1", memberId: 7, deviceId: "phone")
+        #expect(one == Self.keys.session(ofLogin: "attempt-1", memberId: 7, deviceId: "phone"))
+        #expect(one.id.uuidString.lowercased().dropFirst(14).first == "8" && one.secret.count == RefreshTokenKeys.secretBytes)
+        let others = [Self.keys.session(ofLogin: "attempt-2", memberId: 7, deviceId: "phone"),
+                      Self.keys.session(ofLogin: "attempt-1", memberId: 8, deviceId: "phone"),
+                      Self.keys.session(ofLogin: "attempt-1", memberId: 7, deviceId: "tablet"),
+                      RefreshTokenKeys([Self.keyB])!.session(ofLogin: "attempt-1", memberId: 7, deviceId: "phone")] + [one]
+        #expect(Set(others.map(\.id)).count == 5 && Set(others.map(\.secret)).count == 5)
+        #expect(RefreshTokenKeys.randomSession().secret != RefreshTokenKeys.randomSession().secret)
     }
 
     @Test("no key, or a key shorter than 32 bytes, makes no key set")
@@ -106,7 +119,7 @@ struct RefreshTokenTests {
         let keys = try RefreshTokenKeys.readKeyFiles([directory.path])
         #expect(keys == RefreshTokenKeys([a, b]))
         let session = UUID()
-        #expect(keys.token(sessionId: session, generation: 1) == RefreshTokenKeys([b])!.token(sessionId: session, generation: 1))
+        #expect(Self.token(session, 1, keys: keys) == Self.token(session, 1, keys: RefreshTokenKeys([b])!))
         #expect(throws: ConfigurationError.self) { try RefreshTokenKeys.readKeyFiles([directory.appendingPathComponent("none").path]) }
     }
 
@@ -136,25 +149,25 @@ struct RefreshTokenTests {
         let keyring = RefreshTokenKeyring(files: [directory.path], keys: try RefreshTokenKeys.readKeyFiles([directory.path]))
         #expect(try keyring.reload() == nil)
         let session = UUID()
-        let old = keyring.current.token(sessionId: session, generation: 1)
+        let old = Self.token(session, 1, keys: keyring.current)
         // Step 1 of a rotation: the next key sorts first, so it checks tokens and makes none yet.
         try Data(Data(SecureRandom.bytes(32)).base64EncodedString().utf8).write(to: directory.appendingPathComponent("a-next.key"))
         #expect(try keyring.reload() == 2)
-        #expect(keyring.current.token(sessionId: session, generation: 1) == old)
+        #expect(Self.token(session, 1, keys: keyring.current) == old)
         let short = directory.appendingPathComponent("c-bad.key")
         try Data("short".utf8).write(to: short)
         #expect(throws: ConfigurationError.self) { _ = try keyring.reload() }
-        #expect(keyring.current.count == 2 && keyring.current.token(sessionId: session, generation: 1) == old)
+        #expect(keyring.current.count == 2 && Self.token(session, 1, keys: keyring.current) == old)
         try FileManager.default.removeItem(at: short)
         // Step 2: the next key made last (renamed to sort last) is taken; the old key checks tokens still.
         try FileManager.default.moveItem(at: directory.appendingPathComponent("a-next.key"), to: directory.appendingPathComponent("c-next.key"))
         #expect(try keyring.reload() == 2)
-        let new = keyring.current.token(sessionId: session, generation: 1)
+        let new = Self.token(session, 1, keys: keyring.current)
         #expect(new != old && keyring.current.read(old.value) != nil)
         // A key deleted (by mistake, or to drop it) stays until a restart.
         try FileManager.default.removeItem(at: directory.appendingPathComponent("b-current.key"))
         #expect(throws: ConfigurationError.self) { _ = try keyring.reload() }
-        #expect(keyring.current.read(old.value) != nil && keyring.current.token(sessionId: session, generation: 1) == new)
+        #expect(keyring.current.read(old.value) != nil && Self.token(session, 1, keys: keyring.current) == new)
         // A keyring without files (the database's key) never changes.
         #expect(try RefreshTokenKeyring(files: nil, keys: Self.keys).reload() == nil)
     }

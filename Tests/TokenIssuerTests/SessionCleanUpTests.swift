@@ -79,15 +79,15 @@ struct SessionCleanUpTests {
             let store = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
             let member = Int64.random(in: 1_000_000_000...9_000_000_000)
             let id = UUID()
-            let suspended = try await store.startSession(memberId: member, deviceId: "phone", provider: .google, sessionId: id)
+            let suspended = try await store.startSession(memberId: member, deviceId: "phone", provider: .google, sessionId: id, secret: sessionTestSecret)
             _ = try await store.applySuspension(memberId: member, suspended: true, generation: 1, within: .seconds(900))
             _ = try await database.query("UPDATE issuer.sessions SET ended_at = now() - interval '2 hours' WHERE id = \(suspended)::uuid")
 
             #expect(try await store.cleanUp(endedRetention: .seconds(900)) == 0)
-            #expect(try await store.rotate(sessionId: id, generation: 0, deviceId: "phone").outcome == .suspended)
+            #expect(try await store.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: "phone").outcome == .suspended)
             _ = try await store.applySuspension(memberId: member, suspended: false, generation: 2, within: .seconds(900))
             #expect(try await store.cleanUp(endedRetention: .seconds(900)) == 1)
-            #expect(try await store.rotate(sessionId: id, generation: 0, deviceId: "phone").outcome == .unknown)
+            #expect(try await store.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: "phone").outcome == .unknown)
         }
     }
 

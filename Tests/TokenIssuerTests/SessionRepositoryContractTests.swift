@@ -34,19 +34,19 @@ struct SessionRepositoryContractTests {
         let repository = try await Self.make(kind)
         let member = Self.member()
         let named = UUID()
-        let first = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, sessionId: named)
+        let first = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, sessionId: named, secret: sessionTestSecret)
         #expect(first == named.uuidString.lowercased())
-        let resent = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, sessionId: named)
+        let resent = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, sessionId: named, secret: sessionTestSecret)
         #expect(resent == first)
         let next = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown,
-                                                     sessionId: UUID())
+                                                     sessionId: UUID(), secret: sessionTestSecret)
         let tablet = try await repository.startSession(memberId: member, deviceId: "tablet", provider: .apple, signedInAt: 1, client: .unknown,
-                                                       sessionId: UUID())
+                                                       sessionId: UUID(), secret: sessionTestSecret)
         #expect(Set(try await repository.sessions(memberId: member).map(\.sessionId)) == [next, tablet])
         #expect(try await repository.ended(memberId: member, provider: nil, reason: .replaced, within: .seconds(60)) == [first])
         // The first attempt's session has ended since: a late attempt of that login gets nothing and replaces nothing.
         let late = await failure {
-            _ = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, sessionId: named)
+            _ = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, sessionId: named, secret: sessionTestSecret)
         }
         #expect(late?.code == .unauthorized)
         #expect(Set(try await repository.sessions(memberId: member).map(\.sessionId)) == [next, tablet])
@@ -58,34 +58,36 @@ struct SessionRepositoryContractTests {
         let repository = try await Self.make(kind)
         let member = Self.member()
         let id = UUID()
-        let session = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 5, client: .unknown, sessionId: id)
-        #expect(try await repository.rotate(sessionId: id, generation: 0, deviceId: "tablet").outcome == .wrongDevice)
-        #expect(try await repository.rotate(sessionId: id, generation: 1, deviceId: "phone").outcome == .unknown)
-        let rotated = try await repository.rotate(sessionId: id, generation: 0, deviceId: "phone")
-        let replayed = try await repository.rotate(sessionId: id, generation: 0, deviceId: nil)
+        let session = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 5, client: .unknown, sessionId: id, secret: sessionTestSecret)
+        #expect(try await repository.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: "tablet").outcome == .wrongDevice)
+        #expect(try await repository.rotate(sessionId: id, generation: 1, secret: sessionTestSecret, deviceId: "phone").outcome == .unknown)
+        // Another secret (a token made with the key but without the database): no token of the session, and nothing changes.
+        #expect(try await repository.rotate(sessionId: id, generation: 0, secret: Array(repeating: 9, count: 16), deviceId: "phone").outcome == .unknown)
+        let rotated = try await repository.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: "phone")
+        let replayed = try await repository.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: nil)
         #expect(rotated.outcome == .rotated && replayed.outcome == .replayed)
         #expect(rotated.grant?.sessionId == session && rotated.grant?.memberId == member && rotated.grant?.signedInAt == 5)
-        #expect(rotated.grant?.successor == .generation(1) && replayed.grant?.successor == .generation(1))
-        #expect(try await repository.rotate(sessionId: UUID(), generation: 0, deviceId: nil).outcome == .unknown)
-        let onwards = try await repository.rotate(sessionId: id, generation: 1, deviceId: "phone")
-        #expect(onwards.outcome == .rotated && onwards.grant?.successor == .generation(2))
+        #expect(rotated.grant?.successor == .generation(1, secret: sessionTestSecret) && replayed.grant?.successor == .generation(1, secret: sessionTestSecret))
+        #expect(try await repository.rotate(sessionId: UUID(), generation: 0, secret: sessionTestSecret, deviceId: nil).outcome == .unknown)
+        let onwards = try await repository.rotate(sessionId: id, generation: 1, secret: sessionTestSecret, deviceId: "phone")
+        #expect(onwards.outcome == .rotated && onwards.grant?.successor == .generation(2, secret: sessionTestSecret))
         // Generation 0 now is two behind: a reuse, whatever the window; the session ends, its live token with it.
-        #expect(try await repository.rotate(sessionId: id, generation: 0, deviceId: nil).outcome == .reused)
-        #expect(try await repository.rotate(sessionId: id, generation: 2, deviceId: nil).outcome == .ended)
+        #expect(try await repository.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: nil).outcome == .reused)
+        #expect(try await repository.rotate(sessionId: id, generation: 2, secret: sessionTestSecret, deviceId: nil).outcome == .ended)
     }
 
     @Test("a deleted member's sessions end and none starts again; ending by provider ends only its sessions", arguments: Kind.allCases)
     func ending(_ kind: Kind) async throws {
         let repository = try await Self.make(kind)
         let member = Self.member()
-        let google = try await repository.startSession(memberId: member, deviceId: "a", provider: .google, signedInAt: 1, client: .unknown, sessionId: UUID())
-        let apple = try await repository.startSession(memberId: member, deviceId: "b", provider: .apple, signedInAt: 1, client: .unknown, sessionId: UUID())
+        let google = try await repository.startSession(memberId: member, deviceId: "a", provider: .google, signedInAt: 1, client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
+        let apple = try await repository.startSession(memberId: member, deviceId: "b", provider: .apple, signedInAt: 1, client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
         #expect(try await repository.endSessions(memberId: member, provider: .apple, reason: .identityEnded, startedBefore: nil) == [apple])
         #expect(try await repository.endSession(memberId: member + 1, sessionId: google, reason: .revoked).isEmpty)
         #expect(try await repository.endDeletedMember(member) == [google])
         #expect(try await repository.endDeletedMember(member).isEmpty)
         let refused = await failure {
-            _ = try await repository.startSession(memberId: member, deviceId: "c", provider: .google, signedInAt: 1, client: .unknown, sessionId: UUID())
+            _ = try await repository.startSession(memberId: member, deviceId: "c", provider: .google, signedInAt: 1, client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
         }
         #expect(refused?.code == .unauthorized)
     }
@@ -94,14 +96,14 @@ struct SessionRepositoryContractTests {
     func endingUpToATime(_ kind: Kind) async throws {
         let repository = try await Self.make(kind)
         let member = Self.member()
-        let before = try await repository.startSession(memberId: member, deviceId: "a", provider: .apple, signedInAt: 1, client: .unknown, sessionId: UUID())
+        let before = try await repository.startSession(memberId: member, deviceId: "a", provider: .apple, signedInAt: 1, client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
         await Self.tick(repository)
         try await Task.sleep(for: .milliseconds(20))
         var unlinkedAt = Date()
         if let memory = repository as? InMemorySessionRepository { unlinkedAt = await memory.now }
         await Self.tick(repository)
         try await Task.sleep(for: .milliseconds(20))
-        let after = try await repository.startSession(memberId: member, deviceId: "b", provider: .apple, signedInAt: 1, client: .unknown, sessionId: UUID())
+        let after = try await repository.startSession(memberId: member, deviceId: "b", provider: .apple, signedInAt: 1, client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
         #expect(try await repository.endSessions(memberId: member, provider: .apple, reason: .identityEnded, startedBefore: unlinkedAt)
                     == [before])
         #expect(try await repository.endSessions(memberId: member, provider: .apple, reason: .identityEnded, startedBefore: nil)
@@ -121,11 +123,11 @@ struct SessionRepositoryContractTests {
         let client = SessionClient(platform: "iOS 18.1", appVersion: "MyApp 2.3.1")
         let phoneId = UUID()
         let phone = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: client,
-                                                      sessionId: phoneId)
+                                                      sessionId: phoneId, secret: sessionTestSecret)
         let tablet = try await repository.startSession(memberId: member, deviceId: "tablet", provider: .apple, signedInAt: 1,
-                                                       client: .unknown, sessionId: UUID())
+                                                       client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
         let other = try await repository.startSession(memberId: member + 1, deviceId: "phone", provider: .google, signedInAt: 1,
-                                                      client: .unknown, sessionId: UUID())
+                                                      client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
         #expect(try await repository.sessions(memberId: member).first { $0.sessionId == phone }?.platform == "iOS 18.1")
         await Self.tick(repository)
 
@@ -134,10 +136,10 @@ struct SessionRepositoryContractTests {
         #expect(Set(suspended.sessionIds) == [phone, tablet])
         #expect(try await repository.sessions(memberId: member).isEmpty)
         #expect(try await repository.sessions(memberId: member + 1).map(\.sessionId) == [other])
-        #expect(try await repository.rotate(sessionId: phoneId, generation: 0, deviceId: "phone").outcome == .suspended)
+        #expect(try await repository.rotate(sessionId: phoneId, generation: 0, secret: sessionTestSecret, deviceId: "phone").outcome == .suspended)
         let refused = await failure {
             _ = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown,
-                                                  sessionId: UUID())
+                                                  sessionId: UUID(), secret: sessionTestSecret)
         }
         #expect(refused == .memberSuspended)
 
@@ -147,13 +149,13 @@ struct SessionRepositoryContractTests {
         #expect(!repeated.applied && repeated.suspended && Set(repeated.sessionIds) == Set(suspended.sessionIds))
         let late = try await repository.applySuspension(memberId: member, suspended: false, generation: 1, within: .seconds(60))
         #expect(!late.applied && late.suspended)
-        #expect(try await repository.rotate(sessionId: phoneId, generation: 0, deviceId: "phone").outcome == .suspended)
+        #expect(try await repository.rotate(sessionId: phoneId, generation: 0, secret: sessionTestSecret, deviceId: "phone").outcome == .suspended)
 
         let lifted = try await repository.applySuspension(memberId: member, suspended: false, generation: 3, within: .seconds(60))
         #expect(lifted == SuspensionChange(applied: true, suspended: false, sessionIds: []))
-        #expect(try await repository.rotate(sessionId: phoneId, generation: 0, deviceId: "phone").outcome == .ended)
+        #expect(try await repository.rotate(sessionId: phoneId, generation: 0, secret: sessionTestSecret, deviceId: "phone").outcome == .ended)
         let again = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1,
-                                                      client: .unknown, sessionId: UUID())
+                                                      client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
         #expect(try await repository.sessions(memberId: member).map(\.sessionId) == [again])
         // A late suspension (generation 2, redelivered) does not undo the lifting.
         let redelivered = try await repository.applySuspension(memberId: member, suspended: true, generation: 2, within: .seconds(60))
@@ -166,13 +168,13 @@ struct SessionRepositoryContractTests {
         let repository = try await Self.make(kind)
         let member = Self.member()
         let first = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1,
-                                                      client: SessionClient(platform: "iOS 18.1", appVersion: "MyApp 2.3.1"), sessionId: UUID())
+                                                      client: SessionClient(platform: "iOS 18.1", appVersion: "MyApp 2.3.1"), sessionId: UUID(), secret: sessionTestSecret)
         await Self.tick(repository)
         let second = try await repository.startSession(memberId: member, deviceId: "phone", provider: .kakao, signedInAt: 1,
-                                                       client: .unknown, sessionId: UUID())
+                                                       client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
         await Self.tick(repository)
         let third = try await repository.startSession(memberId: member, deviceId: "tablet", provider: .apple, signedInAt: 1,
-                                                      client: .unknown, sessionId: UUID())
+                                                      client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
         let listed = try await repository.adminSessions(memberId: member, limit: 10)
         #expect(listed.map(\.sessionId) == [third, second, first])
         #expect(listed.map(\.provider) == [.apple, .kakao, .google])

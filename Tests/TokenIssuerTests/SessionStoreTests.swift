@@ -42,14 +42,14 @@ struct SessionStoreTests {
         let store = try await Self.store.value
         let now = Int64(Date().timeIntervalSince1970)
         let ahead = UUID()
-        _ = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, signedInAt: now + 3_600, sessionId: ahead)
-        let rotated = try await store.rotate(sessionId: ahead, generation: 0, deviceId: "d")
+        _ = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, signedInAt: now + 3_600, sessionId: ahead, secret: sessionTestSecret)
+        let rotated = try await store.rotate(sessionId: ahead, generation: 0, secret: sessionTestSecret, deviceId: "d")
         #expect(try #require(rotated.grant?.signedInAt) <= Int64(Date().timeIntervalSince1970) + 61)
 
         let old = UUID()
-        _ = try await store.startSession(memberId: Self.member(), deviceId: "old", provider: .google, sessionId: old)
+        _ = try await store.startSession(memberId: Self.member(), deviceId: "old", provider: .google, sessionId: old, secret: sessionTestSecret)
         _ = try await store.database.query("UPDATE issuer.sessions SET signed_in_at = NULL, created_at = now() - interval '2 hours' WHERE id = \(old)")
-        let next = try await store.rotate(sessionId: old, generation: 0, deviceId: "old")
+        let next = try await store.rotate(sessionId: old, generation: 0, secret: sessionTestSecret, deviceId: "old")
         #expect(next.outcome == .rotated)
         #expect(abs(try #require(next.grant?.signedInAt) - (now - 7_200)) <= 2)
     }
@@ -60,24 +60,24 @@ struct SessionStoreTests {
         // A sign-in an hour ago: every grant hands that time back, not the refresh's.
         let signedInAt = Int64(Date().timeIntervalSince1970) - 3_600
         let id = UUID()
-        let sessionId = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, signedInAt: signedInAt, sessionId: id)
-        let rotated = try await store.rotate(sessionId: id, generation: 0, deviceId: "d")
-        #expect(rotated.outcome == .rotated && rotated.grant?.successor == .generation(1))
+        let sessionId = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, signedInAt: signedInAt, sessionId: id, secret: sessionTestSecret)
+        let rotated = try await store.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: "d")
+        #expect(rotated.outcome == .rotated && rotated.grant?.successor == .generation(1, secret: sessionTestSecret))
         #expect(rotated.grant?.sessionId == sessionId)
         #expect(rotated.grant?.signedInAt == signedInAt)
-        let replayed = try await store.rotate(sessionId: id, generation: 0, deviceId: "d")
-        #expect(replayed.outcome == .replayed && replayed.grant?.successor == .generation(1))
+        let replayed = try await store.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: "d")
+        #expect(replayed.outcome == .replayed && replayed.grant?.successor == .generation(1, secret: sessionTestSecret))
         #expect(replayed.grant?.signedInAt == signedInAt)
         #expect(try await Self.refreshTokenRows(store, of: id) == 0, "a login or a rotation wrote a token row")
 
         // The grace window is over: the same duplicate is a reuse.
         _ = try await store.database.query("UPDATE issuer.sessions SET rotated_at = now() - interval '1 hour' WHERE id = \(id)")
-        let reused = try await store.rotate(sessionId: id, generation: 0, deviceId: "d")
+        let reused = try await store.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: "d")
         #expect(reused.outcome == .reused)
         #expect(reused.grant == nil)
         #expect(try await Self.events(store, sessionId) == ["refresh-token.reused reuse", "session.ended reuse"])
         // The successor died with the session.
-        #expect(try await store.rotate(sessionId: id, generation: 1, deviceId: "d").outcome == .ended)
+        #expect(try await store.rotate(sessionId: id, generation: 1, secret: sessionTestSecret, deviceId: "d").outcome == .ended)
     }
 
     @Test("two refreshes of one token at once: one rotation and one replay of the same generation")
@@ -85,13 +85,13 @@ struct SessionStoreTests {
         let store = try await Self.store.value
         for _ in 0..<20 {
             let id = UUID()
-            _ = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, sessionId: id)
-            async let first = store.rotate(sessionId: id, generation: 0, deviceId: "d")
-            async let second = store.rotate(sessionId: id, generation: 0, deviceId: "d")
+            _ = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, sessionId: id, secret: sessionTestSecret)
+            async let first = store.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: "d")
+            async let second = store.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: "d")
             let outcomes = try await [first, second]
             #expect(outcomes.map(\.outcome).sorted { $0.rawValue < $1.rawValue } == [.replayed, .rotated])
-            #expect(outcomes.map { $0.grant?.successor } == [.generation(1), .generation(1)])
-            #expect(try await store.rotate(sessionId: id, generation: 1, deviceId: "d").outcome == .rotated)
+            #expect(outcomes.map { $0.grant?.successor } == [.generation(1, secret: sessionTestSecret), .generation(1, secret: sessionTestSecret)])
+            #expect(try await store.rotate(sessionId: id, generation: 1, secret: sessionTestSecret, deviceId: "d").outcome == .rotated)
         }
     }
 
@@ -107,12 +107,18 @@ struct SessionStoreTests {
             """)
         let sessionId = try #require(try started.first?.string("id"))
         let rotated = try await store.rotateLegacy(token, deviceId: "old", secret: Self.secret)
-        #expect(rotated.outcome == .rotated && rotated.grant?.successor == .generation(1) && rotated.grant?.sessionId == sessionId)
+        // The session gets its secret at this rotation, and the grant hands it back.
+        guard case .generation(1, let secret)? = rotated.grant?.successor else {
+            Issue.record("not rotated into generation 1: \(rotated.outcome)")
+            return
+        }
+        #expect(rotated.outcome == .rotated && secret.count == RefreshTokenKeys.secretBytes && rotated.grant?.sessionId == sessionId)
         let replayed = try await store.rotateLegacy(token, deviceId: nil, secret: Self.secret)
-        #expect(replayed.outcome == .replayed && replayed.grant?.successor == .generation(1))
+        #expect(replayed.outcome == .replayed && replayed.grant?.successor == .generation(1, secret: secret))
         // Its successor is a generation like any other.
         let id = try #require(UUID(uuidString: sessionId))
-        #expect(try await store.rotate(sessionId: id, generation: 1, deviceId: "old").outcome == .rotated)
+        #expect(try await store.rotate(sessionId: id, generation: 1, secret: sessionTestSecret, deviceId: "old").outcome == .unknown)
+        #expect(try await store.rotate(sessionId: id, generation: 1, secret: secret, deviceId: "old").outcome == .rotated)
         // The session moved on: the old token is a reuse even inside the window.
         #expect(try await store.rotateLegacy(token, deviceId: nil, secret: Self.secret).outcome == .reused)
         #expect(try await Self.events(store, sessionId) == ["refresh-token.reused reuse", "session.ended reuse"])
@@ -132,25 +138,29 @@ struct SessionStoreTests {
         let duplicate = try await store.rotateLegacy(older, deviceId: "older", secret: Self.secret)
         #expect(duplicate.outcome == .replayed && duplicate.grant?.successor == .legacy(successor.value))
         let next = try await store.rotateLegacy(successor, deviceId: "older", secret: Self.secret)
-        #expect(next.outcome == .rotated && next.grant?.successor == .generation(1))
+        guard case .generation(1, let olderSecret)? = next.grant?.successor else {
+            Issue.record("not rotated into generation 1: \(next.outcome)")
+            return
+        }
+        #expect(next.outcome == .rotated && olderSecret != secret)
         #expect(try await store.rotateLegacy(LegacyRefreshToken.random(), deviceId: nil, secret: Self.secret).outcome == .unknown)
     }
 
     @Test("an unknown session, a future generation, another device and an expired session are each told apart, and change nothing")
     func refusals() async throws {
         let store = try await Self.store.value
-        #expect(try await store.rotate(sessionId: UUID(), generation: 0, deviceId: nil).outcome == .unknown)
+        #expect(try await store.rotate(sessionId: UUID(), generation: 0, secret: sessionTestSecret, deviceId: nil).outcome == .unknown)
         let mine = UUID()
-        _ = try await store.startSession(memberId: Self.member(), deviceId: "mine", provider: .kakao, sessionId: mine)
-        #expect(try await store.rotate(sessionId: mine, generation: 0, deviceId: "theirs").outcome == .wrongDevice)
-        #expect(try await store.rotate(sessionId: mine, generation: 5, deviceId: "mine").outcome == .unknown)
+        _ = try await store.startSession(memberId: Self.member(), deviceId: "mine", provider: .kakao, sessionId: mine, secret: sessionTestSecret)
+        #expect(try await store.rotate(sessionId: mine, generation: 0, secret: sessionTestSecret, deviceId: "theirs").outcome == .wrongDevice)
+        #expect(try await store.rotate(sessionId: mine, generation: 5, secret: sessionTestSecret, deviceId: "mine").outcome == .unknown)
         let expiring = UUID()
-        _ = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .kakao, sessionId: expiring)
+        _ = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .kakao, sessionId: expiring, secret: sessionTestSecret)
         _ = try await store.database.query(
             "UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = \(expiring)")
-        #expect(try await store.rotate(sessionId: expiring, generation: 0, deviceId: "d").outcome == .expired)
+        #expect(try await store.rotate(sessionId: expiring, generation: 0, secret: sessionTestSecret, deviceId: "d").outcome == .expired)
         // No refusal changed anything.
-        #expect(try await store.rotate(sessionId: mine, generation: 0, deviceId: "mine").outcome == .rotated)
+        #expect(try await store.rotate(sessionId: mine, generation: 0, secret: sessionTestSecret, deviceId: "mine").outcome == .rotated)
     }
 
     /// How many rows of `issuer.refresh_tokens` the session has.

@@ -11,10 +11,13 @@ extension IssuerMigrations {
     static let sessionGenerations = Migration(version: 10, name: "refresh tokens by session generation", sql: """
         ALTER TABLE issuer.sessions ADD COLUMN generation BIGINT NOT NULL DEFAULT 0;
         ALTER TABLE issuer.sessions ADD COLUMN rotated_at TIMESTAMPTZ;
+        ALTER TABLE issuer.sessions ADD COLUMN token_secret BYTEA;
         COMMENT ON COLUMN issuer.sessions.generation IS
             'How many times the session''s refresh token rotated: its live token is the one of this generation.';
         COMMENT ON COLUMN issuer.sessions.rotated_at IS
             'When the last rotation happened: the token of the generation before replays until the grace window after it.';
+        COMMENT ON COLUMN issuer.sessions.token_secret IS
+            'The session''s secret, part of each of its refresh tokens (with the MAC under the key files'' key): set at the start, never changed. NULL: a session of the releases before until its first refresh.';
         DROP INDEX issuer.sessions_expires;
         ALTER TABLE issuer.sessions SET (fillfactor = 80);
         CREATE TABLE issuer.clean_up_runs (

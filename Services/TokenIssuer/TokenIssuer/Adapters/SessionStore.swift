@@ -16,7 +16,7 @@ struct SessionStore: SessionRepository {
     /// attempt of the same login came first), that session is returned while live and nothing is replaced.
     func startSession(memberId: Int64, deviceId: String, provider: Provider,
                       signedInAt: Int64 = Int64(Date().timeIntervalSince1970), client: SessionClient = .unknown,
-                      sessionId: UUID = UUID()) async throws -> String {
+                      sessionId: UUID = UUID(), secret: [UInt8] = RefreshTokenKeys.randomSession().secret) async throws -> String {
         let rows: PostgresRows
         do {
             rows = try await database.query(
@@ -24,7 +24,8 @@ struct SessionStore: SessionRepository {
                 SELECT issuer.start_session(p_member => \(memberId), p_device => \(deviceId), p_provider => \(provider.rawValue),
                                             p_token_hash => NULL, p_ttl_seconds => \(refreshTokenTTL.components.seconds),
                                             p_signed_in_at => \(signedInAt), p_platform => \(client.platform),
-                                            p_app_version => \(client.appVersion), p_session => \(sessionId)) AS id
+                                            p_app_version => \(client.appVersion), p_session => \(sessionId),
+                                            p_token_secret => \(secret)) AS id
                 """)
         } catch let error as PostgresError where error.sqlState == Self.memberSuspendedState {
             throw ServiceFailure.memberSuspended
@@ -47,31 +48,31 @@ struct SessionStore: SessionRepository {
     /// Rotates the session's token of `generation`: one UPDATE of the session row when it is that generation's and
     /// live (a HOT update: no column it writes is indexed); otherwise `issuer.refresh_second_look` tells a replay,
     /// a reuse (which ends the session) and the refusals apart, with the row locked (see `RefreshOutcome`).
-    func rotate(sessionId: UUID, generation: Int64, deviceId: String?) async throws -> RefreshRotation {
+    func rotate(sessionId: UUID, generation: Int64, secret: [UInt8], deviceId: String?) async throws -> RefreshRotation {
         let id = sessionId.uuidString.lowercased()
         let rows = try await database.query(
             """
             UPDATE issuer.sessions SET generation = generation + 1, rotated_at = now(), last_used_at = now(),
                                        expires_at = now() + make_interval(secs => \(refreshTokenTTL.components.seconds))
-             WHERE id = \(sessionId) AND generation = \(generation) AND ended_at IS NULL AND expires_at > now()
+             WHERE id = \(sessionId) AND generation = \(generation) AND token_secret = \(secret) AND ended_at IS NULL AND expires_at > now()
                AND device_id = coalesce(\(deviceId)::text, device_id)
             RETURNING member_id, floor(extract(epoch FROM coalesce(signed_in_at, created_at)))::bigint AS signed_in_at
             """)
         if let row = rows.first {
             return RefreshRotation(outcome: .rotated, grant: (id, try row.int("member_id"), try row.int("signed_in_at"),
-                                                              .generation(generation + 1)))
+                                                              .generation(generation + 1, secret: secret)))
         }
         let look = try await database.query(
             """
             SELECT outcome, member_id, signed_in_at, generation FROM issuer.refresh_second_look(
-                p_session => \(sessionId), p_generation => \(generation), p_device => \(deviceId),
+                p_session => \(sessionId), p_generation => \(generation), p_token_secret => \(secret), p_device => \(deviceId),
                 p_grace_seconds => \(reuseGrace.components.seconds), p_ttl_seconds => \(refreshTokenTTL.components.seconds))
             """)
         guard let row = look.first else { throw ServiceFailure.internal }
         let outcome = try Self.outcome(row)
         guard outcome.failure == nil else { return RefreshRotation(outcome: outcome, grant: nil) }
         return RefreshRotation(outcome: outcome, grant: (id, try row.int("member_id"), try row.int("signed_in_at"),
-                                                         .generation(try row.int("generation"))))
+                                                         .generation(try row.int("generation"), secret: secret)))
     }
 
     /// Rotates a token issued before generations (`issuer.rotate_legacy_refresh_token`, one round trip).
@@ -79,7 +80,7 @@ struct SessionStore: SessionRepository {
         let successor = token.successor(secret: secret)
         let rows = try await database.query(
             """
-            SELECT outcome, session_id, member_id, signed_in_at, generation FROM issuer.rotate_legacy_refresh_token(
+            SELECT outcome, session_id, member_id, signed_in_at, generation, token_secret FROM issuer.rotate_legacy_refresh_token(
                 p_token_hash => \(token.hash), p_successor_hash => \(successor.hash), p_device => \(deviceId),
                 p_grace_seconds => \(reuseGrace.components.seconds), p_ttl_seconds => \(refreshTokenTTL.components.seconds))
             """)
@@ -87,7 +88,8 @@ struct SessionStore: SessionRepository {
         let outcome = try Self.outcome(row)
         guard outcome.failure == nil else { return RefreshRotation(outcome: outcome, grant: nil) }
         let sessionId = try row.uuid("session_id").uuidString.lowercased()
-        let next: RefreshSuccessor = row.isNull("generation") ? .legacy(successor.value) : .generation(try row.int("generation"))
+        let next: RefreshSuccessor = row.isNull("generation") ? .legacy(successor.value)
+            : .generation(try row.int("generation"), secret: try row.bytes("token_secret"))
         return RefreshRotation(outcome: outcome, grant: (sessionId, try row.int("member_id"), try row.int("signed_in_at"), next))
     }
 

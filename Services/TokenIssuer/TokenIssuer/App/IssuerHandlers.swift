@@ -30,17 +30,18 @@ struct IssuerHandlers: Sendable {
         let now = Int64(Date().timeIntervalSince1970)
         let signedInAt = min(request.signedInAt ?? now, now)
         // Every attempt of one login names the same session: the later one gets it back.
-        let sessionId = try request.attemptKey.map { key in
+        let keys = refreshKeys.current
+        let (sessionId, secret) = try request.attemptKey.map { key in
             try LoginRequest.checkAttemptKey(key)
-            return refreshKeys.current.sessionId(ofLogin: key, memberId: request.memberId, deviceId: request.deviceId)
-        } ?? UUID()
+            return keys.session(ofLogin: key, memberId: request.memberId, deviceId: request.deviceId)
+        } ?? RefreshTokenKeys.randomSession()
         let client = SessionClient(platform: request.platform, appVersion: request.appVersion)
         let started = try await repository.startSession(memberId: request.memberId, deviceId: request.deviceId,
                                                         provider: request.provider, signedInAt: signedInAt, client: client,
-                                                        sessionId: sessionId)
+                                                        sessionId: sessionId, secret: secret)
         // The device's previous session, if any, ended in the same transaction.
         outbox.signal()
-        let first = refreshKeys.current.token(sessionId: sessionId, generation: 0)
+        let first = keys.token(sessionId: sessionId, secret: secret, generation: 0)
         var pair = try await tokens.pair(memberId: request.memberId, sessionId: started, authTime: signedInAt, refreshToken: first.value)
         pair.isExistingMember = request.isExistingMember
         return pair
@@ -51,7 +52,8 @@ struct IssuerHandlers: Sendable {
         let rotation: RefreshRotation
         switch keys.read(request.refreshToken) {
         case .current(let token):
-            rotation = try await repository.rotate(sessionId: token.sessionId, generation: token.generation, deviceId: request.deviceId)
+            rotation = try await repository.rotate(sessionId: token.sessionId, generation: token.generation, secret: token.secret,
+                                                   deviceId: request.deviceId)
         case .legacy(let token):
             rotation = try await repository.rotateLegacy(token, deviceId: request.deviceId, secret: successorSecret)
         case nil:
@@ -66,9 +68,9 @@ struct IssuerHandlers: Sendable {
         guard let grant = rotation.grant else { throw ServiceFailure.internal }
         let successor: String
         switch grant.successor {
-        case .generation(let generation):
+        case .generation(let generation, let secret):
             guard let sessionId = UUID(uuidString: grant.sessionId) else { throw ServiceFailure.internal }
-            successor = keys.token(sessionId: sessionId, generation: generation).value
+            successor = keys.token(sessionId: sessionId, secret: secret, generation: generation).value
         case .legacy(let token):
             successor = token
         }

@@ -2,17 +2,22 @@ import Crypto
 import Foundation
 import JOSE
 
-/// A refresh token: `<session ID>.<generation>.<MAC>`, the MAC an HMAC-SHA-256 under the issuer's refresh token
-/// key (``RefreshTokenKeys``) over the session and generation, base64url.
+/// A refresh token: `<session ID>.<generation>.<session secret>.<MAC>`, the secret 16 random bytes the session
+/// keeps for its life (`issuer.sessions.token_secret`), the MAC an HMAC-SHA-256 under the issuer's refresh token key
+/// (``RefreshTokenKeys``) over all three, both base64url.
 ///
 /// Rule (refresh tokens by generation): a session's live token is the one of its current generation; a refresh
 /// moves the session one generation on (SQL/functions.sql), and the successor is the next generation's token,
-/// which anyone holding the key derives again, so a duplicate refresh inside the grace window gets the same one
-/// and nothing about the token is stored. Without the key no one makes a token, whatever the database holds: a
-/// made-up one fails its MAC here, before anything is read, and ends nothing.
+/// which anyone holding the key and the session's secret makes again, so a duplicate refresh inside the grace
+/// window gets the same one and nothing that is a token is stored. A token takes both: the key, which only the
+/// key files hold (a made-up token fails its MAC here, before anything is read, and ends nothing), and the
+/// session's secret, which only the database and the app hold (a session's ID is in its access tokens; with the
+/// key alone no one makes the token of a session).
 struct RefreshToken: Sendable, Equatable {
     let sessionId: UUID
     let generation: Int64
+    /// The session's secret (``RefreshTokenKeys/secretBytes`` bytes).
+    let secret: [UInt8]
     /// The token as the app holds it.
     let value: String
 }
@@ -40,7 +45,10 @@ extension RefreshTokenKeys: RefreshTokenKeyProvider {
 struct RefreshTokenKeys: Sendable, Equatable {
     /// The shortest key taken: a MAC key of fewer bytes than its hash's output weakens it.
     static let minimumKeyBytes = 32
+    /// The length of a session's secret.
+    static let secretBytes = 16
     private static let macLabel = Array("social-login refresh token v2".utf8) + [0]
+    private static let secretLabel = Array("social-login login session secret v1".utf8) + [0]
     private static let loginLabel = Array("social-login login session v1".utf8) + [0]
 
     private let keys: [[UInt8]]
@@ -62,49 +70,63 @@ struct RefreshTokenKeys: Sendable, Equatable {
     }
 
     /// The token of the session's `generation`, under the signing key.
-    func token(sessionId: UUID, generation: Int64) -> RefreshToken {
-        let mac = HMAC.sha256(key: signing, message: Self.message(sessionId, generation))
-        return RefreshToken(sessionId: sessionId, generation: generation,
-                            value: "\(sessionId.uuidString.lowercased()).\(generation).\(Base64URL.encode(mac))")
+    func token(sessionId: UUID, secret: [UInt8], generation: Int64) -> RefreshToken {
+        let mac = HMAC.sha256(key: signing, message: Self.message(sessionId, generation, secret))
+        return RefreshToken(sessionId: sessionId, generation: generation, secret: secret,
+                            value: "\(sessionId.uuidString.lowercased()).\(generation).\(Base64URL.encode(secret)).\(Base64URL.encode(mac))")
     }
 
     /// The token `value` names, when it is one (lowercase session ID, generation in decimal without leading zeros,
-    /// 43 characters of MAC) and its MAC is right under one of the keys; a token of the releases before as it
-    /// reads (its hash is looked up); nil otherwise: no such token, and nothing to look up.
+    /// 22 characters of secret, 43 of MAC) and its MAC is right under one of the keys; a token of the releases
+    /// before as it reads (its hash is looked up); nil otherwise: no such token, and nothing to look up.
     func read(_ value: String) -> PresentedRefreshToken? {
         guard value.utf8.contains(UInt8(ascii: ".")) else { return LegacyRefreshToken(value).map { .legacy($0) } }
         let parts = value.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 36, parts[2].count == 43,
+        guard parts.count == 4, parts[0].count == 36, parts[2].count == 22, parts[3].count == 43,
               (1...19).contains(parts[1].count), parts[1].allSatisfy({ (0x30...0x39).contains($0) }),
               parts[1].first != UInt8(ascii: "0") || parts[1].count == 1,
               let text = String(parts[0]), let sessionId = UUID(uuidString: text), text == sessionId.uuidString.lowercased(),
               let digits = String(parts[1]), let generation = Int64(digits),
-              let encoded = String(parts[2]), let mac = Base64URL.decode(encoded), mac.count == 32,
-              Base64URL.encode(mac) == encoded
+              let secret = Self.exactBase64URL(parts[2], count: Self.secretBytes),
+              let mac = Self.exactBase64URL(parts[3], count: 32)
         else { return nil }
-        let message = Self.message(sessionId, generation)
+        let message = Self.message(sessionId, generation, secret)
         // Every key is tried, whichever matches: the time taken does not tell which.
         var matched = false
         for key in keys where constantTimeEquals(HMAC.sha256(key: key, message: message), mac) { matched = true }
-        return matched ? .current(RefreshToken(sessionId: sessionId, generation: generation, value: value)) : nil
+        return matched ? .current(RefreshToken(sessionId: sessionId, generation: generation, secret: secret, value: value)) : nil
     }
 
-    /// The session a login's attempts start (`attemptKey`, the member and the device under the signing key): every
-    /// attempt of one login names the same, so the session is that login's, whichever attempt came first. A UUID
-    /// of version 8 (RFC 9562), as unpredictable as a random one without the key.
-    func sessionId(ofLogin attemptKey: String, memberId: Int64, deviceId: String) -> UUID {
-        let message = Self.loginLabel + Array(attemptKey.utf8) + [0] + Array(String(memberId).utf8) + [0] + Array(deviceId.utf8)
-        var bytes = Array(HMAC.sha256(key: signing, message: message).prefix(16))
+    /// The `count` bytes `text` encodes in base64url, in its one canonical form; nil otherwise.
+    private static func exactBase64URL(_ text: Substring.UTF8View, count: Int) -> [UInt8]? {
+        guard let string = String(text), let bytes = Base64URL.decode(string), bytes.count == count,
+              Base64URL.encode(bytes) == string else { return nil }
+        return bytes
+    }
+
+    /// The session a login's attempts start, and its secret (`attemptKey`, the member and the device under the
+    /// signing key): every attempt of one login names the same, so the session is that login's, whichever attempt
+    /// came first, and its tokens are the same. A UUID of version 8 (RFC 9562) and a secret, as unpredictable as
+    /// random ones without the key and the attempt key.
+    func session(ofLogin attemptKey: String, memberId: Int64, deviceId: String) -> (id: UUID, secret: [UInt8]) {
+        let login = Array(attemptKey.utf8) + [0] + Array(String(memberId).utf8) + [0] + Array(deviceId.utf8)
+        var bytes = Array(HMAC.sha256(key: signing, message: Self.loginLabel + login).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        let id = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                             bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return (id, Array(HMAC.sha256(key: signing, message: Self.secretLabel + login).prefix(Self.secretBytes)))
     }
 
-    private static func message(_ sessionId: UUID, _ generation: Int64) -> [UInt8] {
+    /// A session of a login without attempt key: a random ID and secret.
+    static func randomSession() -> (id: UUID, secret: [UInt8]) {
+        (UUID(), SecureRandom.bytes(secretBytes))
+    }
+
+    private static func message(_ sessionId: UUID, _ generation: Int64, _ secret: [UInt8]) -> [UInt8] {
         var message = macLabel
         withUnsafeBytes(of: sessionId.uuid) { message.append(contentsOf: $0) }
         withUnsafeBytes(of: UInt64(bitPattern: generation).bigEndian) { message.append(contentsOf: $0) }
-        return message
+        return message + secret
     }
 }

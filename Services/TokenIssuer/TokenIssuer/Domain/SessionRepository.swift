@@ -6,21 +6,21 @@ import Foundation
 /// replacement of the device's session, a refresh's rotation and reuse, a deleted member's refusal) are the
 /// store's, in one statement each; what their outcomes mean is this folder's (``RefreshOutcome``).
 protocol SessionRepository: Sendable {
-    /// Ends the member's session on `deviceId`, if any, and starts `sessionId`, signed in with its provider at
+    /// Ends the member's session on `deviceId`, if any, and starts `sessionId` with its token secret `secret`, signed in with its provider at
     /// `signedInAt` (seconds since 1970, at most a minute ahead) from the app `client`, at generation 0 (its first
     /// refresh token, ``RefreshToken``); when `sessionId` exists already (another attempt of the same login came
     /// first), it is returned while it is live and the member's device's, and nothing is replaced. `UNAUTHORIZED`
     /// when the member was deleted, or `sessionId` has ended since; `MEMBER_SUSPENDED` while the member's
     /// suspension holds. Returns the session's ID.
     func startSession(memberId: Int64, deviceId: String, provider: Provider, signedInAt: Int64, client: SessionClient,
-                      sessionId: UUID) async throws -> String
+                      sessionId: UUID, secret: [UInt8]) async throws -> String
     /// Records that the member was deleted, so no session starts for it again, and ends its live sessions;
     /// returns the IDs it ended. Idempotent.
     func endDeletedMember(_ memberId: Int64) async throws -> [String]
     /// Rotates the session's refresh token of `generation` (its MAC checked) to the next, as ``RefreshOutcome``
     /// tells: the first use moves the session on, a duplicate inside the grace window gets the same generation, an
-    /// older one ends the session.
-    func rotate(sessionId: UUID, generation: Int64, deviceId: String?) async throws -> RefreshRotation
+    /// older one ends the session; a token whose `secret` is not the session's is `unknown` and changes nothing.
+    func rotate(sessionId: UUID, generation: Int64, secret: [UInt8], deviceId: String?) async throws -> RefreshRotation
     /// Rotates a token issued before generations into its session's next generation; a duplicate of a rotation
     /// those releases made gets its successor under `secret` (``LegacyRefreshToken/successor(secret:)``).
     func rotateLegacy(_ token: LegacyRefreshToken, deviceId: String?, secret: [UInt8]) async throws -> RefreshRotation
@@ -68,8 +68,8 @@ struct RefreshRotation: Sendable {
 
 /// The token a grant hands the app.
 enum RefreshSuccessor: Sendable, Equatable {
-    /// The session's token of this generation.
-    case generation(Int64)
+    /// The session's token of this generation, with the session's secret.
+    case generation(Int64, secret: [UInt8])
     /// The successor a release before generations stored for a token it rotated (a duplicate of that rotation).
     case legacy(String)
 }

@@ -29,9 +29,9 @@
 -- before reads a NULL as a deleted member, an error as a failure, and neither starts a session.
 -- Rule (a session remembers its app): p_platform and p_app_version (cleaned and cut by the issuer) are kept
 -- for the session lists.
--- Rule (refresh tokens by generation): the issuer names the session (p_session) and its first refresh token is
--- the session's generation 0, which no row holds (Domain/RefreshToken.swift); a replica of the release before
--- names none and passes its first token's hash (p_token_hash), kept in refresh_tokens as then.
+-- Rule (refresh tokens by generation): the issuer names the session (p_session) and its secret (p_token_secret);
+-- its first refresh token is the session's generation 0, which no row holds (Domain/RefreshToken.swift); a replica
+-- of the release before names neither and passes its first token's hash (p_token_hash), kept in refresh_tokens.
 -- Until p_signed_in_at was added it took five arguments, until p_platform and p_app_version six, and until
 -- p_session eight: those signatures are dropped, so a call that names only those (a replica of a release
 -- before) takes the defaults.
@@ -41,7 +41,7 @@ DROP FUNCTION IF EXISTS issuer.start_session(BIGINT, TEXT, TEXT, BYTEA, INT, BIG
 CREATE OR REPLACE FUNCTION issuer.start_session(p_member BIGINT, p_device TEXT, p_provider TEXT, p_token_hash BYTEA,
                                                 p_ttl_seconds INT, p_signed_in_at BIGINT DEFAULT NULL,
                                                 p_platform TEXT DEFAULT NULL, p_app_version TEXT DEFAULT NULL,
-                                                p_session UUID DEFAULT NULL)
+                                                p_session UUID DEFAULT NULL, p_token_secret BYTEA DEFAULT NULL)
 RETURNS UUID
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -71,9 +71,9 @@ BEGIN
     END IF;
     UPDATE issuer.sessions SET ended_at = clock_timestamp(), end_reason = 'replaced'
      WHERE member_id = p_member AND device_id = p_device AND ended_at IS NULL;
-    INSERT INTO issuer.sessions (id, member_id, device_id, provider, signed_in_at, expires_at, platform, app_version)
+    INSERT INTO issuer.sessions (id, member_id, device_id, provider, signed_in_at, expires_at, platform, app_version, token_secret)
          VALUES (v_session, p_member, p_device, p_provider, LEAST(COALESCE(to_timestamp(p_signed_in_at), now()), now() + interval '1 minute'),
-                 now() + make_interval(secs => p_ttl_seconds), p_platform, p_app_version);
+                 now() + make_interval(secs => p_ttl_seconds), p_platform, p_app_version, p_token_secret);
     IF p_session IS NULL THEN
         INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at)
              VALUES (p_token_hash, v_session, now() + make_interval(secs => p_ttl_seconds));
@@ -229,7 +229,8 @@ $$;
 -- MAC (Domain/RefreshToken.swift), checked before anything is read. SessionStore rotates with one UPDATE of the
 -- session row (generation = the token's, live, unexpired, the caller's device): a HOT update, the refresh's only
 -- statement. When it matches no row, this second look, with the row locked, tells what happened (the outcomes
--- of rotate_refresh_token below):
+-- of rotate_refresh_token below); a token whose secret is not the session's is no token of it ('unknown', ending
+-- nothing: only the key made its MAC, so whoever made it holds the key without the database):
 --   the token's generation is the session's        'rotated' here (the first look raced a change that undid
 --                                                  nothing: the rotation is done now);
 --   the one before, rotated within p_grace_seconds 'replayed': the successor is the session's generation, the
@@ -239,14 +240,14 @@ $$;
 --   newer (a database restored to before it)       'unknown'.
 -- A grant hands back the member, the sign-in time (Rule (recent sign-in)) and the successor's generation.
 CREATE OR REPLACE FUNCTION issuer.refresh_second_look(
-    p_session UUID, p_generation BIGINT, p_device TEXT, p_grace_seconds INT, p_ttl_seconds INT)
+    p_session UUID, p_generation BIGINT, p_token_secret BYTEA, p_device TEXT, p_grace_seconds INT, p_ttl_seconds INT)
 RETURNS TABLE (outcome TEXT, member_id BIGINT, signed_in_at BIGINT, generation BIGINT)
 LANGUAGE plpgsql AS $$
 DECLARE
     v_session issuer.sessions%ROWTYPE;
 BEGIN
     SELECT * INTO v_session FROM issuer.sessions s WHERE s.id = p_session FOR UPDATE;
-    IF NOT FOUND OR v_session.generation < p_generation THEN
+    IF NOT FOUND OR v_session.generation < p_generation OR v_session.token_secret IS DISTINCT FROM p_token_secret THEN
         outcome := 'unknown';
     ELSIF v_session.ended_at IS NOT NULL THEN
         IF v_session.end_reason = 'suspended'
@@ -281,14 +282,15 @@ $$;
 
 -- A refresh token issued before generations (a row of refresh_tokens, by its hash): rotate_refresh_token's
 -- rules, but its first use rotates the session into a generation instead of writing a successor row, and marks
--- the row rotated at the same moment as the session (rotated_at, no successor_hash). So a duplicate inside the
+-- the row rotated at the same moment as the session (rotated_at, no successor_hash), and gives the session its
+-- secret (token_secret) if it has none, which the grant hands back. So a duplicate inside the
 -- grace window, while that rotation is still the session's last, gets the same generation ('replayed'); a row
 -- rotated before generations replays its stored successor as then (the grant's generation NULL: the successor is
 -- p_successor_hash's token). Removed when the last such token can have expired (REFRESH_TOKEN_TTL after the
 -- release; docs/production.md, Upgrades and migrations).
 CREATE OR REPLACE FUNCTION issuer.rotate_legacy_refresh_token(
     p_token_hash BYTEA, p_successor_hash BYTEA, p_device TEXT, p_grace_seconds INT, p_ttl_seconds INT)
-RETURNS TABLE (outcome TEXT, session_id UUID, member_id BIGINT, signed_in_at BIGINT, generation BIGINT)
+RETURNS TABLE (outcome TEXT, session_id UUID, member_id BIGINT, signed_in_at BIGINT, generation BIGINT, token_secret BYTEA)
 LANGUAGE plpgsql AS $$
 DECLARE
     v_token issuer.refresh_tokens%ROWTYPE;
@@ -313,12 +315,14 @@ BEGIN
         ELSIF v_token.rotated_at IS NULL THEN
             UPDATE issuer.refresh_tokens t SET rotated_at = now() WHERE t.token_hash = p_token_hash;
             UPDATE issuer.sessions s SET generation = s.generation + 1, rotated_at = now(), last_used_at = now(),
-                                         expires_at = now() + make_interval(secs => p_ttl_seconds)
-             WHERE s.id = v_session.id RETURNING s.generation INTO generation;
+                                         expires_at = now() + make_interval(secs => p_ttl_seconds),
+                                         token_secret = COALESCE(s.token_secret, uuid_send(gen_random_uuid()))
+             WHERE s.id = v_session.id RETURNING s.generation, s.token_secret INTO generation, token_secret;
             outcome := 'rotated';
         ELSIF v_token.rotated_at > now() - make_interval(secs => p_grace_seconds)
               AND v_token.successor_hash IS NULL AND v_session.rotated_at = v_token.rotated_at THEN
             generation := v_session.generation;
+            token_secret := v_session.token_secret;
             outcome := 'replayed';
         ELSIF v_token.rotated_at > now() - make_interval(secs => p_grace_seconds)
               AND v_token.successor_hash = p_successor_hash THEN
