@@ -13,6 +13,11 @@ import JOSE
 /// The token secret the tests' sessions are started with (a login's is random, or derived from its attempt key).
 let sessionTestSecret = Array(repeating: UInt8(7), count: RefreshTokenKeys.secretBytes)
 
+/// The tag of `generation` of a session started with ``sessionTestSecret``.
+func testTag(_ generation: Int64) -> [UInt8] {
+    RefreshTokenKeys.tag(secret: sessionTestSecret, generation: generation)
+}
+
 actor InMemorySessionRepository: SessionRepository {
     private struct Session {
         let id: String
@@ -81,8 +86,9 @@ actor InMemorySessionRepository: SessionRepository {
         return end(.memberDeleted) { $0.memberId == memberId }
     }
 
-    func rotate(sessionId: UUID, generation: Int64, secret: [UInt8], deviceId: String?) async throws -> RefreshRotation {
-        guard let session = sessions[sessionId.uuidString.lowercased()], session.generation >= generation, session.secret == secret else {
+    func rotate(sessionId: UUID, generation: Int64, tag: [UInt8], deviceId: String?) async throws -> RefreshRotation {
+        guard let session = sessions[sessionId.uuidString.lowercased()], session.generation >= generation,
+              RefreshTokenKeys.tag(secret: session.secret, generation: generation) == tag else {
             return RefreshRotation(outcome: .unknown, grant: nil)
         }
         let outcome: RefreshOutcome
@@ -106,7 +112,8 @@ actor InMemorySessionRepository: SessionRepository {
             outcome = .reused
         }
         guard outcome.failure == nil else { return RefreshRotation(outcome: outcome, grant: nil) }
-        return RefreshRotation(outcome: outcome, grant: (session.id, session.memberId, session.signedInAt, .generation(generation + 1, secret: secret)))
+        return RefreshRotation(outcome: outcome, grant: (session.id, session.memberId, session.signedInAt,
+                                                         .generation(generation + 1, tag: RefreshTokenKeys.tag(secret: session.secret, generation: generation + 1))))
     }
 
     func rotateLegacy(_ token: LegacyRefreshToken, deviceId: String?, secret: [UInt8]) async throws -> RefreshRotation {

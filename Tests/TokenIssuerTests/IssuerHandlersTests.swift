@@ -97,7 +97,7 @@ struct IssuerHandlersTests {
         #expect(malformed?.code == .invalidRefreshToken)
         let unknown = await failure { _ = try await refresh(LegacyRefreshToken.random().value) }
         #expect(unknown?.code == .invalidRefreshToken)
-        let noSession = await failure { _ = try await refresh(Self.refreshKeys.token(sessionId: UUID(), secret: sessionTestSecret, generation: 0).value) }
+        let noSession = await failure { _ = try await refresh(Self.refreshKeys.token(sessionId: UUID(), tag: testTag(0), generation: 0).value) }
         #expect(noSession?.code == .invalidRefreshToken)
         let pair = try await login()
         let elsewhere = await failure { _ = try await refresh(pair.refreshToken, device: "tablet") }
@@ -121,13 +121,15 @@ struct IssuerHandlersTests {
         #expect(await repository.endReason(pair.sessionId) == SessionEndReason.reuse.rawValue)
     }
 
-    @Test("a token under the key with a session's ID and a secret not the session's (the key without the database) is invalid and ends nothing")
+    @Test("the key with a session's ID and an old token of it (its tag), but not the session's secret, makes no token: invalid, ends nothing")
     func keyWithoutSecret() async throws {
         let pair = try await login()
         let next = try await refresh(pair.refreshToken)
         let id = try #require(UUID(uuidString: pair.sessionId))
-        for generation: Int64 in [0, 1, 2, 5] {
-            let made = Self.refreshKeys.token(sessionId: id, secret: RefreshTokenKeys.randomSession().secret, generation: generation)
+        let oldTag = try #require(Base64URL.decode(pair.refreshToken.split(separator: ".")[2]))
+        for (generation, tag): (Int64, [UInt8]) in [(1, oldTag), (2, oldTag), (5, oldTag), (1, RefreshTokenKeys.randomSession().secret),
+                                                    (2, Array(repeating: 0, count: 16))] {
+            let made = Self.refreshKeys.token(sessionId: id, tag: tag, generation: generation)
             let refused = await failure { _ = try await refresh(made.value) }
             #expect(refused?.code == .invalidRefreshToken, "generation \(generation)")
         }

@@ -18,6 +18,7 @@ struct IssuerSchemaUpgradeTests {
                 "issuer.rotate_refresh_token(bytea,bytea,text,integer,integer)",
                 "issuer.refresh_second_look(uuid,bigint,bytea,text,integer,integer)",
                 "issuer.rotate_legacy_refresh_token(bytea,bytea,text,integer,integer)",
+                "issuer.token_tag(bytea,bigint)",
                 "issuer.record_session_end()",
                 "trigger sessions_ended on sessions",
             ])

@@ -21,14 +21,16 @@ struct RefreshTokenTests {
 
     private static func token(_ session: UUID, _ generation: Int64, keys: RefreshTokenKeys = keys,
                               secret: [UInt8] = secret) -> RefreshToken {
-        keys.token(sessionId: session, secret: secret, generation: generation)
+        keys.token(sessionId: session, tag: RefreshTokenKeys.tag(secret: secret, generation: generation), generation: generation)
     }
 
-    @Test("a token reads back as its session, generation and secret; the successor differs in generation and MAC")
+    @Test("a token reads back as its session, generation and tag (never the secret); the successor differs in all but the session")
     func roundTrip() throws {
         let session = UUID()
         let token = Self.token(session, 41)
-        #expect(token.value.hasPrefix("\(session.uuidString.lowercased()).41.\(Base64URL.encode(Self.secret))."))
+        let tag = RefreshTokenKeys.tag(secret: Self.secret, generation: 41)
+        #expect(token.value.hasPrefix("\(session.uuidString.lowercased()).41.\(Base64URL.encode(tag))."))
+        #expect(tag != RefreshTokenKeys.tag(secret: Self.secret, generation: 42) && !token.value.contains(Base64URL.encode(Self.secret)))
         #expect(token.value.utf8.count == 36 + 1 + 2 + 1 + 22 + 1 + 43)
         #expect(Self.current(Self.keys.read(token.value)) == token)
         let next = Self.token(session, 42)
@@ -112,9 +114,10 @@ struct RefreshTokenTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("refresh-keys-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let a = SecureRandom.bytes(32), b = SecureRandom.bytes(48)
+        let a = SecureRandom.bytes(32), b = SecureRandom.bytes(96)
         try Data((Data(a).base64EncodedString() + "\n").utf8).write(to: directory.appendingPathComponent("2026-01.key"))
-        try Data((Base64URL.encode(b) + "\r\n").utf8).write(to: directory.appendingPathComponent("2026-02.key"))
+        // Wrapped over lines, as `openssl rand -base64 64` writes it.
+        try Data((Data(b).base64EncodedString(options: .lineLength64Characters) + "\n").utf8).write(to: directory.appendingPathComponent("2026-02.key"))
         try Data("ignored".utf8).write(to: directory.appendingPathComponent("README"))
         let keys = try RefreshTokenKeys.readKeyFiles([directory.path])
         #expect(keys == RefreshTokenKeys([a, b]))
@@ -140,7 +143,7 @@ struct RefreshTokenTests {
         }
     }
 
-    @Test("a replica's keyring takes a key added to its files, and a new last one, at the next reload; a bad file or a key gone keeps the keys held")
+    @Test("a replica's keyring takes a key added to its files, and a new last one, at the next reload; a bad file keeps the keys, a key gone checks tokens until a restart")
     func keyringReload() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("refresh-keyring-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -152,7 +155,7 @@ struct RefreshTokenTests {
         let old = Self.token(session, 1, keys: keyring.current)
         // Step 1 of a rotation: the next key sorts first, so it checks tokens and makes none yet.
         try Data(Data(SecureRandom.bytes(32)).base64EncodedString().utf8).write(to: directory.appendingPathComponent("a-next.key"))
-        #expect(try keyring.reload() == 2)
+        #expect(try keyring.reload()?.held == 2)
         #expect(Self.token(session, 1, keys: keyring.current) == old)
         let short = directory.appendingPathComponent("c-bad.key")
         try Data("short".utf8).write(to: short)
@@ -161,13 +164,19 @@ struct RefreshTokenTests {
         try FileManager.default.removeItem(at: short)
         // Step 2: the next key made last (renamed to sort last) is taken; the old key checks tokens still.
         try FileManager.default.moveItem(at: directory.appendingPathComponent("a-next.key"), to: directory.appendingPathComponent("c-next.key"))
-        #expect(try keyring.reload() == 2)
+        #expect(try keyring.reload()?.held == 2)
         let new = Self.token(session, 1, keys: keyring.current)
         #expect(new != old && keyring.current.read(old.value) != nil)
-        // A key deleted (by mistake, or to drop it) stays until a restart.
+        // A key deleted (by mistake, or to drop it) checks tokens until a restart, while a new last key, added in the same
+        // change (a leaked key replaced at once), makes them.
         try FileManager.default.removeItem(at: directory.appendingPathComponent("b-current.key"))
-        #expect(throws: ConfigurationError.self) { _ = try keyring.reload() }
-        #expect(keyring.current.read(old.value) != nil && Self.token(session, 1, keys: keyring.current) == new)
+        let replacement = SecureRandom.bytes(32)
+        try Data(Data(replacement).base64EncodedString().utf8).write(to: directory.appendingPathComponent("d-replacement.key"))
+        let changed = try keyring.reload()
+        #expect(changed?.held == 3 && changed?.kept == 1)
+        #expect(keyring.current.read(old.value) != nil && keyring.current.read(new.value) != nil)
+        #expect(Self.token(session, 1, keys: keyring.current) == Self.token(session, 1, keys: RefreshTokenKeys([replacement])!))
+        #expect(try keyring.reload() == nil)
         // A keyring without files (the database's key) never changes.
         #expect(try RefreshTokenKeyring(files: nil, keys: Self.keys).reload() == nil)
     }

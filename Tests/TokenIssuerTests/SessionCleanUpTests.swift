@@ -84,10 +84,10 @@ struct SessionCleanUpTests {
             _ = try await database.query("UPDATE issuer.sessions SET ended_at = now() - interval '2 hours' WHERE id = \(suspended)::uuid")
 
             #expect(try await store.cleanUp(endedRetention: .seconds(900)) == 0)
-            #expect(try await store.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: "phone").outcome == .suspended)
+            #expect(try await store.rotate(sessionId: id, generation: 0, tag: testTag(0), deviceId: "phone").outcome == .suspended)
             _ = try await store.applySuspension(memberId: member, suspended: false, generation: 2, within: .seconds(900))
             #expect(try await store.cleanUp(endedRetention: .seconds(900)) == 1)
-            #expect(try await store.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: "phone").outcome == .unknown)
+            #expect(try await store.rotate(sessionId: id, generation: 0, tag: testTag(0), deviceId: "phone").outcome == .unknown)
         }
     }
 

@@ -59,21 +59,22 @@ struct SessionRepositoryContractTests {
         let member = Self.member()
         let id = UUID()
         let session = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 5, client: .unknown, sessionId: id, secret: sessionTestSecret)
-        #expect(try await repository.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: "tablet").outcome == .wrongDevice)
-        #expect(try await repository.rotate(sessionId: id, generation: 1, secret: sessionTestSecret, deviceId: "phone").outcome == .unknown)
-        // Another secret (a token made with the key but without the database): no token of the session, and nothing changes.
-        #expect(try await repository.rotate(sessionId: id, generation: 0, secret: Array(repeating: 9, count: 16), deviceId: "phone").outcome == .unknown)
-        let rotated = try await repository.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: "phone")
-        let replayed = try await repository.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: nil)
+        #expect(try await repository.rotate(sessionId: id, generation: 0, tag: testTag(0), deviceId: "tablet").outcome == .wrongDevice)
+        #expect(try await repository.rotate(sessionId: id, generation: 1, tag: testTag(1), deviceId: "phone").outcome == .unknown)
+        // Another tag (a token made with the key but without the session's secret): no token of the session, and nothing changes;
+        // so is the tag of generation 0 given for generation 1 (an old token's tag with the key).
+        #expect(try await repository.rotate(sessionId: id, generation: 0, tag: Array(repeating: 9, count: 16), deviceId: "phone").outcome == .unknown)
+        let rotated = try await repository.rotate(sessionId: id, generation: 0, tag: testTag(0), deviceId: "phone")
+        let replayed = try await repository.rotate(sessionId: id, generation: 0, tag: testTag(0), deviceId: nil)
         #expect(rotated.outcome == .rotated && replayed.outcome == .replayed)
         #expect(rotated.grant?.sessionId == session && rotated.grant?.memberId == member && rotated.grant?.signedInAt == 5)
-        #expect(rotated.grant?.successor == .generation(1, secret: sessionTestSecret) && replayed.grant?.successor == .generation(1, secret: sessionTestSecret))
-        #expect(try await repository.rotate(sessionId: UUID(), generation: 0, secret: sessionTestSecret, deviceId: nil).outcome == .unknown)
-        let onwards = try await repository.rotate(sessionId: id, generation: 1, secret: sessionTestSecret, deviceId: "phone")
-        #expect(onwards.outcome == .rotated && onwards.grant?.successor == .generation(2, secret: sessionTestSecret))
+        #expect(rotated.grant?.successor == .generation(1, tag: testTag(1)) && replayed.grant?.successor == .generation(1, tag: testTag(1)))
+        #expect(try await repository.rotate(sessionId: UUID(), generation: 0, tag: testTag(0), deviceId: nil).outcome == .unknown)
+        let onwards = try await repository.rotate(sessionId: id, generation: 1, tag: testTag(1), deviceId: "phone")
+        #expect(onwards.outcome == .rotated && onwards.grant?.successor == .generation(2, tag: testTag(2)))
         // Generation 0 now is two behind: a reuse, whatever the window; the session ends, its live token with it.
-        #expect(try await repository.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: nil).outcome == .reused)
-        #expect(try await repository.rotate(sessionId: id, generation: 2, secret: sessionTestSecret, deviceId: nil).outcome == .ended)
+        #expect(try await repository.rotate(sessionId: id, generation: 0, tag: testTag(0), deviceId: nil).outcome == .reused)
+        #expect(try await repository.rotate(sessionId: id, generation: 2, tag: testTag(2), deviceId: nil).outcome == .ended)
     }
 
     @Test("a deleted member's sessions end and none starts again; ending by provider ends only its sessions", arguments: Kind.allCases)
@@ -136,7 +137,7 @@ struct SessionRepositoryContractTests {
         #expect(Set(suspended.sessionIds) == [phone, tablet])
         #expect(try await repository.sessions(memberId: member).isEmpty)
         #expect(try await repository.sessions(memberId: member + 1).map(\.sessionId) == [other])
-        #expect(try await repository.rotate(sessionId: phoneId, generation: 0, secret: sessionTestSecret, deviceId: "phone").outcome == .suspended)
+        #expect(try await repository.rotate(sessionId: phoneId, generation: 0, tag: testTag(0), deviceId: "phone").outcome == .suspended)
         let refused = await failure {
             _ = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown,
                                                   sessionId: UUID(), secret: sessionTestSecret)
@@ -149,11 +150,11 @@ struct SessionRepositoryContractTests {
         #expect(!repeated.applied && repeated.suspended && Set(repeated.sessionIds) == Set(suspended.sessionIds))
         let late = try await repository.applySuspension(memberId: member, suspended: false, generation: 1, within: .seconds(60))
         #expect(!late.applied && late.suspended)
-        #expect(try await repository.rotate(sessionId: phoneId, generation: 0, secret: sessionTestSecret, deviceId: "phone").outcome == .suspended)
+        #expect(try await repository.rotate(sessionId: phoneId, generation: 0, tag: testTag(0), deviceId: "phone").outcome == .suspended)
 
         let lifted = try await repository.applySuspension(memberId: member, suspended: false, generation: 3, within: .seconds(60))
         #expect(lifted == SuspensionChange(applied: true, suspended: false, sessionIds: []))
-        #expect(try await repository.rotate(sessionId: phoneId, generation: 0, secret: sessionTestSecret, deviceId: "phone").outcome == .ended)
+        #expect(try await repository.rotate(sessionId: phoneId, generation: 0, tag: testTag(0), deviceId: "phone").outcome == .ended)
         let again = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1,
                                                       client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
         #expect(try await repository.sessions(memberId: member).map(\.sessionId) == [again])

@@ -43,13 +43,13 @@ struct SessionStoreTests {
         let now = Int64(Date().timeIntervalSince1970)
         let ahead = UUID()
         _ = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, signedInAt: now + 3_600, sessionId: ahead, secret: sessionTestSecret)
-        let rotated = try await store.rotate(sessionId: ahead, generation: 0, secret: sessionTestSecret, deviceId: "d")
+        let rotated = try await store.rotate(sessionId: ahead, generation: 0, tag: testTag(0), deviceId: "d")
         #expect(try #require(rotated.grant?.signedInAt) <= Int64(Date().timeIntervalSince1970) + 61)
 
         let old = UUID()
         _ = try await store.startSession(memberId: Self.member(), deviceId: "old", provider: .google, sessionId: old, secret: sessionTestSecret)
         _ = try await store.database.query("UPDATE issuer.sessions SET signed_in_at = NULL, created_at = now() - interval '2 hours' WHERE id = \(old)")
-        let next = try await store.rotate(sessionId: old, generation: 0, secret: sessionTestSecret, deviceId: "old")
+        let next = try await store.rotate(sessionId: old, generation: 0, tag: testTag(0), deviceId: "old")
         #expect(next.outcome == .rotated)
         #expect(abs(try #require(next.grant?.signedInAt) - (now - 7_200)) <= 2)
     }
@@ -61,23 +61,23 @@ struct SessionStoreTests {
         let signedInAt = Int64(Date().timeIntervalSince1970) - 3_600
         let id = UUID()
         let sessionId = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, signedInAt: signedInAt, sessionId: id, secret: sessionTestSecret)
-        let rotated = try await store.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: "d")
-        #expect(rotated.outcome == .rotated && rotated.grant?.successor == .generation(1, secret: sessionTestSecret))
+        let rotated = try await store.rotate(sessionId: id, generation: 0, tag: testTag(0), deviceId: "d")
+        #expect(rotated.outcome == .rotated && rotated.grant?.successor == .generation(1, tag: testTag(1)))
         #expect(rotated.grant?.sessionId == sessionId)
         #expect(rotated.grant?.signedInAt == signedInAt)
-        let replayed = try await store.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: "d")
-        #expect(replayed.outcome == .replayed && replayed.grant?.successor == .generation(1, secret: sessionTestSecret))
+        let replayed = try await store.rotate(sessionId: id, generation: 0, tag: testTag(0), deviceId: "d")
+        #expect(replayed.outcome == .replayed && replayed.grant?.successor == .generation(1, tag: testTag(1)))
         #expect(replayed.grant?.signedInAt == signedInAt)
         #expect(try await Self.refreshTokenRows(store, of: id) == 0, "a login or a rotation wrote a token row")
 
         // The grace window is over: the same duplicate is a reuse.
         _ = try await store.database.query("UPDATE issuer.sessions SET rotated_at = now() - interval '1 hour' WHERE id = \(id)")
-        let reused = try await store.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: "d")
+        let reused = try await store.rotate(sessionId: id, generation: 0, tag: testTag(0), deviceId: "d")
         #expect(reused.outcome == .reused)
         #expect(reused.grant == nil)
         #expect(try await Self.events(store, sessionId) == ["refresh-token.reused reuse", "session.ended reuse"])
         // The successor died with the session.
-        #expect(try await store.rotate(sessionId: id, generation: 1, secret: sessionTestSecret, deviceId: "d").outcome == .ended)
+        #expect(try await store.rotate(sessionId: id, generation: 1, tag: testTag(1), deviceId: "d").outcome == .ended)
     }
 
     @Test("two refreshes of one token at once: one rotation and one replay of the same generation")
@@ -86,12 +86,12 @@ struct SessionStoreTests {
         for _ in 0..<20 {
             let id = UUID()
             _ = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, sessionId: id, secret: sessionTestSecret)
-            async let first = store.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: "d")
-            async let second = store.rotate(sessionId: id, generation: 0, secret: sessionTestSecret, deviceId: "d")
+            async let first = store.rotate(sessionId: id, generation: 0, tag: testTag(0), deviceId: "d")
+            async let second = store.rotate(sessionId: id, generation: 0, tag: testTag(0), deviceId: "d")
             let outcomes = try await [first, second]
             #expect(outcomes.map(\.outcome).sorted { $0.rawValue < $1.rawValue } == [.replayed, .rotated])
-            #expect(outcomes.map { $0.grant?.successor } == [.generation(1, secret: sessionTestSecret), .generation(1, secret: sessionTestSecret)])
-            #expect(try await store.rotate(sessionId: id, generation: 1, secret: sessionTestSecret, deviceId: "d").outcome == .rotated)
+            #expect(outcomes.map { $0.grant?.successor } == [.generation(1, tag: testTag(1)), .generation(1, tag: testTag(1))])
+            #expect(try await store.rotate(sessionId: id, generation: 1, tag: testTag(1), deviceId: "d").outcome == .rotated)
         }
     }
 
@@ -107,18 +107,18 @@ struct SessionStoreTests {
             """)
         let sessionId = try #require(try started.first?.string("id"))
         let rotated = try await store.rotateLegacy(token, deviceId: "old", secret: Self.secret)
-        // The session gets its secret at this rotation, and the grant hands it back.
-        guard case .generation(1, let secret)? = rotated.grant?.successor else {
+        // The session gets its secret at this rotation, and the grant hands back the generation's tag.
+        guard case .generation(1, let tag)? = rotated.grant?.successor else {
             Issue.record("not rotated into generation 1: \(rotated.outcome)")
             return
         }
-        #expect(rotated.outcome == .rotated && secret.count == RefreshTokenKeys.secretBytes && rotated.grant?.sessionId == sessionId)
+        #expect(rotated.outcome == .rotated && tag.count == RefreshTokenKeys.tagBytes && rotated.grant?.sessionId == sessionId)
         let replayed = try await store.rotateLegacy(token, deviceId: nil, secret: Self.secret)
-        #expect(replayed.outcome == .replayed && replayed.grant?.successor == .generation(1, secret: secret))
+        #expect(replayed.outcome == .replayed && replayed.grant?.successor == .generation(1, tag: tag))
         // Its successor is a generation like any other.
         let id = try #require(UUID(uuidString: sessionId))
-        #expect(try await store.rotate(sessionId: id, generation: 1, secret: sessionTestSecret, deviceId: "old").outcome == .unknown)
-        #expect(try await store.rotate(sessionId: id, generation: 1, secret: secret, deviceId: "old").outcome == .rotated)
+        #expect(try await store.rotate(sessionId: id, generation: 1, tag: testTag(1), deviceId: "old").outcome == .unknown)
+        #expect(try await store.rotate(sessionId: id, generation: 1, tag: tag, deviceId: "old").outcome == .rotated)
         // The session moved on: the old token is a reuse even inside the window.
         #expect(try await store.rotateLegacy(token, deviceId: nil, secret: Self.secret).outcome == .reused)
         #expect(try await Self.events(store, sessionId) == ["refresh-token.reused reuse", "session.ended reuse"])
@@ -138,29 +138,47 @@ struct SessionStoreTests {
         let duplicate = try await store.rotateLegacy(older, deviceId: "older", secret: Self.secret)
         #expect(duplicate.outcome == .replayed && duplicate.grant?.successor == .legacy(successor.value))
         let next = try await store.rotateLegacy(successor, deviceId: "older", secret: Self.secret)
-        guard case .generation(1, let olderSecret)? = next.grant?.successor else {
+        guard case .generation(1, let olderTag)? = next.grant?.successor else {
             Issue.record("not rotated into generation 1: \(next.outcome)")
             return
         }
-        #expect(next.outcome == .rotated && olderSecret != secret)
+        #expect(next.outcome == .rotated && olderTag != tag)
         #expect(try await store.rotateLegacy(LegacyRefreshToken.random(), deviceId: nil, secret: Self.secret).outcome == .unknown)
+    }
+
+    @Test("a session of an earlier release (no secret yet) answers no token by generation, whatever its tag, and nothing ends")
+    func legacySessionWithoutSecret() async throws {
+        let store = try await Self.store.value
+        let token = LegacyRefreshToken.random()
+        let started = try await store.database.query("""
+            SELECT issuer.start_session(p_member => \(Self.member()), p_device => 'old', p_provider => 'GOOGLE',
+                                        p_token_hash => \(token.hash), p_ttl_seconds => 3600)::text AS id
+            """)
+        let text = try #require(try started.first?.string("id"))
+        let id = try #require(UUID(uuidString: text))
+        for generation: Int64 in [0, 1] {
+            for tag in [testTag(generation), Array(repeating: UInt8(0), count: 16)] {
+                #expect(try await store.rotate(sessionId: id, generation: generation, tag: tag, deviceId: nil).outcome == .unknown)
+            }
+        }
+        #expect(try await store.rotateLegacy(token, deviceId: "old", secret: Self.secret).outcome == .rotated)
     }
 
     @Test("an unknown session, a future generation, another device and an expired session are each told apart, and change nothing")
     func refusals() async throws {
         let store = try await Self.store.value
-        #expect(try await store.rotate(sessionId: UUID(), generation: 0, secret: sessionTestSecret, deviceId: nil).outcome == .unknown)
+        #expect(try await store.rotate(sessionId: UUID(), generation: 0, tag: testTag(0), deviceId: nil).outcome == .unknown)
         let mine = UUID()
         _ = try await store.startSession(memberId: Self.member(), deviceId: "mine", provider: .kakao, sessionId: mine, secret: sessionTestSecret)
-        #expect(try await store.rotate(sessionId: mine, generation: 0, secret: sessionTestSecret, deviceId: "theirs").outcome == .wrongDevice)
-        #expect(try await store.rotate(sessionId: mine, generation: 5, secret: sessionTestSecret, deviceId: "mine").outcome == .unknown)
+        #expect(try await store.rotate(sessionId: mine, generation: 0, tag: testTag(0), deviceId: "theirs").outcome == .wrongDevice)
+        #expect(try await store.rotate(sessionId: mine, generation: 5, tag: testTag(5), deviceId: "mine").outcome == .unknown)
         let expiring = UUID()
         _ = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .kakao, sessionId: expiring, secret: sessionTestSecret)
         _ = try await store.database.query(
             "UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = \(expiring)")
-        #expect(try await store.rotate(sessionId: expiring, generation: 0, secret: sessionTestSecret, deviceId: "d").outcome == .expired)
+        #expect(try await store.rotate(sessionId: expiring, generation: 0, tag: testTag(0), deviceId: "d").outcome == .expired)
         // No refusal changed anything.
-        #expect(try await store.rotate(sessionId: mine, generation: 0, secret: sessionTestSecret, deviceId: "mine").outcome == .rotated)
+        #expect(try await store.rotate(sessionId: mine, generation: 0, tag: testTag(0), deviceId: "mine").outcome == .rotated)
     }
 
     /// How many rows of `issuer.refresh_tokens` the session has.

@@ -182,8 +182,12 @@ public struct TokenIssuerServer: Service {
             while !Task.isCancelled {
                 try await Task.sleep(for: configuration.signingKeyReloadInterval)
                 do {
-                    if let count = try keyring.reload() {
-                        logger.notice("refresh token keys changed; the last of them signs", ["keys": String(count)])
+                    if let (held, kept) = try keyring.reload() {
+                        logger.notice("refresh token keys changed; the last in the files makes tokens",
+                                      ["keys": String(held), "keys.kept_until_restart": String(kept)])
+                        if kept > 0 {
+                            logger.warning("a refresh token key left the files: it still checks tokens until this replica restarts")
+                        }
                     }
                 } catch {
                     logger.warning("refresh token key files reload failed; the keys held stay", ["error": String(describing: error)])

@@ -17,7 +17,8 @@ extension RefreshTokenKeys {
         for file in try EnvironmentReader.keyFilePaths(paths, suffix: ".key", variable: variable) {
             var bytes = Array(try EnvironmentReader.readSecretFile(file, variable: variable, maxBytes: maxFileSize))
             while let last = bytes.last, last == 0x0A || last == 0x0D { bytes.removeLast() }
-            let text = String(decoding: bytes, as: UTF8.self)
+            // Whitespace anywhere is left out: base64 tools wrap long output over several lines.
+            let text = String(decoding: bytes.filter { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }, as: UTF8.self)
             guard !text.contains("CHANGE-ME"), let key = Base64URL.decodeKey(text), key.count >= minimumKeyBytes else {
                 throw ConfigurationError(variable: variable, problem: "\(String(reflecting: file)) is not the base64 of \(minimumKeyBytes) or more random bytes (openssl rand -base64 48)")
             }

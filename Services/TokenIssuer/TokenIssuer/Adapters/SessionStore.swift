@@ -48,31 +48,32 @@ struct SessionStore: SessionRepository {
     /// Rotates the session's token of `generation`: one UPDATE of the session row when it is that generation's and
     /// live (a HOT update: no column it writes is indexed); otherwise `issuer.refresh_second_look` tells a replay,
     /// a reuse (which ends the session) and the refusals apart, with the row locked (see `RefreshOutcome`).
-    func rotate(sessionId: UUID, generation: Int64, secret: [UInt8], deviceId: String?) async throws -> RefreshRotation {
+    func rotate(sessionId: UUID, generation: Int64, tag: [UInt8], deviceId: String?) async throws -> RefreshRotation {
         let id = sessionId.uuidString.lowercased()
         let rows = try await database.query(
             """
             UPDATE issuer.sessions SET generation = generation + 1, rotated_at = now(), last_used_at = now(),
                                        expires_at = now() + make_interval(secs => \(refreshTokenTTL.components.seconds))
-             WHERE id = \(sessionId) AND generation = \(generation) AND token_secret = \(secret) AND ended_at IS NULL AND expires_at > now()
-               AND device_id = coalesce(\(deviceId)::text, device_id)
-            RETURNING member_id, floor(extract(epoch FROM coalesce(signed_in_at, created_at)))::bigint AS signed_in_at
+             WHERE id = \(sessionId) AND generation = \(generation) AND issuer.token_tag(token_secret, generation) = \(tag)
+               AND ended_at IS NULL AND expires_at > now() AND device_id = coalesce(\(deviceId)::text, device_id)
+            RETURNING member_id, floor(extract(epoch FROM coalesce(signed_in_at, created_at)))::bigint AS signed_in_at,
+                      issuer.token_tag(token_secret, generation) AS tag
             """)
         if let row = rows.first {
             return RefreshRotation(outcome: .rotated, grant: (id, try row.int("member_id"), try row.int("signed_in_at"),
-                                                              .generation(generation + 1, secret: secret)))
+                                                              .generation(generation + 1, tag: try row.bytes("tag"))))
         }
         let look = try await database.query(
             """
-            SELECT outcome, member_id, signed_in_at, generation FROM issuer.refresh_second_look(
-                p_session => \(sessionId), p_generation => \(generation), p_token_secret => \(secret), p_device => \(deviceId),
+            SELECT outcome, member_id, signed_in_at, generation, tag FROM issuer.refresh_second_look(
+                p_session => \(sessionId), p_generation => \(generation), p_tag => \(tag), p_device => \(deviceId),
                 p_grace_seconds => \(reuseGrace.components.seconds), p_ttl_seconds => \(refreshTokenTTL.components.seconds))
             """)
         guard let row = look.first else { throw ServiceFailure.internal }
         let outcome = try Self.outcome(row)
         guard outcome.failure == nil else { return RefreshRotation(outcome: outcome, grant: nil) }
         return RefreshRotation(outcome: outcome, grant: (id, try row.int("member_id"), try row.int("signed_in_at"),
-                                                         .generation(try row.int("generation"), secret: secret)))
+                                                         .generation(try row.int("generation"), tag: try row.bytes("tag"))))
     }
 
     /// Rotates a token issued before generations (`issuer.rotate_legacy_refresh_token`, one round trip).
@@ -80,7 +81,7 @@ struct SessionStore: SessionRepository {
         let successor = token.successor(secret: secret)
         let rows = try await database.query(
             """
-            SELECT outcome, session_id, member_id, signed_in_at, generation, token_secret FROM issuer.rotate_legacy_refresh_token(
+            SELECT outcome, session_id, member_id, signed_in_at, generation, tag FROM issuer.rotate_legacy_refresh_token(
                 p_token_hash => \(token.hash), p_successor_hash => \(successor.hash), p_device => \(deviceId),
                 p_grace_seconds => \(reuseGrace.components.seconds), p_ttl_seconds => \(refreshTokenTTL.components.seconds))
             """)
@@ -89,7 +90,7 @@ struct SessionStore: SessionRepository {
         guard outcome.failure == nil else { return RefreshRotation(outcome: outcome, grant: nil) }
         let sessionId = try row.uuid("session_id").uuidString.lowercased()
         let next: RefreshSuccessor = row.isNull("generation") ? .legacy(successor.value)
-            : .generation(try row.int("generation"), secret: try row.bytes("token_secret"))
+            : .generation(try row.int("generation"), tag: try row.bytes("tag"))
         return RefreshRotation(outcome: outcome, grant: (sessionId, try row.int("member_id"), try row.int("signed_in_at"), next))
     }
 
@@ -285,7 +286,8 @@ struct SessionStore: SessionRepository {
                 return ([ended.affectedRows, expired, tokens.affectedRows, members.affectedRows], scanned)
             }
             guard let deleted else { break }
-            scanExpired = deleted.scanned
+            // The scan goes on in the next batch only while it finds full batches.
+            scanExpired = deleted.scanned && deleted.counts[1] == batchSize
             total += deleted.counts.reduce(0, +)
             // A full batch of any kind: there may be more.
             if !deleted.counts.contains(batchSize) { break }

@@ -41,7 +41,7 @@ struct IssuerHandlers: Sendable {
                                                         sessionId: sessionId, secret: secret)
         // The device's previous session, if any, ended in the same transaction.
         outbox.signal()
-        let first = keys.token(sessionId: sessionId, secret: secret, generation: 0)
+        let first = keys.token(sessionId: sessionId, tag: RefreshTokenKeys.tag(secret: secret, generation: 0), generation: 0)
         var pair = try await tokens.pair(memberId: request.memberId, sessionId: started, authTime: signedInAt, refreshToken: first.value)
         pair.isExistingMember = request.isExistingMember
         return pair
@@ -52,7 +52,7 @@ struct IssuerHandlers: Sendable {
         let rotation: RefreshRotation
         switch keys.read(request.refreshToken) {
         case .current(let token):
-            rotation = try await repository.rotate(sessionId: token.sessionId, generation: token.generation, secret: token.secret,
+            rotation = try await repository.rotate(sessionId: token.sessionId, generation: token.generation, tag: token.tag,
                                                    deviceId: request.deviceId)
         case .legacy(let token):
             rotation = try await repository.rotateLegacy(token, deviceId: request.deviceId, secret: successorSecret)
@@ -68,9 +68,9 @@ struct IssuerHandlers: Sendable {
         guard let grant = rotation.grant else { throw ServiceFailure.internal }
         let successor: String
         switch grant.successor {
-        case .generation(let generation, let secret):
+        case .generation(let generation, let tag):
             guard let sessionId = UUID(uuidString: grant.sessionId) else { throw ServiceFailure.internal }
-            successor = keys.token(sessionId: sessionId, secret: secret, generation: generation).value
+            successor = keys.token(sessionId: sessionId, tag: tag, generation: generation).value
         case .legacy(let token):
             successor = token
         }

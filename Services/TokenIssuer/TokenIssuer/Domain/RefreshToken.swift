@@ -2,22 +2,24 @@ import Crypto
 import Foundation
 import JOSE
 
-/// A refresh token: `<session ID>.<generation>.<session secret>.<MAC>`, the secret 16 random bytes the session
-/// keeps for its life (`issuer.sessions.token_secret`), the MAC an HMAC-SHA-256 under the issuer's refresh token key
-/// (``RefreshTokenKeys``) over all three, both base64url.
+/// A refresh token: `<session ID>.<generation>.<tag>.<MAC>`: the tag the first 16 bytes of SHA-256 over the session's
+/// secret (`issuer.sessions.token_secret`, 16 random bytes kept for its life, never sent) and the generation
+/// (``RefreshTokenKeys/tag(secret:generation:)``, `issuer.token_tag` in SQL), the MAC an HMAC-SHA-256 under the
+/// issuer's refresh token key (``RefreshTokenKeys``) over all three, both base64url.
 ///
 /// Rule (refresh tokens by generation): a session's live token is the one of its current generation; a refresh
 /// moves the session one generation on (SQL/functions.sql), and the successor is the next generation's token,
 /// which anyone holding the key and the session's secret makes again, so a duplicate refresh inside the grace
 /// window gets the same one and nothing that is a token is stored. A token takes both: the key, which only the
-/// key files hold (a made-up token fails its MAC here, before anything is read, and ends nothing), and the
-/// session's secret, which only the database and the app hold (a session's ID is in its access tokens; with the
-/// key alone no one makes the token of a session).
+/// key files hold (a made-up token fails its MAC here, before anything is read, and ends nothing), and the tag of
+/// the live generation, which only the database can make (a session's ID is in its access tokens, and an old token
+/// of the session tells its own generation's tag, not the secret: with the key alone, or with the key and an old
+/// token, no one makes the live token).
 struct RefreshToken: Sendable, Equatable {
     let sessionId: UUID
     let generation: Int64
-    /// The session's secret (``RefreshTokenKeys/secretBytes`` bytes).
-    let secret: [UInt8]
+    /// The generation's tag (``RefreshTokenKeys/tagBytes`` bytes).
+    let tag: [UInt8]
     /// The token as the app holds it.
     let value: String
 }
@@ -47,6 +49,8 @@ struct RefreshTokenKeys: Sendable, Equatable {
     static let minimumKeyBytes = 32
     /// The length of a session's secret.
     static let secretBytes = 16
+    /// The length of a generation's tag.
+    static let tagBytes = 16
     private static let macLabel = Array("social-login refresh token v2".utf8) + [0]
     private static let secretLabel = Array("social-login login session secret v1".utf8) + [0]
     private static let loginLabel = Array("social-login login session v1".utf8) + [0]
@@ -64,20 +68,33 @@ struct RefreshTokenKeys: Sendable, Equatable {
     /// How many keys there are (never what they are).
     var count: Int { keys.count }
 
-    /// Whether every key of `other` is one of these (in any order).
-    func includes(_ other: RefreshTokenKeys) -> Bool {
-        other.keys.allSatisfy { key in keys.contains { constantTimeEquals($0, key) } }
+    /// These keys, with those of `other` that are not among them put first: they check tokens and make none.
+    func keeping(_ other: RefreshTokenKeys) -> RefreshTokenKeys {
+        let missing = other.keys.filter { key in !keys.contains { constantTimeEquals($0, key) } }
+        return RefreshTokenKeys(keys: missing + keys)
+    }
+
+    private init(keys: [[UInt8]]) {
+        self.keys = keys
     }
 
     /// The token of the session's `generation`, under the signing key.
-    func token(sessionId: UUID, secret: [UInt8], generation: Int64) -> RefreshToken {
-        let mac = HMAC.sha256(key: signing, message: Self.message(sessionId, generation, secret))
-        return RefreshToken(sessionId: sessionId, generation: generation, secret: secret,
-                            value: "\(sessionId.uuidString.lowercased()).\(generation).\(Base64URL.encode(secret)).\(Base64URL.encode(mac))")
+    func token(sessionId: UUID, tag: [UInt8], generation: Int64) -> RefreshToken {
+        let mac = HMAC.sha256(key: signing, message: Self.message(sessionId, generation, tag))
+        return RefreshToken(sessionId: sessionId, generation: generation, tag: tag,
+                            value: "\(sessionId.uuidString.lowercased()).\(generation).\(Base64URL.encode(tag)).\(Base64URL.encode(mac))")
+    }
+
+    /// The tag of a session's `generation`: the first ``tagBytes`` bytes of SHA-256 over its secret and the
+    /// generation (8 bytes, big-endian), as `issuer.token_tag` makes it.
+    static func tag(secret: [UInt8], generation: Int64) -> [UInt8] {
+        var message = secret
+        withUnsafeBytes(of: UInt64(bitPattern: generation).bigEndian) { message.append(contentsOf: $0) }
+        return Array(Digest.sha256(message).prefix(tagBytes))
     }
 
     /// The token `value` names, when it is one (lowercase session ID, generation in decimal without leading zeros,
-    /// 22 characters of secret, 43 of MAC) and its MAC is right under one of the keys; a token of the releases
+    /// 22 characters of tag, 43 of MAC) and its MAC is right under one of the keys; a token of the releases
     /// before as it reads (its hash is looked up); nil otherwise: no such token, and nothing to look up.
     func read(_ value: String) -> PresentedRefreshToken? {
         guard value.utf8.contains(UInt8(ascii: ".")) else { return LegacyRefreshToken(value).map { .legacy($0) } }
@@ -87,14 +104,14 @@ struct RefreshTokenKeys: Sendable, Equatable {
               parts[1].first != UInt8(ascii: "0") || parts[1].count == 1,
               let text = String(parts[0]), let sessionId = UUID(uuidString: text), text == sessionId.uuidString.lowercased(),
               let digits = String(parts[1]), let generation = Int64(digits),
-              let secret = Self.exactBase64URL(parts[2], count: Self.secretBytes),
+              let tag = Self.exactBase64URL(parts[2], count: Self.tagBytes),
               let mac = Self.exactBase64URL(parts[3], count: 32)
         else { return nil }
-        let message = Self.message(sessionId, generation, secret)
+        let message = Self.message(sessionId, generation, tag)
         // Every key is tried, whichever matches: the time taken does not tell which.
         var matched = false
         for key in keys where constantTimeEquals(HMAC.sha256(key: key, message: message), mac) { matched = true }
-        return matched ? .current(RefreshToken(sessionId: sessionId, generation: generation, secret: secret, value: value)) : nil
+        return matched ? .current(RefreshToken(sessionId: sessionId, generation: generation, tag: tag, value: value)) : nil
     }
 
     /// The `count` bytes `text` encodes in base64url, in its one canonical form; nil otherwise.
@@ -123,10 +140,10 @@ struct RefreshTokenKeys: Sendable, Equatable {
         (UUID(), SecureRandom.bytes(secretBytes))
     }
 
-    private static func message(_ sessionId: UUID, _ generation: Int64, _ secret: [UInt8]) -> [UInt8] {
+    private static func message(_ sessionId: UUID, _ generation: Int64, _ tag: [UInt8]) -> [UInt8] {
         var message = macLabel
         withUnsafeBytes(of: sessionId.uuid) { message.append(contentsOf: $0) }
         withUnsafeBytes(of: UInt64(bitPattern: generation).bigEndian) { message.append(contentsOf: $0) }
-        return message + secret
+        return message + tag
     }
 }

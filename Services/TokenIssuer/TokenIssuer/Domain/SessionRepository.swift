@@ -19,8 +19,9 @@ protocol SessionRepository: Sendable {
     func endDeletedMember(_ memberId: Int64) async throws -> [String]
     /// Rotates the session's refresh token of `generation` (its MAC checked) to the next, as ``RefreshOutcome``
     /// tells: the first use moves the session on, a duplicate inside the grace window gets the same generation, an
-    /// older one ends the session; a token whose `secret` is not the session's is `unknown` and changes nothing.
-    func rotate(sessionId: UUID, generation: Int64, secret: [UInt8], deviceId: String?) async throws -> RefreshRotation
+    /// older one ends the session; a token whose `tag` is not that generation's of the session is `unknown` and
+    /// changes nothing.
+    func rotate(sessionId: UUID, generation: Int64, tag: [UInt8], deviceId: String?) async throws -> RefreshRotation
     /// Rotates a token issued before generations into its session's next generation; a duplicate of a rotation
     /// those releases made gets its successor under `secret` (``LegacyRefreshToken/successor(secret:)``).
     func rotateLegacy(_ token: LegacyRefreshToken, deviceId: String?, secret: [UInt8]) async throws -> RefreshRotation
@@ -68,8 +69,8 @@ struct RefreshRotation: Sendable {
 
 /// The token a grant hands the app.
 enum RefreshSuccessor: Sendable, Equatable {
-    /// The session's token of this generation, with the session's secret.
-    case generation(Int64, secret: [UInt8])
+    /// The session's token of this generation, with its tag.
+    case generation(Int64, tag: [UInt8])
     /// The successor a release before generations stored for a token it rotated (a duplicate of that rotation).
     case legacy(String)
 }

@@ -67,7 +67,8 @@ BEGIN
     END IF;
     IF v_started IS NOT NULL THEN
         RETURN (SELECT s.id FROM issuer.sessions s
-                 WHERE s.id = v_started AND s.member_id = p_member AND s.device_id = p_device AND s.ended_at IS NULL);
+                 WHERE s.id = v_started AND s.member_id = p_member AND s.device_id = p_device AND s.ended_at IS NULL
+                   AND (p_session IS NULL OR s.token_secret IS NOT DISTINCT FROM p_token_secret));
     END IF;
     UPDATE issuer.sessions SET ended_at = clock_timestamp(), end_reason = 'replaced'
      WHERE member_id = p_member AND device_id = p_device AND ended_at IS NULL;
@@ -225,12 +226,19 @@ BEGIN
 END;
 $$;
 
--- Rule (refresh tokens by generation): a refresh token names its session and generation under the issuer's
--- MAC (Domain/RefreshToken.swift), checked before anything is read. SessionStore rotates with one UPDATE of the
+-- Rule (refresh tokens by generation): the tag of a session's generation, which its refresh token of that
+-- generation carries: the first 16 bytes of SHA-256 over the session's secret and the generation (big-endian), as
+-- RefreshTokenKeys.tag makes it. Only the database holds the secret, so only it makes the tag of a generation to
+-- come; NULL for a session without a secret (one of an earlier release, before its first refresh).
+CREATE OR REPLACE FUNCTION issuer.token_tag(p_secret BYTEA, p_generation BIGINT) RETURNS BYTEA
+LANGUAGE sql IMMUTABLE AS $$ SELECT substring(sha256(p_secret || int8send(p_generation)) FROM 1 FOR 16) $$;
+
+-- Rule (refresh tokens by generation): a refresh token names its session, its generation and that generation's
+-- tag under the issuer's MAC (Domain/RefreshToken.swift), checked before anything is read. SessionStore rotates with one UPDATE of the
 -- session row (generation = the token's, live, unexpired, the caller's device): a HOT update, the refresh's only
 -- statement. When it matches no row, this second look, with the row locked, tells what happened (the outcomes
--- of rotate_refresh_token below); a token whose secret is not the session's is no token of it ('unknown', ending
--- nothing: only the key made its MAC, so whoever made it holds the key without the database):
+-- of rotate_refresh_token below); a token whose tag is not its generation's of the session is no token of it
+-- ('unknown', ending nothing: only the key made its MAC, so whoever made it holds the key without the database):
 --   the token's generation is the session's        'rotated' here (the first look raced a change that undid
 --                                                  nothing: the rotation is done now);
 --   the one before, rotated within p_grace_seconds 'replayed': the successor is the session's generation, the
@@ -238,16 +246,32 @@ $$;
 --   older                                          'reused': the session ends (Rule (reuse)); the MAC proved the
 --                                                  token genuine, so no made-up token ends a session;
 --   newer (a database restored to before it)       'unknown'.
--- A grant hands back the member, the sign-in time (Rule (recent sign-in)) and the successor's generation.
+-- A grant hands back the member, the sign-in time (Rule (recent sign-in)), the successor's generation and its tag.
+-- Shapes these two functions had while this release was made (a database that ran its intermediate commits):
+-- dropped, so such a database ends with the functions a fresh one has.
+DROP FUNCTION IF EXISTS issuer.refresh_second_look(UUID, BIGINT, TEXT, INT, INT);
+DO $$
+BEGIN
+    IF EXISTS (SELECT FROM pg_proc WHERE oid = to_regprocedure('issuer.refresh_second_look(uuid, bigint, bytea, text, integer, integer)')
+                                     AND NOT ('tag' = ANY (proargnames))) THEN
+        DROP FUNCTION issuer.refresh_second_look(UUID, BIGINT, BYTEA, TEXT, INT, INT);
+    END IF;
+    IF EXISTS (SELECT FROM pg_proc WHERE oid = to_regprocedure('issuer.rotate_legacy_refresh_token(bytea, bytea, text, integer, integer)')
+                                     AND NOT ('tag' = ANY (proargnames))) THEN
+        DROP FUNCTION issuer.rotate_legacy_refresh_token(BYTEA, BYTEA, TEXT, INT, INT);
+    END IF;
+END;
+$$;
 CREATE OR REPLACE FUNCTION issuer.refresh_second_look(
-    p_session UUID, p_generation BIGINT, p_token_secret BYTEA, p_device TEXT, p_grace_seconds INT, p_ttl_seconds INT)
-RETURNS TABLE (outcome TEXT, member_id BIGINT, signed_in_at BIGINT, generation BIGINT)
+    p_session UUID, p_generation BIGINT, p_tag BYTEA, p_device TEXT, p_grace_seconds INT, p_ttl_seconds INT)
+RETURNS TABLE (outcome TEXT, member_id BIGINT, signed_in_at BIGINT, generation BIGINT, tag BYTEA)
 LANGUAGE plpgsql AS $$
 DECLARE
     v_session issuer.sessions%ROWTYPE;
 BEGIN
     SELECT * INTO v_session FROM issuer.sessions s WHERE s.id = p_session FOR UPDATE;
-    IF NOT FOUND OR v_session.generation < p_generation OR v_session.token_secret IS DISTINCT FROM p_token_secret THEN
+    IF NOT FOUND OR v_session.generation < p_generation
+       OR issuer.token_tag(v_session.token_secret, p_generation) IS DISTINCT FROM p_tag THEN
         outcome := 'unknown';
     ELSIF v_session.ended_at IS NOT NULL THEN
         IF v_session.end_reason = 'suspended'
@@ -275,6 +299,7 @@ BEGIN
         member_id := v_session.member_id;
         signed_in_at := floor(extract(epoch FROM COALESCE(v_session.signed_in_at, v_session.created_at)))::BIGINT;
         generation := v_session.generation;
+        tag := issuer.token_tag(v_session.token_secret, v_session.generation);
     END IF;
     RETURN NEXT;
 END;
@@ -282,15 +307,15 @@ $$;
 
 -- A refresh token issued before generations (a row of refresh_tokens, by its hash): rotate_refresh_token's
 -- rules, but its first use rotates the session into a generation instead of writing a successor row, and marks
--- the row rotated at the same moment as the session (rotated_at, no successor_hash), and gives the session its
--- secret (token_secret) if it has none, which the grant hands back. So a duplicate inside the
+-- the row rotated at the same moment as the session (rotated_at, no successor_hash), and gives the session a
+-- secret (token_secret) if it has none; the grant hands back the generation's tag. So a duplicate inside the
 -- grace window, while that rotation is still the session's last, gets the same generation ('replayed'); a row
 -- rotated before generations replays its stored successor as then (the grant's generation NULL: the successor is
 -- p_successor_hash's token). Removed when the last such token can have expired (REFRESH_TOKEN_TTL after the
 -- release; docs/production.md, Upgrades and migrations).
 CREATE OR REPLACE FUNCTION issuer.rotate_legacy_refresh_token(
     p_token_hash BYTEA, p_successor_hash BYTEA, p_device TEXT, p_grace_seconds INT, p_ttl_seconds INT)
-RETURNS TABLE (outcome TEXT, session_id UUID, member_id BIGINT, signed_in_at BIGINT, generation BIGINT, token_secret BYTEA)
+RETURNS TABLE (outcome TEXT, session_id UUID, member_id BIGINT, signed_in_at BIGINT, generation BIGINT, tag BYTEA)
 LANGUAGE plpgsql AS $$
 DECLARE
     v_token issuer.refresh_tokens%ROWTYPE;
@@ -316,13 +341,15 @@ BEGIN
             UPDATE issuer.refresh_tokens t SET rotated_at = now() WHERE t.token_hash = p_token_hash;
             UPDATE issuer.sessions s SET generation = s.generation + 1, rotated_at = now(), last_used_at = now(),
                                          expires_at = now() + make_interval(secs => p_ttl_seconds),
-                                         token_secret = COALESCE(s.token_secret, uuid_send(gen_random_uuid()))
-             WHERE s.id = v_session.id RETURNING s.generation, s.token_secret INTO generation, token_secret;
+                                         token_secret = COALESCE(s.token_secret, substring(sha256(
+                                             uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid())) FROM 1 FOR 16))
+             WHERE s.id = v_session.id
+            RETURNING s.generation, issuer.token_tag(s.token_secret, s.generation) INTO generation, tag;
             outcome := 'rotated';
         ELSIF v_token.rotated_at > now() - make_interval(secs => p_grace_seconds)
               AND v_token.successor_hash IS NULL AND v_session.rotated_at = v_token.rotated_at THEN
             generation := v_session.generation;
-            token_secret := v_session.token_secret;
+            tag := issuer.token_tag(v_session.token_secret, v_session.generation);
             outcome := 'replayed';
         ELSIF v_token.rotated_at > now() - make_interval(secs => p_grace_seconds)
               AND v_token.successor_hash = p_successor_hash THEN
