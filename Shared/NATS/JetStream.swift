@@ -49,9 +49,10 @@ public struct JetStream: Sendable {
         }
     }
 
-    /// Adds the stream; false when one of that name exists already.
-    private static func addStream(_ handle: ConnectionHandle, name: String, subjects: [String], maxAge: Duration?,
-                                  replicas: Int) throws -> Bool {
+    /// Adds the stream, with `settings` made to its configuration beyond these (`what` names it in an error); false
+    /// when one of that name exists already.
+    static func addStream(_ handle: ConnectionHandle, name: String, subjects: [String], maxAge: Duration?, replicas: Int,
+                          what: String? = nil, settings: (inout jsStreamConfig) -> Void = { _ in }) throws -> Bool {
         var config = jsStreamConfig()
         try check(jsStreamConfig_Init(&config), "init stream config")
         return try withCStrings(subjects) { list in
@@ -63,12 +64,13 @@ public struct JetStream: Sendable {
                 config.Retention = js_LimitsPolicy
                 config.Replicas = Int64(replicas)
                 if let maxAge { config.MaxAge = maxAge.nanoseconds }
+                settings(&config)
                 var info: UnsafeMutablePointer<jsStreamInfo>?
                 var errorCode = jsErrCode(0)
                 let status = js_AddStream(&info, handle.jetStream, &config, nil, &errorCode)
                 if let info { jsStreamInfo_Destroy(info) }
                 if status != NATS_OK, errorCode == JSStreamNameExistErr { return false }
-                try checkJS(status, errorCode, "create stream '\(name)'")
+                try checkJS(status, errorCode, "create \(what ?? "stream '\(name)'")")
                 return true
             }
         }
@@ -107,7 +109,7 @@ public struct JetStream: Sendable {
     }
 
     /// Runs `body` with `strings` as a C array of C strings, valid for the call.
-    static func withCStrings<T>(_ strings: [String], _ body: (UnsafeMutableBufferPointer<UnsafePointer<CChar>?>) throws -> T) rethrows -> T {
+    private static func withCStrings<T>(_ strings: [String], _ body: (UnsafeMutableBufferPointer<UnsafePointer<CChar>?>) throws -> T) rethrows -> T {
         let copies = strings.map { strdup($0) }
         defer { copies.forEach { free($0) } }
         var list = copies.map { UnsafePointer($0) }

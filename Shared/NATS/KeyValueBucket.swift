@@ -117,30 +117,15 @@ extension JetStream {
         if (try? await keyValue(name)) != nil { return }
         let handle = connection.handle
         try await BlockingCall.run {
-            var config = jsStreamConfig()
-            try check(jsStreamConfig_Init(&config), "init stream config")
-            try JetStream.withCStrings(["$KV.\(name).>"]) { subjects in
-                try "KV_\(name)".withCString { stream in
-                    config.Name = stream
-                    config.Subjects = subjects.baseAddress
-                    config.SubjectsLen = Int32(subjects.count)
-                    config.Storage = js_FileStorage
-                    config.Retention = js_LimitsPolicy
-                    config.Replicas = Int64(replicas)
-                    config.MaxMsgsPerSubject = 1
-                    config.Discard = js_DiscardNew
-                    config.DenyDelete = true
-                    config.AllowRollup = true
-                    config.AllowDirect = false
-                    if let maxValueSize { config.MaxMsgSize = Int32(maxValueSize) }
-                    if let maxBytes { config.MaxBytes = Int64(maxBytes) }
-                    var info: UnsafeMutablePointer<jsStreamInfo>?
-                    var errorCode = jsErrCode(0)
-                    let status = js_AddStream(&info, handle.jetStream, &config, nil, &errorCode)
-                    if let info { jsStreamInfo_Destroy(info) }
-                    if status != NATS_OK, errorCode == JSStreamNameExistErr { return }
-                    try checkJS(status, errorCode, "create key-value bucket '\(name)'")
-                }
+            _ = try JetStream.addStream(handle, name: "KV_\(name)", subjects: ["$KV.\(name).>"], maxAge: nil, replicas: replicas,
+                                        what: "key-value bucket '\(name)'") { config in
+                config.MaxMsgsPerSubject = 1
+                config.Discard = js_DiscardNew
+                config.DenyDelete = true
+                config.AllowRollup = true
+                config.AllowDirect = false
+                if let maxValueSize { config.MaxMsgSize = Int32(maxValueSize) }
+                if let maxBytes { config.MaxBytes = Int64(maxBytes) }
             }
         }
     }

@@ -19,6 +19,17 @@ struct SessionStoreTests {
 
     static func member() -> Int64 { Int64.random(in: 1...Int64(Int32.max)) }
 
+    /// Starts a session as a replica of the release before generations does: its first token's hash kept, no
+    /// session named, no secret (with `signedInAt`, the six-argument call of the release that added it); its ID.
+    static func startLegacySession(_ store: SessionStore, member: Int64, device: String, token: LegacyRefreshToken,
+                                   signedInAt: Int64? = nil) async throws -> String {
+        let started = try await store.database.query("""
+            SELECT issuer.start_session(p_member => \(member), p_device => \(device), p_provider => 'GOOGLE',
+                                        p_token_hash => \(token.hash), p_ttl_seconds => 3600, p_signed_in_at => \(signedInAt))::text AS id
+            """)
+        return try #require(try started.first?.string("id"))
+    }
+
     /// The outbox's events about `sessionId`, oldest first, as `event reason`.
     static func events(_ store: SessionStore, _ sessionId: String) async throws -> [String] {
         try await store.database.query("SELECT event, reason FROM issuer.outbox WHERE session_id = \(sessionId)::uuid ORDER BY seq")
@@ -101,11 +112,7 @@ struct SessionStoreTests {
         let member = Self.member()
         // A session the release before started, with its first token.
         let token = LegacyRefreshToken.random()
-        let started = try await store.database.query("""
-            SELECT issuer.start_session(p_member => \(member), p_device => 'old', p_provider => 'GOOGLE',
-                                        p_token_hash => \(token.hash), p_ttl_seconds => 3600, p_signed_in_at => 1)::text AS id
-            """)
-        let sessionId = try #require(try started.first?.string("id"))
+        let sessionId = try await Self.startLegacySession(store, member: member, device: "old", token: token, signedInAt: 1)
         let rotated = try await store.rotateLegacy(token, deviceId: "old", secret: Self.secret)
         // The session gets its secret at this rotation, and the grant hands back the generation's tag.
         guard case .generation(1, let tag)? = rotated.grant?.successor else {
@@ -125,10 +132,7 @@ struct SessionStoreTests {
 
         // A token the release before rotated (its successor stored): a duplicate inside the window gets that successor.
         let older = LegacyRefreshToken.random()
-        _ = try await store.database.query("""
-            SELECT issuer.start_session(p_member => \(member), p_device => 'older', p_provider => 'GOOGLE',
-                                        p_token_hash => \(older.hash), p_ttl_seconds => 3600)
-            """)
+        _ = try await Self.startLegacySession(store, member: member, device: "older", token: older)
         let successor = older.successor(secret: Self.secret)
         let before = try await store.database.query("""
             SELECT outcome FROM issuer.rotate_refresh_token(p_token_hash => \(older.hash), p_successor_hash => \(successor.hash),
@@ -150,11 +154,7 @@ struct SessionStoreTests {
     func legacySessionWithoutSecret() async throws {
         let store = try await Self.store.value
         let token = LegacyRefreshToken.random()
-        let started = try await store.database.query("""
-            SELECT issuer.start_session(p_member => \(Self.member()), p_device => 'old', p_provider => 'GOOGLE',
-                                        p_token_hash => \(token.hash), p_ttl_seconds => 3600)::text AS id
-            """)
-        let text = try #require(try started.first?.string("id"))
+        let text = try await Self.startLegacySession(store, member: Self.member(), device: "old", token: token)
         let id = try #require(UUID(uuidString: text))
         for generation: Int64 in [0, 1] {
             for tag in [testTag(generation), Array(repeating: UInt8(0), count: 16)] {
@@ -219,11 +219,7 @@ struct SessionStoreTests {
         let store = try await Self.store.value
         let member = Self.member()
         let token = LegacyRefreshToken.random()
-        let started = try await store.database.query("""
-            SELECT issuer.start_session(p_member => \(member), p_device => 'old', p_provider => 'GOOGLE',
-                                        p_token_hash => \(token.hash), p_ttl_seconds => 3600, p_signed_in_at => 1)::text AS id
-            """)
-        #expect(started.count == 1 && !(started.first?.isNull("id") ?? true))
+        _ = try await Self.startLegacySession(store, member: member, device: "old", token: token, signedInAt: 1)
         let listed = try await store.sessions(memberId: member)
         #expect(listed.count == 1 && listed.first?.platform == nil && listed.first?.appVersion == nil)
     }

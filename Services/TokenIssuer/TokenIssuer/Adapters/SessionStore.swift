@@ -113,22 +113,12 @@ struct SessionStore: SessionRepository {
 
     /// Ends every live session of the member, or only those that signed in with `provider`.
     func endSessions(memberId: Int64, provider: Provider? = nil, reason: SessionEndReason, startedBefore: Date? = nil) async throws -> [String] {
-        let rows: PostgresRows
-        if let provider {
-            rows = try await database.query(
-                """
-                UPDATE issuer.sessions SET ended_at = clock_timestamp(), end_reason = \(reason.rawValue)
-                 WHERE member_id = \(memberId) AND provider = \(provider.rawValue) AND ended_at IS NULL
-                   AND (\(startedBefore)::timestamptz IS NULL OR created_at <= \(startedBefore)) RETURNING id
-                """)
-        } else {
-            rows = try await database.query(
-                """
-                UPDATE issuer.sessions SET ended_at = clock_timestamp(), end_reason = \(reason.rawValue)
-                 WHERE member_id = \(memberId) AND ended_at IS NULL
-                   AND (\(startedBefore)::timestamptz IS NULL OR created_at <= \(startedBefore)) RETURNING id
-                """)
-        }
+        let rows = try await database.query(
+            """
+            UPDATE issuer.sessions SET ended_at = clock_timestamp(), end_reason = \(reason.rawValue)
+             WHERE member_id = \(memberId) AND (\(provider?.rawValue)::text IS NULL OR provider = \(provider?.rawValue)) AND ended_at IS NULL
+               AND (\(startedBefore)::timestamptz IS NULL OR created_at <= \(startedBefore)) RETURNING id
+            """)
         return try rows.map { try $0.uuid("id").uuidString.lowercased() }
     }
 
