@@ -22,6 +22,13 @@ public enum Field {
         try required(value, "deviceId", maxBytes: FieldLimits.deviceId)
     }
 
+    /// A refresh's fields: the token required (at most ``FieldLimits/refreshToken`` bytes), the device ID optional.
+    /// The gateway checks them, and so does the issuer, trusting no caller.
+    public static func refresh(token: String, deviceId: String?) throws(ServiceFailure) {
+        try required(token, "refreshToken", maxBytes: FieldLimits.refreshToken)
+        try optional(deviceId, "deviceId", maxBytes: FieldLimits.deviceId)
+    }
+
     /// An optional string: when present, not blank and at most `maxBytes` UTF-8 bytes.
     public static func optional(_ value: String?, _ name: String, maxBytes: Int) throws(ServiceFailure) {
         if let value { try required(value, name, maxBytes: maxBytes) }

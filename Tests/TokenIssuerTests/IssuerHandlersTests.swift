@@ -100,6 +100,13 @@ struct IssuerHandlersTests {
         let noSession = await failure { _ = try await refresh(Self.refreshKeys.token(sessionId: UUID(), tag: testTag(0), generation: 0).value) }
         #expect(noSession?.code == .invalidRefreshToken)
         let pair = try await login()
+        // Fields the gateway refuses are refused here too (the issuer trusts no caller): a 400, never a failed statement.
+        for device in ["a\u{0}b", String(repeating: "d", count: FieldLimits.deviceId + 1)] {
+            let bad = await failure { _ = try await refresh(pair.refreshToken, device: device) }
+            #expect(bad?.code == .invalidRequest)
+        }
+        let long = await failure { _ = try await refresh(String(repeating: "A", count: FieldLimits.refreshToken + 1)) }
+        #expect(long?.code == .invalidRequest)
         let elsewhere = await failure { _ = try await refresh(pair.refreshToken, device: "tablet") }
         #expect(elsewhere?.code == .invalidRefreshToken)
         #expect(try await refresh(pair.refreshToken, device: "phone").sessionId == pair.sessionId)

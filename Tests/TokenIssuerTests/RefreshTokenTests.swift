@@ -40,6 +40,7 @@ struct RefreshTokenTests {
     @Test("a changed MAC, generation, secret or session, another key, or a token not quite in the form reads as no token", arguments: [
         "wrong MAC", "generation changed", "session changed", "secret changed", "another key", "uppercase session", "leading zero",
         "plus sign", "negative", "too long a generation", "extra part", "no secret", "MAC padded", "secret padded", "empty", "dots only",
+        "a megabyte of dots",
     ])
     func refusals(_ how: String) throws {
         let session = UUID()
@@ -64,6 +65,7 @@ struct RefreshTokenTests {
         case "MAC padded": forged = token + "="
         case "secret padded": forged = [id, "7", secret + "==", mac].joined(separator: ".")
         case "empty": forged = ""
+        case "a megabyte of dots": forged = String(repeating: ".", count: 1 << 20)
         default: forged = "..."
         }
         #expect(Self.keys.read(forged) == nil)

@@ -101,8 +101,7 @@ extension APIHandler {
 
     func refresh(_ context: RequestContext) async throws(ServiceFailure) -> HTTPResponse {
         let body = try RequestBody.decode(RefreshBody.self, from: context.request)
-        try Field.required(body.refreshToken, "refreshToken", maxBytes: FieldLimits.refreshToken)
-        try Field.optional(body.deviceId, "deviceId", maxBytes: FieldLimits.deviceId)
+        try Field.refresh(token: body.refreshToken, deviceId: body.deviceId)
         // A retried refresh whose first attempt did rotate presents a rotated token: inside the
         // reuse grace window that yields the same successor, after it the session would end.
         // So retry only when the window outlasts the latest a resend goes out: the first attempt's

@@ -17,7 +17,7 @@ extension IssuerMigrations {
         COMMENT ON COLUMN issuer.sessions.rotated_at IS
             'When the last rotation happened: the token of the generation before replays until the grace window after it.';
         COMMENT ON COLUMN issuer.sessions.token_secret IS
-            'The session''s secret, part of each of its refresh tokens (with the MAC under the key files'' key): set at the start, never changed. NULL: a session of the releases before until its first refresh.';
+            'The session''s secret, from which each of its refresh tokens'' tag is made (issuer.token_tag; with the MAC under the key files'' key): set at the start, never changed, never sent. NULL: a session of the releases before until its first refresh.';
         DROP INDEX issuer.sessions_expires;
         ALTER TABLE issuer.sessions SET (fillfactor = 80);
         CREATE TABLE issuer.clean_up_runs (

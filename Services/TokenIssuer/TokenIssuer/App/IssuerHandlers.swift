@@ -48,6 +48,7 @@ struct IssuerHandlers: Sendable {
     }
 
     func refresh(_ request: RefreshTokensRequest) async throws -> TokenPair {
+        try Field.refresh(token: request.refreshToken, deviceId: request.deviceId)
         let keys = refreshKeys.current
         let rotation: RefreshRotation
         switch keys.read(request.refreshToken) {

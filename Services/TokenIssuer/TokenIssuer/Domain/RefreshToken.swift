@@ -51,6 +51,8 @@ struct RefreshTokenKeys: Sendable, Equatable {
     static let secretBytes = 16
     /// The length of a generation's tag.
     static let tagBytes = 16
+    /// The longest token of this form: a session ID, 19 digits of generation, the tag and the MAC, with their dots.
+    static let maximumLength = 36 + 1 + 19 + 1 + 22 + 1 + 43
     private static let macLabel = Array("social-login refresh token v2".utf8) + [0]
     private static let secretLabel = Array("social-login login session secret v1".utf8) + [0]
     private static let loginLabel = Array("social-login login session v1".utf8) + [0]
@@ -98,6 +100,8 @@ struct RefreshTokenKeys: Sendable, Equatable {
     /// before as it reads (its hash is looked up); nil otherwise: no such token, and nothing to look up.
     func read(_ value: String) -> PresentedRefreshToken? {
         guard value.utf8.contains(UInt8(ascii: ".")) else { return LegacyRefreshToken(value).map { .legacy($0) } }
+        // Longer is no token: nothing is split or decoded.
+        guard value.utf8.count <= Self.maximumLength else { return nil }
         let parts = value.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0].count == 36, parts[2].count == 22, parts[3].count == 43,
               (1...19).contains(parts[1].count), parts[1].allSatisfy({ (0x30...0x39).contains($0) }),
