@@ -71,7 +71,7 @@ struct SessionEndRaceTests {
 /// ends the session whose tokens the app holds.
 @Suite("A login's attempts are one login")
 struct LoginAttemptTests {
-    @Test("the same attemptKey twice: one session, the same refresh token, nothing replaced; a new login replaces it")
+    @Test("the same attemptKey twice: one session, its refresh token as it stands, nothing replaced; a new login replaces it")
     func attemptsAreOneLogin() async throws {
         let (stack, login) = try await TestStack.shared.runningWithSession()
         let request = IssueTokensRequest(memberId: login.memberId, deviceId: "attempts", provider: .google, attemptKey: UUID().uuidString)
@@ -80,7 +80,8 @@ struct LoginAttemptTests {
         let rotated = try await stack.post("/api/auth/refresh", json: RefreshBody(refreshToken: first.refreshToken)).data(LoginResponse.self)
         let late = try await stack.call(Endpoints.issueTokens, request)
         #expect(late.sessionId == first.sessionId)
-        #expect(late.refreshToken == first.refreshToken)
+        // The session's token now, never the first one: that one is spent, and a use of it would be a reuse.
+        #expect(late.refreshToken == rotated.refreshToken)
         let live = {
             try await stack.count("SELECT count(*)::text FROM issuer.sessions WHERE member_id = \(login.memberId) AND device_id = 'attempts' AND ended_at IS NULL")
         }

@@ -10,7 +10,7 @@ import JOSE
 /// device's session, a deleted member's refusal, a suspension's generations and refusals. Its clock is ``now``,
 /// which a test moves. Simpler than the store: one actor, so no lock is needed for a start to see a suspension,
 /// and nothing is ever cleaned up. It never held a token of the releases before generations: none is known.
-/// The token secret the tests' sessions are started with (a login's is random, or derived from its attempt key).
+/// The token secret the tests' sessions are started with (a login's is random).
 let sessionTestSecret = Array(repeating: UInt8(7), count: RefreshTokenKeys.secretBytes)
 
 /// The tag of `generation` of a session started with ``sessionTestSecret``.
@@ -60,7 +60,7 @@ actor InMemorySessionRepository: SessionRepository {
     }
 
     func startSession(memberId: Int64, deviceId: String, provider: Provider, signedInAt: Int64, client: SessionClient,
-                      sessionId: UUID, secret: [UInt8]) async throws -> String {
+                      sessionId: UUID, secret: [UInt8]) async throws -> StartedSession {
         guard !deletedMembers.contains(memberId) else { throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.") }
         guard suspensions[memberId]?.suspended != true else { throw ServiceFailure.memberSuspended }
         let id = sessionId.uuidString.lowercased()
@@ -69,7 +69,8 @@ actor InMemorySessionRepository: SessionRepository {
             guard session.ended == nil, session.memberId == memberId, session.deviceId == deviceId else {
                 throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.")
             }
-            return id
+            return StartedSession(id: id, generation: session.generation,
+                                  tag: RefreshTokenKeys.tag(secret: session.secret, generation: session.generation))
         }
         for (other, session) in sessions where session.memberId == memberId && session.deviceId == deviceId && session.ended == nil {
             sessions[other]?.ended = (now, SessionEndReason.replaced.rawValue)
@@ -78,7 +79,7 @@ actor InMemorySessionRepository: SessionRepository {
         let signedInAt = min(signedInAt, Int64(now.timeIntervalSince1970) + 60)
         sessions[id] = Session(id: id, memberId: memberId, deviceId: deviceId, provider: provider, signedInAt: signedInAt,
                                client: client, createdAt: now, lastUsedAt: now, expiresAt: now + refreshTokenTTL, secret: secret)
-        return id
+        return StartedSession(id: id, generation: 0, tag: RefreshTokenKeys.tag(secret: secret, generation: 0))
     }
 
     func endDeletedMember(_ memberId: Int64) async throws -> [String] {

@@ -63,12 +63,24 @@ struct IssuerHandlersTests {
         #expect(try #require(ahead.claims?.authTime) <= Self.now)
     }
 
-    @Test("a login's resent attempt gets the session back; another login on the device replaces it")
+    @Test("a login's resent attempt gets the session back as it stands; another login on the device replaces it")
     func loginAttempts() async throws {
         let key = UUID().uuidString
         let first = try await login(attemptKey: key)
         let resent = try await login(attemptKey: key)
         #expect(resent.sessionId == first.sessionId && resent.refreshToken == first.refreshToken)
+        // Once the session has moved on, a late attempt hands out its token now, not an old one that would be a reuse.
+        let rotated = try await refresh(first.refreshToken)
+        let late = try await login(attemptKey: key)
+        #expect(late.sessionId == first.sessionId && late.refreshToken == rotated.refreshToken)
+        // The attempt key names the session, and makes no token: the same login on another database (the same key
+        // files) names the same session with other tokens, for its secret is random.
+        let elsewhere = IssuerHandlers(repository: InMemorySessionRepository(reuseGrace: .seconds(10)), tokens: handlers.tokens,
+                                       keys: handlers.keys, outbox: handlers.outbox, refreshKeys: Self.refreshKeys,
+                                       successorSecret: Self.secret, configuration: handlers.configuration, proof: handlers.proof,
+                                       logger: handlers.logger)
+        let there = try await elsewhere.issue(IssueTokensRequest(memberId: 7, deviceId: "phone", provider: .google, attemptKey: key))
+        #expect(there.sessionId == first.sessionId && there.refreshToken != first.refreshToken)
         let next = try await login()
         #expect(next.sessionId != first.sessionId)
         #expect(await repository.endReason(first.sessionId) == SessionEndReason.replaced.rawValue)
@@ -134,7 +146,7 @@ struct IssuerHandlersTests {
         let next = try await refresh(pair.refreshToken)
         let id = try #require(UUID(uuidString: pair.sessionId))
         let oldTag = try #require(Base64URL.decode(pair.refreshToken.split(separator: ".")[2]))
-        for (generation, tag): (Int64, [UInt8]) in [(1, oldTag), (2, oldTag), (5, oldTag), (1, RefreshTokenKeys.randomSession().secret),
+        for (generation, tag): (Int64, [UInt8]) in [(1, oldTag), (2, oldTag), (5, oldTag), (1, RefreshTokenKeys.randomSecret()),
                                                     (2, Array(repeating: 0, count: 16))] {
             let made = Self.refreshKeys.token(sessionId: id, tag: tag, generation: generation)
             let refused = await failure { _ = try await refresh(made.value) }

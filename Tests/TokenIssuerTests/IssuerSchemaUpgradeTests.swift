@@ -13,6 +13,7 @@ struct IssuerSchemaUpgradeTests {
             .tokenIssuer, schema: IssuerMigrations.schema, migrations: IssuerMigrations.all, functions: IssuerMigrations.functions,
             shipped: Array(ShippedIssuerMigrations.all.prefix(shippedVersions)), expected: [
                 "issuer.start_session(bigint,text,text,bytea,integer,bigint,text,text,uuid,bytea)",
+                "issuer.open_session(bigint,text,text,integer,bigint,text,text,uuid,bytea,bytea)",
                 "issuer.end_deleted_member(bigint)",
                 "issuer.apply_member_suspension(bigint,boolean,bigint,integer)",
                 "issuer.rotate_refresh_token(bytea,bytea,text,integer,integer)",

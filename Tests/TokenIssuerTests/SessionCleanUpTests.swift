@@ -25,10 +25,10 @@ struct SessionCleanUpTests {
             let store = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
             let member = Int64.random(in: 1_000_000_000...9_000_000_000)
 
-            let live = try await store.startSession(memberId: member, deviceId: "live", provider: .google)
-            let expired = try await store.startSession(memberId: member, deviceId: "expired", provider: .google)
-            let endedLongAgo = try await store.startSession(memberId: member, deviceId: "ended-long-ago", provider: .google)
-            let endedRecently = try await store.startSession(memberId: member, deviceId: "ended-recently", provider: .google)
+            let live = try await store.startSession(memberId: member, deviceId: "live", provider: .google).id
+            let expired = try await store.startSession(memberId: member, deviceId: "expired", provider: .google).id
+            let endedLongAgo = try await store.startSession(memberId: member, deviceId: "ended-long-ago", provider: .google).id
+            let endedRecently = try await store.startSession(memberId: member, deviceId: "ended-recently", provider: .google).id
             _ = try await database.query("UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = \(expired)::uuid")
             _ = try await database.query(
                 "UPDATE issuer.sessions SET ended_at = now() - interval '2 hours', end_reason = 'logout' WHERE id = \(endedLongAgo)::uuid")
@@ -59,7 +59,7 @@ struct SessionCleanUpTests {
         try await withIssuerDatabase { database in
             let store = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
             let member = Int64.random(in: 1_000_000_000...9_000_000_000)
-            let expired = try await store.startSession(memberId: member, deviceId: "expired", provider: .google)
+            let expired = try await store.startSession(memberId: member, deviceId: "expired", provider: .google).id
             _ = try await database.query("UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = \(expired)::uuid")
 
             let deletedWhileLocked = try await database.withTransaction { connection in
@@ -79,7 +79,7 @@ struct SessionCleanUpTests {
             let store = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
             let member = Int64.random(in: 1_000_000_000...9_000_000_000)
             let id = UUID()
-            let suspended = try await store.startSession(memberId: member, deviceId: "phone", provider: .google, sessionId: id, secret: sessionTestSecret)
+            let suspended = try await store.startSession(memberId: member, deviceId: "phone", provider: .google, sessionId: id, secret: sessionTestSecret).id
             _ = try await store.applySuspension(memberId: member, suspended: true, generation: 1, within: .seconds(900))
             _ = try await database.query("UPDATE issuer.sessions SET ended_at = now() - interval '2 hours' WHERE id = \(suspended)::uuid")
 
@@ -97,8 +97,8 @@ struct SessionCleanUpTests {
             let store = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
             let member = Int64.random(in: 1_000_000_000...9_000_000_000)
             #expect(try await store.cleanUp(endedRetention: .seconds(900)) == 0)
-            let expired = try await store.startSession(memberId: member, deviceId: "expired", provider: .google)
-            let ended = try await store.startSession(memberId: member, deviceId: "ended", provider: .google)
+            let expired = try await store.startSession(memberId: member, deviceId: "expired", provider: .google).id
+            let ended = try await store.startSession(memberId: member, deviceId: "ended", provider: .google).id
             _ = try await database.query("UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = \(expired)::uuid")
             _ = try await database.query(
                 "UPDATE issuer.sessions SET ended_at = now() - interval '2 hours', end_reason = 'logout' WHERE id = \(ended)::uuid")

@@ -29,19 +29,24 @@ struct SessionRepositoryContractTests {
 
     private static func member() -> Int64 { Int64.random(in: 1...Int64(Int32.max)) }
 
-    @Test("a login on a device replaces its session, and the same session named again gets the live session back", arguments: Kind.allCases)
+    @Test("a login on a device replaces its session, and the same session named again gets the live session back as it stands", arguments: Kind.allCases)
     func startSession(_ kind: Kind) async throws {
         let repository = try await Self.make(kind)
         let member = Self.member()
         let named = UUID()
-        let first = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, sessionId: named, secret: sessionTestSecret)
-        #expect(first == named.uuidString.lowercased())
-        let resent = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, sessionId: named, secret: sessionTestSecret)
-        #expect(resent == first)
+        let started = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, sessionId: named, secret: sessionTestSecret)
+        let first = started.id
+        #expect(started == StartedSession(id: named.uuidString.lowercased(), generation: 0, tag: testTag(0)))
+        // A later attempt of the same login brings a secret of its own: it gets the session's, at its generation now.
+        let other = RefreshTokenKeys.randomSecret()
+        #expect(try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, sessionId: named, secret: other) == started)
+        _ = try await repository.rotate(sessionId: named, generation: 0, tag: testTag(0), deviceId: "phone")
+        let resent = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, sessionId: named, secret: other)
+        #expect(resent == StartedSession(id: first, generation: 1, tag: testTag(1)))
         let next = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown,
-                                                     sessionId: UUID(), secret: sessionTestSecret)
+                                                     sessionId: UUID(), secret: sessionTestSecret).id
         let tablet = try await repository.startSession(memberId: member, deviceId: "tablet", provider: .apple, signedInAt: 1, client: .unknown,
-                                                       sessionId: UUID(), secret: sessionTestSecret)
+                                                       sessionId: UUID(), secret: sessionTestSecret).id
         #expect(Set(try await repository.sessions(memberId: member).map(\.sessionId)) == [next, tablet])
         #expect(try await repository.ended(memberId: member, provider: nil, reason: .replaced, within: .seconds(60)) == [first])
         // The first attempt's session has ended since: a late attempt of that login gets nothing and replaces nothing.
@@ -58,7 +63,7 @@ struct SessionRepositoryContractTests {
         let repository = try await Self.make(kind)
         let member = Self.member()
         let id = UUID()
-        let session = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 5, client: .unknown, sessionId: id, secret: sessionTestSecret)
+        let session = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 5, client: .unknown, sessionId: id, secret: sessionTestSecret).id
         #expect(try await repository.rotate(sessionId: id, generation: 0, tag: testTag(0), deviceId: "tablet").outcome == .wrongDevice)
         #expect(try await repository.rotate(sessionId: id, generation: 1, tag: testTag(1), deviceId: "phone").outcome == .unknown)
         // Another tag (a token made with the key but without the session's secret): no token of the session, and nothing changes;
@@ -81,8 +86,8 @@ struct SessionRepositoryContractTests {
     func ending(_ kind: Kind) async throws {
         let repository = try await Self.make(kind)
         let member = Self.member()
-        let google = try await repository.startSession(memberId: member, deviceId: "a", provider: .google, signedInAt: 1, client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
-        let apple = try await repository.startSession(memberId: member, deviceId: "b", provider: .apple, signedInAt: 1, client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
+        let google = try await repository.startSession(memberId: member, deviceId: "a", provider: .google, signedInAt: 1, client: .unknown, sessionId: UUID(), secret: sessionTestSecret).id
+        let apple = try await repository.startSession(memberId: member, deviceId: "b", provider: .apple, signedInAt: 1, client: .unknown, sessionId: UUID(), secret: sessionTestSecret).id
         #expect(try await repository.endSessions(memberId: member, provider: .apple, reason: .identityEnded, startedBefore: nil) == [apple])
         #expect(try await repository.endSession(memberId: member + 1, sessionId: google, reason: .revoked).isEmpty)
         #expect(try await repository.endDeletedMember(member) == [google])
@@ -97,14 +102,14 @@ struct SessionRepositoryContractTests {
     func endingUpToATime(_ kind: Kind) async throws {
         let repository = try await Self.make(kind)
         let member = Self.member()
-        let before = try await repository.startSession(memberId: member, deviceId: "a", provider: .apple, signedInAt: 1, client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
+        let before = try await repository.startSession(memberId: member, deviceId: "a", provider: .apple, signedInAt: 1, client: .unknown, sessionId: UUID(), secret: sessionTestSecret).id
         await Self.tick(repository)
         try await Task.sleep(for: .milliseconds(20))
         var unlinkedAt = Date()
         if let memory = repository as? InMemorySessionRepository { unlinkedAt = await memory.now }
         await Self.tick(repository)
         try await Task.sleep(for: .milliseconds(20))
-        let after = try await repository.startSession(memberId: member, deviceId: "b", provider: .apple, signedInAt: 1, client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
+        let after = try await repository.startSession(memberId: member, deviceId: "b", provider: .apple, signedInAt: 1, client: .unknown, sessionId: UUID(), secret: sessionTestSecret).id
         #expect(try await repository.endSessions(memberId: member, provider: .apple, reason: .identityEnded, startedBefore: unlinkedAt)
                     == [before])
         #expect(try await repository.endSessions(memberId: member, provider: .apple, reason: .identityEnded, startedBefore: nil)
@@ -124,11 +129,11 @@ struct SessionRepositoryContractTests {
         let client = SessionClient(platform: "iOS 18.1", appVersion: "MyApp 2.3.1")
         let phoneId = UUID()
         let phone = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: client,
-                                                      sessionId: phoneId, secret: sessionTestSecret)
+                                                      sessionId: phoneId, secret: sessionTestSecret).id
         let tablet = try await repository.startSession(memberId: member, deviceId: "tablet", provider: .apple, signedInAt: 1,
-                                                       client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
+                                                       client: .unknown, sessionId: UUID(), secret: sessionTestSecret).id
         let other = try await repository.startSession(memberId: member + 1, deviceId: "phone", provider: .google, signedInAt: 1,
-                                                      client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
+                                                      client: .unknown, sessionId: UUID(), secret: sessionTestSecret).id
         #expect(try await repository.sessions(memberId: member).first { $0.sessionId == phone }?.platform == "iOS 18.1")
         await Self.tick(repository)
 
@@ -156,7 +161,7 @@ struct SessionRepositoryContractTests {
         #expect(lifted == SuspensionChange(applied: true, suspended: false, sessionIds: []))
         #expect(try await repository.rotate(sessionId: phoneId, generation: 0, tag: testTag(0), deviceId: "phone").outcome == .ended)
         let again = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1,
-                                                      client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
+                                                      client: .unknown, sessionId: UUID(), secret: sessionTestSecret).id
         #expect(try await repository.sessions(memberId: member).map(\.sessionId) == [again])
         // A late suspension (generation 2, redelivered) does not undo the lifting.
         let redelivered = try await repository.applySuspension(memberId: member, suspended: true, generation: 2, within: .seconds(60))
@@ -169,13 +174,13 @@ struct SessionRepositoryContractTests {
         let repository = try await Self.make(kind)
         let member = Self.member()
         let first = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1,
-                                                      client: SessionClient(platform: "iOS 18.1", appVersion: "MyApp 2.3.1"), sessionId: UUID(), secret: sessionTestSecret)
+                                                      client: SessionClient(platform: "iOS 18.1", appVersion: "MyApp 2.3.1"), sessionId: UUID(), secret: sessionTestSecret).id
         await Self.tick(repository)
         let second = try await repository.startSession(memberId: member, deviceId: "phone", provider: .kakao, signedInAt: 1,
-                                                       client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
+                                                       client: .unknown, sessionId: UUID(), secret: sessionTestSecret).id
         await Self.tick(repository)
         let third = try await repository.startSession(memberId: member, deviceId: "tablet", provider: .apple, signedInAt: 1,
-                                                      client: .unknown, sessionId: UUID(), secret: sessionTestSecret)
+                                                      client: .unknown, sessionId: UUID(), secret: sessionTestSecret).id
         let listed = try await repository.adminSessions(memberId: member, limit: 10)
         #expect(listed.map(\.sessionId) == [third, second, first])
         #expect(listed.map(\.provider) == [.apple, .kakao, .google])

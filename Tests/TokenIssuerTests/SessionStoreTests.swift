@@ -40,9 +40,9 @@ struct SessionStoreTests {
     func replacement() async throws {
         let store = try await Self.store.value
         let member = Self.member()
-        let first = try await store.startSession(memberId: member, deviceId: "phone", provider: .google)
-        let second = try await store.startSession(memberId: member, deviceId: "phone", provider: .google)
-        let tablet = try await store.startSession(memberId: member, deviceId: "tablet", provider: .apple)
+        let first = try await store.startSession(memberId: member, deviceId: "phone", provider: .google).id
+        let second = try await store.startSession(memberId: member, deviceId: "phone", provider: .google).id
+        let tablet = try await store.startSession(memberId: member, deviceId: "tablet", provider: .apple).id
         #expect(Set(try await store.sessions(memberId: member).map(\.sessionId)) == [second, tablet])
         #expect(try await Self.events(store, first) == ["session.ended replaced"])
         #expect(try await Self.events(store, second).isEmpty)
@@ -71,7 +71,7 @@ struct SessionStoreTests {
         // A sign-in an hour ago: every grant hands that time back, not the refresh's.
         let signedInAt = Int64(Date().timeIntervalSince1970) - 3_600
         let id = UUID()
-        let sessionId = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, signedInAt: signedInAt, sessionId: id, secret: sessionTestSecret)
+        let sessionId = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, signedInAt: signedInAt, sessionId: id, secret: sessionTestSecret).id
         let rotated = try await store.rotate(sessionId: id, generation: 0, tag: testTag(0), deviceId: "d")
         #expect(rotated.outcome == .rotated && rotated.grant?.successor == .generation(1, tag: testTag(1)))
         #expect(rotated.grant?.sessionId == sessionId)
@@ -190,9 +190,9 @@ struct SessionStoreTests {
     func endSessions() async throws {
         let store = try await Self.store.value
         let member = Self.member()
-        let google = try await store.startSession(memberId: member, deviceId: "a", provider: .google)
-        let apple = try await store.startSession(memberId: member, deviceId: "b", provider: .apple)
-        let other = try await store.startSession(memberId: member, deviceId: "c", provider: .naver)
+        let google = try await store.startSession(memberId: member, deviceId: "a", provider: .google).id
+        let apple = try await store.startSession(memberId: member, deviceId: "b", provider: .apple).id
+        let other = try await store.startSession(memberId: member, deviceId: "c", provider: .naver).id
         #expect(try await store.endSession(memberId: member + 1, sessionId: google, reason: .revoked).isEmpty)
         #expect(try await store.endSessions(memberId: member, provider: .apple, reason: .identityEnded) == [apple])
         #expect(try await store.endSession(memberId: member, sessionId: google, reason: .logout) == [google])
@@ -205,7 +205,7 @@ struct SessionStoreTests {
     func deletedMember() async throws {
         let store = try await Self.store.value
         let member = Self.member()
-        let live = try await store.startSession(memberId: member, deviceId: "d", provider: .google)
+        let live = try await store.startSession(memberId: member, deviceId: "d", provider: .google).id
         #expect(try await store.endDeletedMember(member) == [live])
         await #expect(throws: ServiceFailure(.unauthorized, "The member no longer exists; sign in again.")) {
             _ = try await store.startSession(memberId: member, deviceId: "d", provider: .google)

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 @testable import TokenIssuer
 
-/// A login and a suspension of the same member take the member's lock in turn (`issuer.start_session` shared,
+/// A login and a suspension of the same member take the member's lock in turn (`issuer.open_session` shared,
 /// `issuer.apply_member_suspension` exclusive): a session starts either before the suspension, which ends it,
 /// or after, and is refused. One test at a time, on a database of their own: each holds a transaction open
 /// while another statement waits, and looks at the waiting one, which takes three of the pool's connections.
@@ -34,7 +34,7 @@ struct SuspensionRaceTests {
     func suspensionRace() async throws {
         let store = try await Self.store.value
         let member = Self.member()
-        let before = try await store.startSession(memberId: member, deviceId: "before", provider: .google)
+        let before = try await store.startSession(memberId: member, deviceId: "before", provider: .google).id
         let login = try await store.database.withTransaction { connection in
             let rows = try await connection.query(
                 """
@@ -45,7 +45,7 @@ struct SuspensionRaceTests {
             // A login that found the member before the suspension asks for its session now: it waits for the lock.
             let login = Task { await failure { _ = try await store.startSession(memberId: member, deviceId: "during", provider: .google) } }
             try await waitUntil(timeout: .seconds(10), "the login did not wait for the suspension's lock") {
-                try await Self.waitsOnLock(store, in: "start_session")
+                try await Self.waitsOnLock(store, in: "open_session")
             }
             return login
         }

@@ -12,30 +12,31 @@ struct SessionStore: SessionRepository {
     /// Ends the member's session on `deviceId`, if any, and starts `sessionId` at generation 0, signed in with its
     /// provider at `signedInAt` (seconds since 1970) from the app `client`; returns its ID. `UNAUTHORIZED` when the
     /// member was deleted: a login that found it just before does not outlive it; `MEMBER_SUSPENDED` while it is
-    /// suspended (`issuer.start_session` raises SQLSTATE `IS001`). When `sessionId` exists already (another
-    /// attempt of the same login came first), that session is returned while live and nothing is replaced.
+    /// suspended (`issuer.open_session` raises SQLSTATE `IS001`). When `sessionId` exists already (another
+    /// attempt of the same login came first), that session is returned as it stands while live and nothing is replaced.
     func startSession(memberId: Int64, deviceId: String, provider: Provider,
                       signedInAt: Int64 = Int64(Date().timeIntervalSince1970), client: SessionClient = .unknown,
-                      sessionId: UUID = UUID(), secret: [UInt8] = RefreshTokenKeys.randomSession().secret) async throws -> String {
+                      sessionId: UUID = UUID(), secret: [UInt8] = RefreshTokenKeys.randomSecret()) async throws -> StartedSession {
         let rows: PostgresRows
         do {
             rows = try await database.query(
                 """
-                SELECT issuer.start_session(p_member => \(memberId), p_device => \(deviceId), p_provider => \(provider.rawValue),
-                                            p_token_hash => NULL, p_ttl_seconds => \(refreshTokenTTL.components.seconds),
-                                            p_signed_in_at => \(signedInAt), p_platform => \(client.platform),
-                                            p_app_version => \(client.appVersion), p_session => \(sessionId),
-                                            p_token_secret => \(secret)) AS id
+                SELECT id, generation, tag
+                  FROM issuer.open_session(p_member => \(memberId), p_device => \(deviceId), p_provider => \(provider.rawValue),
+                                           p_ttl_seconds => \(refreshTokenTTL.components.seconds),
+                                           p_signed_in_at => \(signedInAt), p_platform => \(client.platform),
+                                           p_app_version => \(client.appVersion), p_session => \(sessionId),
+                                           p_token_secret => \(secret))
                 """)
         } catch let error as PostgresError where error.sqlState == Self.memberSuspendedState {
             throw ServiceFailure.memberSuspended
         }
-        guard let row = rows.first else { throw ServiceFailure.internal }
-        guard !row.isNull("id") else { throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.") }
-        return try row.uuid("id").uuidString.lowercased()
+        guard let row = rows.first else { throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.") }
+        return StartedSession(id: try row.uuid("id").uuidString.lowercased(), generation: try row.int("generation"),
+                              tag: try row.bytes("tag"))
     }
 
-    /// The SQLSTATE `issuer.start_session` raises for a suspended member.
+    /// The SQLSTATE `issuer.open_session` raises for a suspended member.
     static let memberSuspendedState = "IS001"
 
     /// Records that the member was deleted, so no session starts for it again, and ends its live

@@ -31,18 +31,18 @@ struct IssuerHandlers: Sendable {
         let signedInAt = min(request.signedInAt ?? now, now)
         // Every attempt of one login names the same session: the later one gets it back.
         let keys = refreshKeys.current
-        let (sessionId, secret) = try request.attemptKey.map { key in
+        let sessionId = try request.attemptKey.map { key in
             try LoginRequest.checkAttemptKey(key)
             return keys.session(ofLogin: key, memberId: request.memberId, deviceId: request.deviceId)
-        } ?? RefreshTokenKeys.randomSession()
+        } ?? UUID()
         let client = SessionClient(platform: request.platform, appVersion: request.appVersion)
         let started = try await repository.startSession(memberId: request.memberId, deviceId: request.deviceId,
                                                         provider: request.provider, signedInAt: signedInAt, client: client,
-                                                        sessionId: sessionId, secret: secret)
+                                                        sessionId: sessionId, secret: RefreshTokenKeys.randomSecret())
         // The device's previous session, if any, ended in the same transaction.
         outbox.signal()
-        let first = keys.token(sessionId: sessionId, tag: RefreshTokenKeys.tag(secret: secret, generation: 0), generation: 0)
-        var pair = try await tokens.pair(memberId: request.memberId, sessionId: started, authTime: signedInAt, refreshToken: first.value)
+        let token = keys.token(sessionId: sessionId, tag: started.tag, generation: started.generation)
+        var pair = try await tokens.pair(memberId: request.memberId, sessionId: started.id, authTime: signedInAt, refreshToken: token.value)
         pair.isExistingMember = request.isExistingMember
         return pair
     }

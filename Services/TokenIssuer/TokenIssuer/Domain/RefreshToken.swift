@@ -54,7 +54,6 @@ struct RefreshTokenKeys: Sendable, Equatable {
     /// The longest token of this form: a session ID, 19 digits of generation, the tag and the MAC, with their dots.
     static let maximumLength = 36 + 1 + 19 + 1 + 22 + 1 + 43
     private static let macLabel = Array("social-login refresh token v2".utf8) + [0]
-    private static let secretLabel = Array("social-login login session secret v1".utf8) + [0]
     private static let loginLabel = Array("social-login login session v1".utf8) + [0]
 
     private let keys: [[UInt8]]
@@ -125,23 +124,23 @@ struct RefreshTokenKeys: Sendable, Equatable {
         return bytes
     }
 
-    /// The session a login's attempts start, and its secret (`attemptKey`, the member and the device under the
-    /// signing key): every attempt of one login names the same, so the session is that login's, whichever attempt
-    /// came first, and its tokens are the same. A UUID of version 8 (RFC 9562) and a secret, as unpredictable as
-    /// random ones without the key and the attempt key.
-    func session(ofLogin attemptKey: String, memberId: Int64, deviceId: String) -> (id: UUID, secret: [UInt8]) {
+    /// The session a login's attempts start (`attemptKey`, the member and the device under the signing key): every
+    /// attempt of one login names the same, so the session is that login's, whichever attempt came first. A UUID of
+    /// version 8 (RFC 9562), as unpredictable as a random one without the key and the attempt key. Its secret is
+    /// random as any session's (``randomSecret()``): the key and an attempt key, which crosses the bus in the login's
+    /// chain, make no token.
+    func session(ofLogin attemptKey: String, memberId: Int64, deviceId: String) -> UUID {
         let login = Array(attemptKey.utf8) + [0] + Array(String(memberId).utf8) + [0] + Array(deviceId.utf8)
         var bytes = Array(HMAC.sha256(key: signing, message: Self.loginLabel + login).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let id = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                             bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
-        return (id, Array(HMAC.sha256(key: signing, message: Self.secretLabel + login).prefix(Self.secretBytes)))
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 
-    /// A session of a login without attempt key: a random ID and secret.
-    static func randomSession() -> (id: UUID, secret: [UInt8]) {
-        (UUID(), SecureRandom.bytes(secretBytes))
+    /// A new session's secret: random, kept by the database alone.
+    static func randomSecret() -> [UInt8] {
+        SecureRandom.bytes(secretBytes)
     }
 
     private static func message(_ sessionId: UUID, _ generation: Int64, _ tag: [UInt8]) -> [UInt8] {

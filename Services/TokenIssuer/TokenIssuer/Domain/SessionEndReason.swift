@@ -4,7 +4,7 @@ enum SessionEndReason: String, Sendable {
     case logout
     /// The member logged out everywhere.
     case logoutAll = "logout-all"
-    /// A new login on the same device (ended in SQL, by `issuer.start_session`).
+    /// A new login on the same device (ended in SQL, by `issuer.open_session`).
     case replaced
     /// A rotated refresh token was used again (ended in SQL, by `issuer.rotate_refresh_token`).
     case reuse

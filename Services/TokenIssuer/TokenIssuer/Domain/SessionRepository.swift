@@ -9,11 +9,11 @@ protocol SessionRepository: Sendable {
     /// Ends the member's session on `deviceId`, if any, and starts `sessionId` with its token secret `secret`, signed in with its provider at
     /// `signedInAt` (seconds since 1970, at most a minute ahead) from the app `client`, at generation 0 (its first
     /// refresh token, ``RefreshToken``); when `sessionId` exists already (another attempt of the same login came
-    /// first), it is returned while it is live and the member's device's, and nothing is replaced. `UNAUTHORIZED`
-    /// when the member was deleted, or `sessionId` has ended since; `MEMBER_SUSPENDED` while the member's
-    /// suspension holds. Returns the session's ID.
+    /// first), it is returned as it stands (its generation, and the tag under the secret it was started with) while
+    /// it is live and the member's device's, and nothing is replaced. `UNAUTHORIZED` when the member was deleted, or
+    /// `sessionId` has ended since; `MEMBER_SUSPENDED` while the member's suspension holds.
     func startSession(memberId: Int64, deviceId: String, provider: Provider, signedInAt: Int64, client: SessionClient,
-                      sessionId: UUID, secret: [UInt8]) async throws -> String
+                      sessionId: UUID, secret: [UInt8]) async throws -> StartedSession
     /// Records that the member was deleted, so no session starts for it again, and ends its live sessions;
     /// returns the IDs it ended. Idempotent.
     func endDeletedMember(_ memberId: Int64) async throws -> [String]
@@ -65,6 +65,14 @@ struct RefreshRotation: Sendable {
     let outcome: RefreshOutcome
     /// The session, its member, when it signed in with its provider (seconds since 1970) and the successor.
     let grant: (sessionId: String, memberId: Int64, signedInAt: Int64, successor: RefreshSuccessor)?
+}
+
+/// A session a login started, or found started by an earlier attempt of it: the refresh token it hands the app is
+/// the session's `generation` with its `tag`.
+struct StartedSession: Sendable, Equatable {
+    let id: String
+    let generation: Int64
+    let tag: [UInt8]
 }
 
 /// The token a grant hands the app.

@@ -29,20 +29,25 @@
 -- before reads a NULL as a deleted member, an error as a failure, and neither starts a session.
 -- Rule (a session remembers its app): p_platform and p_app_version (cleaned and cut by the issuer) are kept
 -- for the session lists.
--- Rule (refresh tokens by generation): the issuer names the session (p_session) and its secret (p_token_secret);
--- its first refresh token is the session's generation 0, which no row holds (Domain/RefreshToken.swift); a replica
--- of the release before names neither and passes its first token's hash (p_token_hash), kept in refresh_tokens.
--- Until p_signed_in_at was added it took five arguments, until p_platform and p_app_version six, and until
--- p_session eight: those signatures are dropped, so a call that names only those (a replica of a release
--- before) takes the defaults.
+-- Rule (refresh tokens by generation): the issuer names the session (p_session) and gives it a random secret
+-- (p_token_secret); its first refresh token is the session's generation 0, which no row holds
+-- (Domain/RefreshToken.swift). open_session returns the session with its generation and that generation's tag.
+-- Rule (a login's attempts are one login): the session's ID is derived from the login's key (never its secret, which
+-- is random: the key and a login's attempt key make no token), so an attempt that finds it already started that
+-- login's session, which it returns as it stands now (its generation and tag under the secret it was given),
+-- replacing nothing: a late attempt would otherwise end the session whose tokens the app holds, and one that
+-- handed back generation 0 of a session that has moved on would hand out a reuse. Ended since: no row.
+-- A replica of the release before calls start_session, naming neither and passing its first token's hash
+-- (p_token_hash), kept in refresh_tokens; it gets the session's ID alone. Until p_signed_in_at was added it took
+-- five arguments, until p_platform and p_app_version six, and until p_session eight: those signatures are dropped,
+-- so a call that names only those takes the defaults.
 DROP FUNCTION IF EXISTS issuer.start_session(BIGINT, TEXT, TEXT, BYTEA, INT);
 DROP FUNCTION IF EXISTS issuer.start_session(BIGINT, TEXT, TEXT, BYTEA, INT, BIGINT);
 DROP FUNCTION IF EXISTS issuer.start_session(BIGINT, TEXT, TEXT, BYTEA, INT, BIGINT, TEXT, TEXT);
-CREATE OR REPLACE FUNCTION issuer.start_session(p_member BIGINT, p_device TEXT, p_provider TEXT, p_token_hash BYTEA,
-                                                p_ttl_seconds INT, p_signed_in_at BIGINT DEFAULT NULL,
-                                                p_platform TEXT DEFAULT NULL, p_app_version TEXT DEFAULT NULL,
-                                                p_session UUID DEFAULT NULL, p_token_secret BYTEA DEFAULT NULL)
-RETURNS UUID
+CREATE OR REPLACE FUNCTION issuer.open_session(p_member BIGINT, p_device TEXT, p_provider TEXT, p_ttl_seconds INT,
+                                               p_signed_in_at BIGINT, p_platform TEXT, p_app_version TEXT,
+                                               p_session UUID, p_token_secret BYTEA, p_token_hash BYTEA DEFAULT NULL)
+RETURNS TABLE (id UUID, generation BIGINT, tag BYTEA)
 LANGUAGE plpgsql AS $$
 DECLARE
     v_session UUID := COALESCE(p_session, gen_random_uuid());
@@ -50,28 +55,25 @@ DECLARE
 BEGIN
     PERFORM pg_advisory_xact_lock_shared(hashtext('issuer.member'), hashtext(p_member::text));
     IF EXISTS (SELECT 1 FROM issuer.deleted_members WHERE member_id = p_member) THEN
-        RETURN NULL;
+        RETURN;
     END IF;
     IF EXISTS (SELECT 1 FROM issuer.member_suspensions m WHERE m.member_id = p_member AND m.suspended) THEN
         RAISE EXCEPTION 'member % is suspended', p_member USING ERRCODE = 'IS001';
     END IF;
     PERFORM pg_advisory_xact_lock(hashtext(p_member::text), hashtext(p_device));
-    -- Rule (a login's attempts are one login): the session (or, from a replica of the release before, its first
-    -- token) is derived from the login's key, so an attempt that finds it already started that login's session,
-    -- which it returns, replacing nothing (a late attempt would otherwise end the session whose tokens the app
-    -- holds). Ended since: nothing.
     IF p_session IS NOT NULL THEN
         v_started := (SELECT s.id FROM issuer.sessions s WHERE s.id = p_session);
     ELSE
         v_started := (SELECT t.session_id FROM issuer.refresh_tokens t WHERE t.token_hash = p_token_hash);
     END IF;
     IF v_started IS NOT NULL THEN
-        RETURN (SELECT s.id FROM issuer.sessions s
-                 WHERE s.id = v_started AND s.member_id = p_member AND s.device_id = p_device AND s.ended_at IS NULL
-                   AND (p_session IS NULL OR s.token_secret IS NOT DISTINCT FROM p_token_secret));
+        RETURN QUERY SELECT s.id, s.generation, issuer.token_tag(s.token_secret, s.generation) FROM issuer.sessions s
+                      WHERE s.id = v_started AND s.member_id = p_member AND s.device_id = p_device AND s.ended_at IS NULL
+                        AND (p_session IS NULL OR s.token_secret IS NOT NULL);
+        RETURN;
     END IF;
-    UPDATE issuer.sessions SET ended_at = clock_timestamp(), end_reason = 'replaced'
-     WHERE member_id = p_member AND device_id = p_device AND ended_at IS NULL;
+    UPDATE issuer.sessions s SET ended_at = clock_timestamp(), end_reason = 'replaced'
+     WHERE s.member_id = p_member AND s.device_id = p_device AND s.ended_at IS NULL;
     INSERT INTO issuer.sessions (id, member_id, device_id, provider, signed_in_at, expires_at, platform, app_version, token_secret)
          VALUES (v_session, p_member, p_device, p_provider, LEAST(COALESCE(to_timestamp(p_signed_in_at), now()), now() + interval '1 minute'),
                  now() + make_interval(secs => p_ttl_seconds), p_platform, p_app_version, p_token_secret);
@@ -79,8 +81,19 @@ BEGIN
         INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at)
              VALUES (p_token_hash, v_session, now() + make_interval(secs => p_ttl_seconds));
     END IF;
-    RETURN v_session;
+    RETURN QUERY SELECT v_session, 0::BIGINT, issuer.token_tag(p_token_secret, 0);
 END;
+$$;
+
+-- open_session for a replica of the release before (see above): the session's ID, NULL when none.
+CREATE OR REPLACE FUNCTION issuer.start_session(p_member BIGINT, p_device TEXT, p_provider TEXT, p_token_hash BYTEA,
+                                                p_ttl_seconds INT, p_signed_in_at BIGINT DEFAULT NULL,
+                                                p_platform TEXT DEFAULT NULL, p_app_version TEXT DEFAULT NULL,
+                                                p_session UUID DEFAULT NULL, p_token_secret BYTEA DEFAULT NULL)
+RETURNS UUID
+LANGUAGE sql AS $$
+    SELECT o.id FROM issuer.open_session(p_member, p_device, p_provider, p_ttl_seconds, p_signed_in_at, p_platform,
+                                         p_app_version, p_session, p_token_secret, p_token_hash) o
 $$;
 
 -- Records that the member was deleted (kept as long as a refresh token lives: SessionStore.cleanUp)
