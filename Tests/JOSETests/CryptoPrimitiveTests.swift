@@ -40,11 +40,16 @@ struct PrimitiveTests {
         #expect(Digest.sha256("abc".utf8.lazy.map { $0 }) == Digest.sha256("abc"))
     }
 
-    @Test("HMAC-SHA-256, RFC 4231 test case 2")
+    @Test("HMAC-SHA-256, RFC 4231 test cases 1, 2 and 6 (a key longer than a block), and the empty key")
     func hmacKnownAnswer() {
         let mac = HMAC.sha256(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))
         #expect(Hex.encode(mac) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
-        #expect(HMAC.sha256(key: [], message: []).count == 32)
+        let one = HMAC.sha256(key: Array(repeating: 0x0b, count: 20), message: Array("Hi There".utf8))
+        #expect(Hex.encode(one) == "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")
+        let six = HMAC.sha256(key: Array(repeating: 0xaa, count: 131),
+                              message: Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8))
+        #expect(Hex.encode(six) == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
+        #expect(Hex.encode(HMAC.sha256(key: [], message: [])) == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
     }
 
     @Test func randomAndConstantTime() {
