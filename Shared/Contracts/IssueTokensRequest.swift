@@ -15,7 +15,7 @@ public struct IssueTokensRequest: Codable, Sendable, Equatable {
     /// When the provider signed the user in (`VerifiedIdentity.signedInAt`): the session's `auth_time`, never
     /// later than the issuer's now; nil means now.
     public var signedInAt: Int64?
-    /// The login's key (`LoginRequest.attemptKey`): the session's first refresh token is derived from it.
+    /// The login's key (`LoginRequest.attemptKey`): the session's ID is derived from it.
     public var attemptKey: String?
     /// The login's platform and app version (``ClientContext``), kept with the session for the session lists.
     public var platform: String?

@@ -16,8 +16,8 @@ public struct LoginRequest: Codable, Sendable, Equatable {
     /// The device's locale, as the app reports it.
     public var locale: String?
     /// One HTTP login's key (the gateway makes it: a random UUID), the same in every attempt of
-    /// it the gateway sends: the issuer derives the session's first refresh token from it, so an attempt that
-    /// arrives after another of the same login gets that session back instead of replacing it.
+    /// it the gateway sends: the issuer derives the session's ID from it, so an attempt that arrives after another
+    /// of the same login gets that session back instead of replacing it.
     public var attemptKey: String?
     /// Where the login came from and on what (the client's address, platform and app version): kept with
     /// the session and in the login's event, for the audit trail and the session list.

@@ -27,7 +27,7 @@ struct ServiceAnswerTests {
         let login = try answer.data(LoginResponse.self)
         #expect(login.memberId == 42 && login.isExistingMember && login.refreshToken == "refresh-1")
         let sent = services.requests(to: Endpoints.login)
-        // The login's key: a fresh UUID, the same in any attempt resent (the issuer derives the first token from it).
+        // The login's key: a fresh UUID, the same in any attempt resent (the issuer derives the session's ID from it).
         let key = try #require(sent.first?.attemptKey)
         #expect(UUID(uuidString: key) != nil)
         #expect(sent == [LoginRequest(verify: VerifyRequest(provider: .google, token: "google-id-token", nonce: "n-1"), deviceId: "device-1",

@@ -66,7 +66,8 @@ actor InMemorySessionRepository: SessionRepository {
         let id = sessionId.uuidString.lowercased()
         // Another attempt of the same login came first: its session, while it is live and the device's; else nothing.
         if let session = sessions[id] {
-            guard session.ended == nil, session.memberId == memberId, session.deviceId == deviceId else {
+            guard session.ended == nil, session.memberId == memberId, session.deviceId == deviceId,
+                  now.timeIntervalSince(session.createdAt) < 300 else {
                 throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.")
             }
             return StartedSession(id: id, generation: session.generation,

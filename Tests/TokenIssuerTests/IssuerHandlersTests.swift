@@ -73,6 +73,13 @@ struct IssuerHandlersTests {
         let rotated = try await refresh(first.refreshToken)
         let late = try await login(attemptKey: key)
         #expect(late.sessionId == first.sessionId && late.refreshToken == rotated.refreshToken)
+        // A replica that signs with another key (a key rotation's step reaches the replicas seconds apart) names the
+        // same session, and so replaces nothing.
+        let newer = RefreshTokenKeys([Self.refreshKeyBytes, SecureRandom.bytes(32)])!
+        let elsewhereKeyed = try await handlers(refreshKeys: newer).issue(IssueTokensRequest(memberId: 7, deviceId: "phone", provider: .google,
+                                                                                                attemptKey: key))
+        #expect(elsewhereKeyed.sessionId == first.sessionId && elsewhereKeyed.refreshToken != rotated.refreshToken)
+        #expect(await repository.endReason(first.sessionId) == nil)
         // The attempt key names the session, and makes no token: the same login on another database (the same key
         // files) names the same session with other tokens, for its secret is random.
         let elsewhere = IssuerHandlers(repository: InMemorySessionRepository(reuseGrace: .seconds(10)), tokens: handlers.tokens,
@@ -86,6 +93,16 @@ struct IssuerHandlersTests {
         #expect(await repository.endReason(first.sessionId) == SessionEndReason.replaced.rawValue)
         let bad = await failure { _ = try await login(attemptKey: String(repeating: "k", count: 65)) }
         #expect(bad?.code == .invalidRequest)
+    }
+
+    @Test("an attempt of a login more than five minutes after its session started gets no token, and ends nothing")
+    func lateLoginAttempt() async throws {
+        let key = UUID().uuidString
+        let first = try await login(attemptKey: key)
+        await repository.advance(by: .seconds(301))
+        let late = await failure { _ = try await login(attemptKey: key) }
+        #expect(late?.code == .unauthorized)
+        #expect(await repository.endReason(first.sessionId) == nil)
     }
 
     @Test("a refresh rotates; its duplicate within the grace gets the same successor, after it the session ends")

@@ -29,14 +29,22 @@ struct RefreshOutcomeTests {
     @Test("every outcome is one the SQL functions can answer, and they answer no other",
           arguments: ["issuer.refresh_second_look", "issuer.rotate_legacy_refresh_token", "issuer.rotate_refresh_token"])
     func matchesTheFunction(_ function: String) throws {
+        let body = try Self.body(of: function)
+        var answered = Set(body.components(separatedBy: "outcome := '").dropFirst().map { String($0.prefix { $0 != "'" }) })
+        // The refusals every refresh asks in one order: what issuer.session_refusal answers.
+        #expect(body.contains("outcome := issuer.session_refusal("))
+        let refusal = try Self.body(of: "issuer.session_refusal")
+        for word in ["THEN '", "ELSE '"] {
+            answered.formUnion(refusal.components(separatedBy: word).dropFirst().map { String($0.prefix { $0 != "'" }) })
+        }
+        #expect(answered == Set(RefreshOutcome.allCases.map(\.rawValue)))
+    }
+
+    /// The text of `function`'s definition in the issuer's SQL.
+    private static func body(of function: String) throws -> Substring {
         let sql = IssuerMigrations.functions
         let start = try #require(sql.range(of: "CREATE OR REPLACE FUNCTION \(function)("))
         let end = try #require(sql.range(of: "\n$$;", range: start.upperBound..<sql.endIndex))
-        let body = sql[start.lowerBound..<end.lowerBound]
-        for outcome in RefreshOutcome.allCases {
-            #expect(body.contains("outcome := '\(outcome.rawValue)'"), "\(outcome)")
-        }
-        let answered = Set(body.components(separatedBy: "outcome := '").dropFirst().map { $0.prefix { $0 != "'" } })
-        #expect(answered == Set(RefreshOutcome.allCases.map { Substring($0.rawValue) }))
+        return sql[start.lowerBound..<end.lowerBound]
     }
 }

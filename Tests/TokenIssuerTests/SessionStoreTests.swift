@@ -48,6 +48,19 @@ struct SessionStoreTests {
         #expect(try await Self.events(store, second).isEmpty)
     }
 
+    @Test("an attempt of a login more than five minutes after its session started gets no token, and replaces nothing")
+    func lateAttempt() async throws {
+        let store = try await Self.store.value
+        let member = Self.member()
+        let id = UUID()
+        let started = try await store.startSession(memberId: member, deviceId: "phone", provider: .google, sessionId: id)
+        #expect(try await store.startSession(memberId: member, deviceId: "phone", provider: .google, sessionId: id) == started)
+        _ = try await store.database.query("UPDATE issuer.sessions SET created_at = now() - interval '301 seconds' WHERE id = \(id)")
+        let late = await failure { _ = try await store.startSession(memberId: member, deviceId: "phone", provider: .google, sessionId: id) }
+        #expect(late?.code == .unauthorized)
+        #expect(try await store.sessions(memberId: member).map(\.sessionId) == [started.id])
+    }
+
     @Test("a sign-in more than a minute ahead is stored as a minute ahead; a session of the release before (no sign-in time) signed in at its start")
     func signInTimeBounds() async throws {
         let store = try await Self.store.value
@@ -104,6 +117,33 @@ struct SessionStoreTests {
             #expect(outcomes.map { $0.grant?.successor } == [.generation(1, tag: testTag(1)), .generation(1, tag: testTag(1))])
             #expect(try await store.rotate(sessionId: id, generation: 1, tag: testTag(1), deviceId: "d").outcome == .rotated)
         }
+    }
+
+    @Test("two refreshes of one token that both wait on the session's row: one rotates, the other replays the same successor")
+    func doubleRefreshOnTheLockedRow() async throws {
+        let store = try await Self.store.value
+        let id = UUID()
+        _ = try await store.startSession(memberId: Self.member(), deviceId: "d", provider: .google, sessionId: id, secret: sessionTestSecret)
+        let refreshes = try await store.database.withTransaction { connection in
+            // The row held: both UPDATEs wait for it, so they are under way together when it comes free.
+            _ = try await connection.query("SELECT 1 FROM issuer.sessions WHERE id = \(id) FOR UPDATE")
+            let refreshes = (0..<2).map { _ in
+                Task { try await store.rotate(sessionId: id, generation: 0, tag: testTag(0), deviceId: "d") }
+            }
+            try await waitUntil(timeout: .seconds(10), "the refreshes did not both wait for the session's row") {
+                let rows = try await store.database.query(
+                    """
+                    SELECT count(*) AS n FROM pg_stat_activity
+                     WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%SET generation = generation + 1%'
+                    """)
+                return try rows.first?.int("n") == 2
+            }
+            return refreshes
+        }
+        var outcomes: [RefreshRotation] = []
+        for refresh in refreshes { outcomes.append(try await refresh.value) }
+        #expect(outcomes.map(\.outcome).sorted { $0.rawValue < $1.rawValue } == [.replayed, .rotated])
+        #expect(outcomes.map { $0.grant?.successor } == [.generation(1, tag: testTag(1)), .generation(1, tag: testTag(1))])
     }
 
     @Test("a token issued before generations still refreshes, into a generation; its duplicate replays; after the window, a reuse")

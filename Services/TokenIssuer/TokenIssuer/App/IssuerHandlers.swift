@@ -33,7 +33,7 @@ struct IssuerHandlers: Sendable {
         let keys = refreshKeys.current
         let sessionId = try request.attemptKey.map { key in
             try LoginRequest.checkAttemptKey(key)
-            return keys.session(ofLogin: key, memberId: request.memberId, deviceId: request.deviceId)
+            return RefreshTokenKeys.session(ofLogin: key, memberId: request.memberId, deviceId: request.deviceId)
         } ?? UUID()
         let client = SessionClient(platform: request.platform, appVersion: request.appVersion)
         let started = try await repository.startSession(memberId: request.memberId, deviceId: request.deviceId,

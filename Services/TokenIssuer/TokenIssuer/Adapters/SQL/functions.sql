@@ -36,7 +36,9 @@
 -- is random: the key and a login's attempt key make no token), so an attempt that finds it already started that
 -- login's session, which it returns as it stands now (its generation and tag under the secret it was given),
 -- replacing nothing: a late attempt would otherwise end the session whose tokens the app holds, and one that
--- handed back generation 0 of a session that has moved on would hand out a reuse. Ended since: no row.
+-- handed back generation 0 of a session that has moved on would hand out a reuse. Ended since, or started more than
+-- five minutes ago (a login's attempts come within its callers' patience, seconds; a later one is no attempt of it
+-- and gets no live token): no row.
 -- A replica of the release before calls start_session, naming neither and passing its first token's hash
 -- (p_token_hash), kept in refresh_tokens; it gets the session's ID alone. Until p_signed_in_at was added it took
 -- five arguments, until p_platform and p_app_version six, and until p_session eight: those signatures are dropped,
@@ -69,7 +71,7 @@ BEGIN
     IF v_started IS NOT NULL THEN
         RETURN QUERY SELECT s.id, s.generation, issuer.token_tag(s.token_secret, s.generation) FROM issuer.sessions s
                       WHERE s.id = v_started AND s.member_id = p_member AND s.device_id = p_device AND s.ended_at IS NULL
-                        AND (p_session IS NULL OR s.token_secret IS NOT NULL);
+                        AND (p_session IS NULL OR s.token_secret IS NOT NULL) AND s.created_at > now() - interval '5 minutes';
         RETURN;
     END IF;
     UPDATE issuer.sessions s SET ended_at = clock_timestamp(), end_reason = 'replaced'
@@ -168,8 +170,25 @@ BEGIN
 END;
 $$;
 
--- The refresh of the release before generations, kept for its replicas while a release rolls out (this
--- release rotates its tokens with rotate_legacy_refresh_token). What happens at a refresh, in one round trip. Only SHA-256 hashes of refresh tokens are kept; a
+-- Why a session refuses a refresh, in the order every refresh asks it (rotate_refresh_token, refresh_second_look,
+-- rotate_legacy_refresh_token): ended ('suspended' while the suspension that ended it holds, else 'ended'), expired
+-- (the session, or the token at p_token_expires_at), another device than p_device names; NULL when none.
+CREATE OR REPLACE FUNCTION issuer.session_refusal(p_session issuer.sessions, p_device TEXT,
+                                                  p_token_expires_at TIMESTAMPTZ DEFAULT 'infinity')
+RETURNS TEXT
+LANGUAGE sql STABLE AS $$
+    SELECT CASE
+        WHEN p_session.ended_at IS NOT NULL THEN
+            CASE WHEN p_session.end_reason = 'suspended'
+                      AND EXISTS (SELECT 1 FROM issuer.member_suspensions m WHERE m.member_id = p_session.member_id AND m.suspended)
+                 THEN 'suspended' ELSE 'ended' END
+        WHEN p_session.expires_at <= now() OR p_token_expires_at <= now() THEN 'expired'
+        WHEN p_device IS NOT NULL AND p_device <> p_session.device_id THEN 'wrong-device'
+    END
+$$;
+
+-- The refresh of the release before generations, kept for a replica of it left running and for a step back to it
+-- (older code leaves the newer functions alone); this release rotates those tokens with rotate_legacy_refresh_token. What happens at a refresh, in one round trip. Only SHA-256 hashes of refresh tokens are kept; a
 -- rotated token points at its successor's hash, which a duplicate refresh re-derives. `outcome`
 -- (RefreshOutcome in Swift, which decides the reply) is one of:
 --   'unknown'       no such token;
@@ -199,18 +218,9 @@ BEGIN
         outcome := 'unknown';
     ELSE
         SELECT * INTO v_session FROM issuer.sessions s WHERE s.id = v_token.session_id FOR UPDATE;
-        IF v_session.ended_at IS NOT NULL THEN
-            -- Only this branch reads the suspension marks: a rotation's path has no statement more.
-            IF v_session.end_reason = 'suspended'
-               AND EXISTS (SELECT 1 FROM issuer.member_suspensions m WHERE m.member_id = v_session.member_id AND m.suspended) THEN
-                outcome := 'suspended';
-            ELSE
-                outcome := 'ended';
-            END IF;
-        ELSIF v_session.expires_at <= now() OR v_token.expires_at <= now() THEN
-            outcome := 'expired';
-        ELSIF p_device IS NOT NULL AND p_device <> v_session.device_id THEN
-            outcome := 'wrong-device';
+        outcome := issuer.session_refusal(v_session, p_device, v_token.expires_at);
+        IF outcome IS NOT NULL THEN
+            NULL;
         ELSIF v_token.rotated_at IS NULL THEN
             UPDATE issuer.refresh_tokens t SET rotated_at = now(), successor_hash = p_successor_hash
              WHERE t.token_hash = p_token_hash;
@@ -260,6 +270,9 @@ LANGUAGE sql IMMUTABLE AS $$ SELECT substring(sha256(p_secret || int8send(p_gene
 --                                                  token genuine, so no made-up token ends a session;
 --   newer (a database restored to before it)       'unknown'.
 -- A grant hands back the member, the sign-in time (Rule (recent sign-in)), the successor's generation and its tag.
+-- The UPDATE and this look are two transactions: a duplicate of generation N that missed the UPDATE (its twin moved
+-- the session to N+1) and whose look comes only after the app's next refresh as well (N+1 to N+2, inside that one
+-- round trip) finds N two behind, and counts as a reuse.
 -- Shapes these two functions had while this release was made (a database that ran its intermediate commits):
 -- dropped, so such a database ends with the functions a fresh one has.
 DROP FUNCTION IF EXISTS issuer.refresh_second_look(UUID, BIGINT, TEXT, INT, INT);
@@ -286,17 +299,11 @@ BEGIN
     IF NOT FOUND OR v_session.generation < p_generation
        OR issuer.token_tag(v_session.token_secret, p_generation) IS DISTINCT FROM p_tag THEN
         outcome := 'unknown';
-    ELSIF v_session.ended_at IS NOT NULL THEN
-        IF v_session.end_reason = 'suspended'
-           AND EXISTS (SELECT 1 FROM issuer.member_suspensions m WHERE m.member_id = v_session.member_id AND m.suspended) THEN
-            outcome := 'suspended';
-        ELSE
-            outcome := 'ended';
-        END IF;
-    ELSIF v_session.expires_at <= now() THEN
-        outcome := 'expired';
-    ELSIF p_device IS NOT NULL AND p_device <> v_session.device_id THEN
-        outcome := 'wrong-device';
+    ELSE
+        outcome := issuer.session_refusal(v_session, p_device);
+    END IF;
+    IF outcome IS NOT NULL THEN
+        NULL;
     ELSIF v_session.generation = p_generation THEN
         UPDATE issuer.sessions s SET generation = s.generation + 1, rotated_at = now(), last_used_at = now(),
                                      expires_at = now() + make_interval(secs => p_ttl_seconds)
@@ -339,17 +346,9 @@ BEGIN
         outcome := 'unknown';
     ELSE
         SELECT * INTO v_session FROM issuer.sessions s WHERE s.id = v_token.session_id FOR UPDATE;
-        IF v_session.ended_at IS NOT NULL THEN
-            IF v_session.end_reason = 'suspended'
-               AND EXISTS (SELECT 1 FROM issuer.member_suspensions m WHERE m.member_id = v_session.member_id AND m.suspended) THEN
-                outcome := 'suspended';
-            ELSE
-                outcome := 'ended';
-            END IF;
-        ELSIF v_session.expires_at <= now() OR v_token.expires_at <= now() THEN
-            outcome := 'expired';
-        ELSIF p_device IS NOT NULL AND p_device <> v_session.device_id THEN
-            outcome := 'wrong-device';
+        outcome := issuer.session_refusal(v_session, p_device, v_token.expires_at);
+        IF outcome IS NOT NULL THEN
+            NULL;
         ELSIF v_token.rotated_at IS NULL THEN
             UPDATE issuer.refresh_tokens t SET rotated_at = now() WHERE t.token_hash = p_token_hash;
             UPDATE issuer.sessions s SET generation = s.generation + 1, rotated_at = now(), last_used_at = now(),
