@@ -57,6 +57,7 @@ actor InMemoryMemberRepository: MemberRepository {
     }
 
     func login(_ login: MemberLoginRequest) async throws -> MemberLoginReply {
+        if let nonce = login.nonce { try await use(nonce) }
         let key = Key(provider: login.identity.provider, subject: login.identity.subject)
         let token = login.identity
         if let old = identities[key], let member = members[old.memberId] {

@@ -150,6 +150,31 @@ struct MemberRepositoryContractTests {
         #expect(again?.code == .invalidProviderToken && again?.reason == NonceRefusal.used)
     }
 
+    @Test("a login spends its nonce first: its replay is refused and makes no member; a login refused after (a suspended member's) spends it too",
+          arguments: Kind.allCases)
+    func loginSpendsItsNonce(_ kind: Kind) async throws {
+        let repository = try await Self.make(kind)
+        let expiresAt = Int64(Date().timeIntervalSince1970) + 600
+        let nonce = UsedNonce(id: UUID().uuidString, expiresAt: expiresAt)
+        let identity = MemberStoreFixture.identity()
+        let first = try await repository.login(MemberLoginRequest(identity: identity, deviceId: "d", nonce: nonce))
+        let fresh = MemberStoreFixture.identity()
+        let replay = await failure { _ = try await repository.login(MemberLoginRequest(identity: fresh, deviceId: "d", nonce: nonce)) }
+        #expect(replay?.code == .invalidProviderToken && replay?.reason == NonceRefusal.used)
+        #expect(await failure { try await repository.use(nonce) }?.reason == NonceRefusal.used)
+        // The replay made no member of its identity: a login of it without the nonce is its first.
+        #expect(try await Self.login(repository, fresh).isExistingMember == false)
+
+        _ = try await repository.setSuspension(memberId: first.memberId, suspended: true, admin: "ops", reason: "r")
+        let another = UsedNonce(id: UUID().uuidString, expiresAt: expiresAt)
+        let suspended = await failure {
+            _ = try await repository.login(MemberLoginRequest(identity: identity, deviceId: "d", nonce: another))
+        }
+        #expect(suspended?.code == .memberSuspended)
+        let refused = await failure { try await repository.use(another) }
+        #expect(refused?.reason == NonceRefusal.used)
+    }
+
     @Test("a suspension sets the status and a new generation with its event once; a repeat changes nothing; lifting it adds one more",
           arguments: Kind.allCases)
     func suspension(_ kind: Kind) async throws {

@@ -104,5 +104,6 @@ enum MemberMigrations {
             -- member.login refusing a suspended member and carrying the login's device and client into
             -- member.logged-in: SQL/functions.sql.
             """),
+        Migration(version: 9, name: "a login spends its server nonce", sql: "-- functions.sql: member.login takes the login's server nonce"),
     ]
 }

@@ -3,19 +3,24 @@ import Foundation
 import Postgres
 
 extension MemberStore {
-    /// Records `nonce` as used, in one statement of its own, before the login or link it came with: a later
-    /// failure of either leaves it used, so a captured token and nonce are never good for a second try.
-    /// `INVALID_PROVIDER_TOKEN` (`nonceUsed`) when it was used before, by this call's twin too.
+    /// Records `nonce` as used, in one statement of its own, before the link it came with (a login records its
+    /// own, in its statement: ``login(_:)``): a later failure leaves it used, so a captured token and nonce are
+    /// never good for a second try. `INVALID_PROVIDER_TOKEN` (`nonceUsed`) when it was used before, by this call's
+    /// twin too.
     func use(_ nonce: UsedNonce) async throws {
         let rows = try await database.query(
             """
             INSERT INTO member.used_nonces (id, expires_at) VALUES (\(nonce.id), to_timestamp(\(nonce.expiresAt)))
             ON CONFLICT (id) DO NOTHING RETURNING id
             """)
-        guard !rows.isEmpty else {
-            throw ServiceFailure(.invalidProviderToken, "This nonce was used already: ask for a new one.", reason: NonceRefusal.used)
-        }
+        guard !rows.isEmpty else { throw Self.nonceUsed }
     }
+
+    /// The answer to a nonce used before.
+    static let nonceUsed = ServiceFailure(.invalidProviderToken, "This nonce was used already: ask for a new one.", reason: NonceRefusal.used)
+
+    /// The SQLSTATE `member.login` raises for a nonce used before (SQL/functions.sql).
+    static let nonceUsedState = "MN001"
 
     /// How long after its expiry a used nonce is kept: a verifier whose clock runs behind the database's
     /// still takes the nonce for that long, so the verifiers' clocks must be within this of the database's.

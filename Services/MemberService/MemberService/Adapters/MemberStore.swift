@@ -16,28 +16,40 @@ struct MemberStore: MemberRepository {
     /// Finds the member of `request.identity`, or creates one; exactly one concurrent caller creates.
     /// The login's events (`member.created`, `member.logged-in` with the device and client,
     /// `member.updated`) go to the outbox in the same call. A suspended member's login writes nothing and
-    /// is `MEMBER_SUSPENDED`. The request comes cleaned (``ProviderDetails``).
+    /// is `MEMBER_SUSPENDED`. The request comes cleaned (``ProviderDetails``). Its server nonce is recorded as
+    /// used in the same statement, first (one round trip): `INVALID_PROVIDER_TOKEN` (`nonceUsed`) when it was
+    /// used before; a login that fails after it rolled it back, so it is recorded again on its own.
     func login(_ request: MemberLoginRequest) async throws -> MemberLoginReply {
+        do {
+            return try await loginStatement(request)
+        } catch let error as PostgresError where error.sqlState == Self.nonceUsedState {
+            throw Self.nonceUsed
+        } catch {
+            // Whatever the login came to, its nonce is spent (a connection that is down spends nothing, and
+            // nothing else happened either).
+            if let nonce = request.nonce { try? await use(nonce) }
+            if let error = error as? PostgresError, error.sqlState == Self.memberSuspendedState { throw ServiceFailure.memberSuspended }
+            throw error
+        }
+    }
+
+    private func loginStatement(_ request: MemberLoginRequest) async throws -> MemberLoginReply {
         let identity = request.identity
         let client = request.client
-        let rows: PostgresRows
-        do {
-            rows = try await retryingConflicts {
-                try await database.query(
-                    """
-                    SELECT member_id, created FROM member.login(
-                        p_provider => \(identity.provider.rawValue), p_subject => \(identity.subject),
-                        p_email => \(identity.email), p_email_verified => \(identity.emailVerified),
-                        p_private_email => \(identity.isPrivateEmail), p_name => \(identity.name),
-                        p_app_email => \(request.email), p_app_name => \(request.name),
-                        p_sealed_credential => \(identity.sealedCredential),
-                        p_timezone => \(request.timezone), p_locale => \(request.locale), p_picture => \(identity.pictureUrl),
-                        p_device_id => \(request.deviceId), p_client_address => \(client?.address),
-                        p_platform => \(client?.platform), p_app_version => \(client?.appVersion))
-                    """)
-            }
-        } catch let error as PostgresError where error.sqlState == Self.memberSuspendedState {
-            throw ServiceFailure.memberSuspended
+        let rows = try await retryingConflicts {
+            try await database.query(
+                """
+                SELECT member_id, created FROM member.login(
+                    p_provider => \(identity.provider.rawValue), p_subject => \(identity.subject),
+                    p_email => \(identity.email), p_email_verified => \(identity.emailVerified),
+                    p_private_email => \(identity.isPrivateEmail), p_name => \(identity.name),
+                    p_app_email => \(request.email), p_app_name => \(request.name),
+                    p_sealed_credential => \(identity.sealedCredential),
+                    p_timezone => \(request.timezone), p_locale => \(request.locale), p_picture => \(identity.pictureUrl),
+                    p_device_id => \(request.deviceId), p_client_address => \(client?.address),
+                    p_platform => \(client?.platform), p_app_version => \(client?.appVersion),
+                    p_nonce => \(request.nonce?.id), p_nonce_expires_at => \(request.nonce?.expiresAt))
+                """)
         }
         outbox.signal()
         guard let row = rows.first else { throw ServiceFailure.internal }

@@ -29,8 +29,8 @@ struct MemberHandlers: Sendable {
     func login(_ request: MemberLoginRequest) async throws -> Hop<TokenPair> {
         try Self.validate(request.identity)
         try Field.deviceId(request.deviceId)
-        // Used up first: whatever the rest of the login comes to, the nonce is spent.
-        if let nonce = request.nonce { try await use(nonce) }
+        // Spent by the login's statement, first: whatever the rest of the login comes to, the nonce is spent.
+        if let nonce = request.nonce { try Self.checkNonce(nonce) }
         let request = ProviderDetails.cleaned(request)
         // A suspended member's login is refused here (MEMBER_SUSPENDED), with nothing written.
         let member = try await members.login(request)
@@ -128,8 +128,13 @@ struct MemberHandlers: Sendable {
 
     /// Records a server nonce the verifier checked as used (it checked it is genuine, the device's and unexpired).
     private func use(_ nonce: UsedNonce) async throws {
-        guard (1...64).contains(nonce.id.utf8.count) else { throw ServiceFailure.invalidRequest("The nonce's id must be 1 to 64 bytes.") }
+        try Self.checkNonce(nonce)
         try await members.use(nonce)
+    }
+
+    /// A nonce's id as the store keeps it: 1 to 64 bytes.
+    private static func checkNonce(_ nonce: UsedNonce) throws(ServiceFailure) {
+        guard (1...64).contains(nonce.id.utf8.count) else { throw ServiceFailure.invalidRequest("The nonce's id must be 1 to 64 bytes.") }
     }
 
     /// The member's profile after a change of its own; the member deleted meanwhile is `UNAUTHORIZED`.

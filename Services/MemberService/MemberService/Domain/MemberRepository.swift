@@ -11,7 +11,9 @@ import Contracts
 /// written; `delete`, `handle` and the admin's calls act on it as on any member.
 protocol MemberRepository: Sendable {
     /// Finds the member of the identity, or creates one; exactly one concurrent caller creates. `login`
-    /// comes cleaned (``ProviderDetails/cleaned(_:)-(MemberLoginRequest)``).
+    /// comes cleaned (``ProviderDetails/cleaned(_:)-(MemberLoginRequest)``). Its server nonce, if any, is
+    /// recorded as used first, and stays used whatever the login comes to: `INVALID_PROVIDER_TOKEN`
+    /// (`nonceUsed`) when it was used before.
     func login(_ login: MemberLoginRequest) async throws -> MemberLoginReply
     /// The member with its identities, or nil when there is no such member.
     func member(_ memberId: Int64) async throws -> MemberRecord?

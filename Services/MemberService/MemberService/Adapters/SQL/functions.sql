@@ -18,6 +18,7 @@
 DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT);
 DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT);
 DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT);
+DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT);
 
 -- Rule (identity email): an identity keeps the token's email with the token's flag; a token without
 -- an email keeps the stored email with its flag; with neither, the email the app sent (Apple sends
@@ -139,7 +140,7 @@ CREATE OR REPLACE FUNCTION member.login(
     p_private_email BOOLEAN, p_name TEXT, p_app_email TEXT, p_app_name TEXT,
     p_sealed_credential TEXT, p_timezone TEXT, p_locale TEXT, p_picture TEXT DEFAULT NULL,
     p_device_id TEXT DEFAULT NULL, p_client_address TEXT DEFAULT NULL, p_platform TEXT DEFAULT NULL,
-    p_app_version TEXT DEFAULT NULL)
+    p_app_version TEXT DEFAULT NULL, p_nonce TEXT DEFAULT NULL, p_nonce_expires_at BIGINT DEFAULT NULL)
 RETURNS TABLE (member_id BIGINT, created BOOLEAN)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -151,6 +152,17 @@ DECLARE
     v_verified BOOLEAN;
     v_name TEXT;
 BEGIN
+    -- Rule (a server nonce is good once): the login's nonce (p_nonce) is recorded before anything else; one
+    -- recorded already raises SQLSTATE 'MN001' (MemberStore answers INVALID_PROVIDER_TOKEN, nonceUsed). Of two
+    -- logins with one nonce, the second waits for the first's row and is refused once it commits. A login that
+    -- fails after this rolls the nonce back with the rest: MemberStore then records it in a statement of its own.
+    IF p_nonce IS NOT NULL THEN
+        INSERT INTO member.used_nonces (id, expires_at) VALUES (p_nonce, to_timestamp(p_nonce_expires_at))
+            ON CONFLICT (id) DO NOTHING;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'the server nonce was used already' USING ERRCODE = 'MN001';
+        END IF;
+    END IF;
     LOOP
         SELECT i.member_id, i.email, i.email_verified, i.name INTO v_member, v_old_email, v_old_verified, v_old_name
           FROM member.identities AS i
