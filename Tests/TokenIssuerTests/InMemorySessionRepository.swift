@@ -67,7 +67,7 @@ actor InMemorySessionRepository: SessionRepository {
         // Another attempt of the same login came first: its session, while it is live and the device's; else nothing.
         if let session = sessions[id] {
             guard session.ended == nil, session.memberId == memberId, session.deviceId == deviceId,
-                  now.timeIntervalSince(session.createdAt) < 300 else {
+                  now.timeIntervalSince(session.createdAt) < 120 else {
                 throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.")
             }
             return StartedSession(id: id, generation: session.generation,

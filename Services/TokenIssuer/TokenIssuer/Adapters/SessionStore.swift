@@ -13,7 +13,7 @@ struct SessionStore: SessionRepository {
     /// provider at `signedInAt` (seconds since 1970) from the app `client`, and returns it. `UNAUTHORIZED` when the
     /// member was deleted: a login that found it just before does not outlive it; `MEMBER_SUSPENDED` while it is
     /// suspended (`issuer.open_session` raises SQLSTATE `IS001`). When `sessionId` exists already (another attempt of
-    /// the same login came first), that session is returned as it stands while live and at most five minutes old, and
+    /// the same login came first), that session is returned as it stands while live and at most two minutes old, and
     /// nothing is replaced.
     func startSession(memberId: Int64, deviceId: String, provider: Provider,
                       signedInAt: Int64 = Int64(Date().timeIntervalSince1970), client: SessionClient = .unknown,

@@ -10,7 +10,7 @@ protocol SessionRepository: Sendable {
     /// `signedInAt` (seconds since 1970, at most a minute ahead) from the app `client`, at generation 0 (its first
     /// refresh token, ``RefreshToken``); when `sessionId` exists already (another attempt of the same login came
     /// first), it is returned as it stands (its generation, and the tag under the secret it was started with) while
-    /// it is live, the member's device's and started within five minutes, and nothing is replaced. `UNAUTHORIZED` when the member was deleted, or
+    /// it is live, the member's device's and started within two minutes, and nothing is replaced. `UNAUTHORIZED` when the member was deleted, or
     /// `sessionId` has ended since; `MEMBER_SUSPENDED` while the member's suspension holds.
     func startSession(memberId: Int64, deviceId: String, provider: Provider, signedInAt: Int64, client: SessionClient,
                       sessionId: UUID, secret: [UInt8]) async throws -> StartedSession

@@ -37,8 +37,9 @@
 -- login's session, which it returns as it stands now (its generation and tag under the secret it was given),
 -- replacing nothing: a late attempt would otherwise end the session whose tokens the app holds, and one that
 -- handed back generation 0 of a session that has moved on would hand out a reuse. Ended since, or started more than
--- five minutes ago (a login's attempts come within its callers' patience, seconds; a later one is no attempt of it
--- and gets no live token): no row.
+-- two minutes ago (a login's attempts come within its callers' patience: the gateway's SERVICE_TIMEOUT, at most
+-- 60 s, and one resend; a later one is no attempt of it and gets no live token): no row. The row is read FOR SHARE,
+-- so a refresh of it under way commits first and its generation is the one handed back.
 -- A replica of the release before calls start_session, naming neither and passing its first token's hash
 -- (p_token_hash), kept in refresh_tokens; it gets the session's ID alone. Until p_signed_in_at was added it took
 -- five arguments, until p_platform and p_app_version six, and until p_session eight: those signatures are dropped,
@@ -71,7 +72,8 @@ BEGIN
     IF v_started IS NOT NULL THEN
         RETURN QUERY SELECT s.id, s.generation, issuer.token_tag(s.token_secret, s.generation) FROM issuer.sessions s
                       WHERE s.id = v_started AND s.member_id = p_member AND s.device_id = p_device AND s.ended_at IS NULL
-                        AND (p_session IS NULL OR s.token_secret IS NOT NULL) AND s.created_at > now() - interval '5 minutes';
+                        AND (p_session IS NULL OR s.token_secret IS NOT NULL) AND s.created_at > now() - interval '2 minutes'
+                        FOR SHARE OF s;
         RETURN;
     END IF;
     UPDATE issuer.sessions s SET ended_at = clock_timestamp(), end_reason = 'replaced'
@@ -99,7 +101,7 @@ LANGUAGE sql AS $$
 $$;
 
 -- Records that the member was deleted (kept as long as a refresh token lives: SessionStore.cleanUp)
--- and ends its live sessions ('member-deleted'); returns the IDs it ended. See start_session.
+-- and ends its live sessions ('member-deleted'); returns the IDs it ended. See open_session.
 CREATE OR REPLACE FUNCTION issuer.end_deleted_member(p_member BIGINT) RETURNS SETOF UUID
 LANGUAGE plpgsql AS $$
 BEGIN
