@@ -19,6 +19,7 @@ struct MemberSchemaUpgradeTests {
                 "member.identity_name(text,text,text)",
                 "member.logged_in(bigint,text,boolean,text,text,text,text)",
                 "member.login(text,text,text,boolean,boolean,text,text,text,text,text,text,text,text,text,text,text,text,bigint)",
+                "member.use_nonce(text,bigint)",
             ])
     }
 

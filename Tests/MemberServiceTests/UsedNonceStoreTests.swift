@@ -33,6 +33,29 @@ struct UsedNonceStoreTests {
         #expect(taken == 1)
     }
 
+    @Test("eight logins racing with one nonce: one signs in, seven are refused with nonceUsed")
+    func loginsRacing() async throws {
+        let fixture = try await Self.fixture.value
+        let nonce = Self.nonce()
+        let identity = MemberStoreFixture.identity()
+        let outcomes = await withTaskGroup(of: String.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    do {
+                        _ = try await fixture.store.login(MemberLoginRequest(identity: identity, deviceId: "d", nonce: nonce))
+                        return "signed in"
+                    } catch let failure as ServiceFailure {
+                        return failure.reason ?? failure.code.rawValue
+                    } catch {
+                        return "\(error)"
+                    }
+                }
+            }
+            return await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(outcomes.sorted() == Array(repeating: NonceRefusal.used, count: 7) + ["signed in"])
+    }
+
     @Test("expired nonces are forgotten only past the clock allowance, every batch of them")
     func sweep() async throws {
         let fixture = try await Self.fixture.value

@@ -8,12 +8,8 @@ extension MemberStore {
     /// never good for a second try. `INVALID_PROVIDER_TOKEN` (`nonceUsed`) when it was used before, by this call's
     /// twin too.
     func use(_ nonce: UsedNonce) async throws {
-        let rows = try await database.query(
-            """
-            INSERT INTO member.used_nonces (id, expires_at) VALUES (\(nonce.id), to_timestamp(\(nonce.expiresAt)))
-            ON CONFLICT (id) DO NOTHING RETURNING id
-            """)
-        guard !rows.isEmpty else { throw Self.nonceUsed }
+        let rows = try await database.query("SELECT member.use_nonce(\(nonce.id), \(nonce.expiresAt)) AS used")
+        guard try rows.first?.bool("used") == true else { throw Self.nonceUsed }
     }
 
     /// The answer to a nonce used before.

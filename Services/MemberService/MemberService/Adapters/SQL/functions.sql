@@ -124,6 +124,17 @@ BEGIN
 END;
 $$;
 
+-- Rule (a server nonce is good once): records nonce p_id (expiring at p_expires_at, seconds since 1970) as used;
+-- false when it was used before. The primary key lets exactly one of two concurrent uses in: the second waits for
+-- the first's row, and is refused once that commits. MemberStore.use (a link's) and member.login (a login's) call it.
+CREATE OR REPLACE FUNCTION member.use_nonce(p_id TEXT, p_expires_at BIGINT) RETURNS BOOLEAN
+LANGUAGE sql AS $$
+    WITH used AS (
+        INSERT INTO member.used_nonces (id, expires_at) VALUES (p_id, to_timestamp(p_expires_at))
+            ON CONFLICT (id) DO NOTHING RETURNING 1)
+    SELECT EXISTS (SELECT FROM used)
+$$;
+
 -- What happens at login, in one round trip: find the member of the identity, or create both, and
 -- write the login's events. Concurrent first logins of one identity race on the primary key: the
 -- losers' inserts fail, their subtransaction (and so their new member row) rolls back, and the loop
@@ -156,12 +167,8 @@ BEGIN
     -- recorded already raises SQLSTATE 'MN001' (MemberStore answers INVALID_PROVIDER_TOKEN, nonceUsed). Of two
     -- logins with one nonce, the second waits for the first's row and is refused once it commits. A login that
     -- fails after this rolls the nonce back with the rest: MemberStore then records it in a statement of its own.
-    IF p_nonce IS NOT NULL THEN
-        INSERT INTO member.used_nonces (id, expires_at) VALUES (p_nonce, to_timestamp(p_nonce_expires_at))
-            ON CONFLICT (id) DO NOTHING;
-        IF NOT FOUND THEN
-            RAISE EXCEPTION 'the server nonce was used already' USING ERRCODE = 'MN001';
-        END IF;
+    IF p_nonce IS NOT NULL AND NOT member.use_nonce(p_nonce, p_nonce_expires_at) THEN
+        RAISE EXCEPTION 'the server nonce was used already' USING ERRCODE = 'MN001';
     END IF;
     LOOP
         SELECT i.member_id, i.email, i.email_verified, i.name INTO v_member, v_old_email, v_old_verified, v_old_name
