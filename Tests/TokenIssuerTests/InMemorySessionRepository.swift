@@ -60,7 +60,8 @@ actor InMemorySessionRepository: SessionRepository {
     }
 
     func startSession(memberId: Int64, deviceId: String, provider: Provider, signedInAt: Int64, client: SessionClient,
-                      sessionId: UUID, secret: [UInt8]) async throws -> StartedSession {
+                      sessionId: UUID, secret: [UInt8]?) async throws -> StartedSession {
+        let secret = secret ?? SecureRandom.bytes(RefreshTokenKeys.secretBytes)
         guard !deletedMembers.contains(memberId) else { throw ServiceFailure(.unauthorized, "The member no longer exists; sign in again.") }
         guard suspensions[memberId]?.suspended != true else { throw ServiceFailure.memberSuspended }
         let id = sessionId.uuidString.lowercased()

@@ -167,7 +167,7 @@ struct IssuerHandlersTests {
         let next = try await refresh(pair.refreshToken)
         let id = try #require(UUID(uuidString: pair.sessionId))
         let oldTag = try #require(Base64URL.decode(pair.refreshToken.split(separator: ".")[2]))
-        for (generation, tag): (Int64, [UInt8]) in [(1, oldTag), (2, oldTag), (5, oldTag), (1, RefreshTokenKeys.randomSecret()),
+        for (generation, tag): (Int64, [UInt8]) in [(1, oldTag), (2, oldTag), (5, oldTag), (1, SecureRandom.bytes(RefreshTokenKeys.secretBytes)),
                                                     (2, Array(repeating: 0, count: 16))] {
             let made = Self.refreshKeys.token(sessionId: id, tag: tag, generation: generation)
             let refused = await failure { _ = try await refresh(made.value) }

@@ -15,6 +15,7 @@ struct IssuerSchemaUpgradeTests {
                 "issuer.start_session(bigint,text,text,bytea,integer,bigint,text,text,uuid,bytea)",
                 "issuer.open_session(bigint,text,text,integer,bigint,text,text,uuid,bytea,bytea)",
                 "issuer.session_refusal(issuer.sessions,text,timestamp with time zone)",
+                "issuer.new_token_secret()",
                 "issuer.end_deleted_member(bigint)",
                 "issuer.apply_member_suspension(bigint,boolean,bigint,integer)",
                 "issuer.rotate_refresh_token(bytea,bytea,text,integer,integer)",

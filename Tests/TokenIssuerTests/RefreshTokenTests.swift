@@ -91,7 +91,7 @@ struct RefreshTokenTests {
         #expect(RefreshTokenKeys([Self.keyB])!.read(old.value) == nil)
     }
 
-    @Test("a login's attempts name one session (a version 8 UUID), whatever the key; another login, member or device names others; secrets are random")
+    @Test("a login's attempts name one session (a version 8 UUID), whatever the key; another login, member or device names others")
     func loginSession() {
         let one = RefreshTokenKeys.session(ofLogin: "attempt-1", memberId: 7, deviceId: "phone")
         #expect(one == RefreshTokenKeys.session(ofLogin: "attempt-1", memberId: 7, deviceId: "phone"))
@@ -100,8 +100,6 @@ struct RefreshTokenTests {
                       RefreshTokenKeys.session(ofLogin: "attempt-1", memberId: 8, deviceId: "phone"),
                       RefreshTokenKeys.session(ofLogin: "attempt-1", memberId: 7, deviceId: "tablet")] + [one]
         #expect(Set(others).count == 4)
-        #expect(RefreshTokenKeys.randomSecret().count == RefreshTokenKeys.secretBytes)
-        #expect(RefreshTokenKeys.randomSecret() != RefreshTokenKeys.randomSecret())
     }
 
     @Test("no key, or a key shorter than 32 bytes, makes no key set")

@@ -38,7 +38,7 @@ struct SessionRepositoryContractTests {
         let first = started.id
         #expect(started == StartedSession(id: named.uuidString.lowercased(), generation: 0, tag: testTag(0)))
         // A later attempt of the same login brings a secret of its own: it gets the session's, at its generation now.
-        let other = RefreshTokenKeys.randomSecret()
+        let other = SecureRandom.bytes(RefreshTokenKeys.secretBytes)
         #expect(try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, sessionId: named, secret: other) == started)
         _ = try await repository.rotate(sessionId: named, generation: 0, tag: testTag(0), deviceId: "phone")
         let resent = try await repository.startSession(memberId: member, deviceId: "phone", provider: .google, signedInAt: 1, client: .unknown, sessionId: named, secret: other)

@@ -48,6 +48,20 @@ struct SessionStoreTests {
         #expect(try await Self.events(store, second).isEmpty)
     }
 
+    @Test("the database makes each session's secret (16 bytes, another each time); the first token's tag is made from it")
+    func secretsMadeInTheDatabase() async throws {
+        let store = try await Self.store.value
+        let member = Self.member()
+        let phone = try await store.startSession(memberId: member, deviceId: "phone", provider: .google)
+        let tablet = try await store.startSession(memberId: member, deviceId: "tablet", provider: .google)
+        let secrets = try await store.database.query(
+            "SELECT token_secret FROM issuer.sessions WHERE id IN (\(phone.id)::uuid, \(tablet.id)::uuid) ORDER BY id = \(phone.id)::uuid DESC")
+            .map { try $0.bytes("token_secret") }
+        #expect(secrets.count == 2 && secrets.allSatisfy { $0.count == RefreshTokenKeys.secretBytes } && secrets[0] != secrets[1])
+        #expect(phone.tag == RefreshTokenKeys.tag(secret: secrets[0], generation: 0) && phone.generation == 0)
+        #expect(tablet.tag == RefreshTokenKeys.tag(secret: secrets[1], generation: 0))
+    }
+
     @Test("an attempt of a login more than two minutes after its session started gets no token, and replaces nothing")
     func lateAttempt() async throws {
         let store = try await Self.store.value

@@ -17,7 +17,7 @@ struct SessionStore: SessionRepository {
     /// nothing is replaced.
     func startSession(memberId: Int64, deviceId: String, provider: Provider,
                       signedInAt: Int64 = Int64(Date().timeIntervalSince1970), client: SessionClient = .unknown,
-                      sessionId: UUID = UUID(), secret: [UInt8] = RefreshTokenKeys.randomSecret()) async throws -> StartedSession {
+                      sessionId: UUID = UUID(), secret: [UInt8]? = nil) async throws -> StartedSession {
         let rows: PostgresRows
         do {
             rows = try await database.query(

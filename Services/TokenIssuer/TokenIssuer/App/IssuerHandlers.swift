@@ -38,7 +38,7 @@ struct IssuerHandlers: Sendable {
         let client = SessionClient(platform: request.platform, appVersion: request.appVersion)
         let started = try await repository.startSession(memberId: request.memberId, deviceId: request.deviceId,
                                                         provider: request.provider, signedInAt: signedInAt, client: client,
-                                                        sessionId: sessionId, secret: RefreshTokenKeys.randomSecret())
+                                                        sessionId: sessionId, secret: nil)
         // The device's previous session, if any, ended in the same transaction.
         outbox.signal()
         let token = keys.token(sessionId: sessionId, tag: started.tag, generation: started.generation)

@@ -99,7 +99,7 @@ struct RefreshTokenKeys: Sendable, Equatable {
     /// one login names the same on every replica, whichever key each signs with (a key rotation's step reaches them
     /// some seconds apart), so the session is that login's, whichever attempt came first. A UUID of version 8
     /// (RFC 9562). No key is needed: a session's ID is no secret (its access tokens carry it), and it makes no token,
-    /// for the session's secret is random (``randomSecret()``).
+    /// for the session's secret is random (`issuer.new_token_secret`, made in the database).
     static func session(ofLogin attemptKey: String, memberId: Int64, deviceId: String) -> UUID {
         let login = Array(attemptKey.utf8) + [0] + Array(String(memberId).utf8) + [0] + Array(deviceId.utf8)
         var bytes = Array(Digest.sha256(loginLabel + login).prefix(16))
@@ -107,11 +107,6 @@ struct RefreshTokenKeys: Sendable, Equatable {
         bytes[8] = (bytes[8] & 0x3F) | 0x80
         return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
                            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
-    }
-
-    /// A new session's secret: random, kept by the database alone.
-    static func randomSecret() -> [UInt8] {
-        SecureRandom.bytes(secretBytes)
     }
 
     private static func message(_ sessionId: UUID, _ generation: Int64, _ tag: [UInt8]) -> [UInt8] {

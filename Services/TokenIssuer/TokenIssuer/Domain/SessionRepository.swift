@@ -6,14 +6,15 @@ import Foundation
 /// replacement of the device's session, a refresh's rotation and reuse, a deleted member's refusal) are the
 /// store's, in one statement each; what their outcomes mean is this folder's (``RefreshOutcome``).
 protocol SessionRepository: Sendable {
-    /// Ends the member's session on `deviceId`, if any, and starts `sessionId` with its token secret `secret`, signed in with its provider at
+    /// Ends the member's session on `deviceId`, if any, and starts `sessionId` with a random token secret (`secret`, from
+    /// tests only, which make tags of their own), signed in with its provider at
     /// `signedInAt` (seconds since 1970, at most a minute ahead) from the app `client`, at generation 0 (its first
     /// refresh token, ``RefreshToken``); when `sessionId` exists already (another attempt of the same login came
     /// first), it is returned as it stands (its generation, and the tag under the secret it was started with) while
     /// it is live, the member's device's and started within two minutes, and nothing is replaced. `UNAUTHORIZED` when the member was deleted, or
     /// `sessionId` has ended since; `MEMBER_SUSPENDED` while the member's suspension holds.
     func startSession(memberId: Int64, deviceId: String, provider: Provider, signedInAt: Int64, client: SessionClient,
-                      sessionId: UUID, secret: [UInt8]) async throws -> StartedSession
+                      sessionId: UUID, secret: [UInt8]?) async throws -> StartedSession
     /// Records that the member was deleted, so no session starts for it again, and ends its live sessions;
     /// returns the IDs it ended. Idempotent.
     func endDeletedMember(_ memberId: Int64) async throws -> [String]

@@ -29,9 +29,10 @@
 -- before reads a NULL as a deleted member, an error as a failure, and neither starts a session.
 -- Rule (a session remembers its app): p_platform and p_app_version (cleaned and cut by the issuer) are kept
 -- for the session lists.
--- Rule (refresh tokens by generation): the issuer names the session (p_session) and gives it a random secret
--- (p_token_secret); its first refresh token is the session's generation 0, which no row holds
--- (Domain/RefreshToken.swift). open_session returns the session with its generation and that generation's tag.
+-- Rule (refresh tokens by generation): the issuer names the session (p_session), which gets a random secret
+-- (issuer.new_token_secret; p_token_secret only from tests, which make tags of their own); its first refresh token is
+-- the session's generation 0, which no row holds (Domain/RefreshToken.swift). open_session returns the session with its
+-- generation and that generation's tag.
 -- Rule (a login's attempts are one login): the session's ID is derived from the login's key (never its secret, which
 -- is random: the key and a login's attempt key make no token), so an attempt that finds it already started that
 -- login's session, which it returns as it stands now (its generation and tag under the secret it was given),
@@ -44,6 +45,13 @@
 -- (p_token_hash), kept in refresh_tokens; it gets the session's ID alone. Until p_signed_in_at was added it took
 -- five arguments, until p_platform and p_app_version six, and until p_session eight: those signatures are dropped,
 -- so a call that names only those takes the defaults.
+-- A new session's secret (Rule (refresh tokens by generation)): 16 bytes of SHA-256 over two random UUIDs (PostgreSQL's
+-- strong random source, 244 bits). Made here, so it never leaves the database: no statement carries it.
+CREATE OR REPLACE FUNCTION issuer.new_token_secret() RETURNS BYTEA
+LANGUAGE sql VOLATILE AS $$
+    SELECT substring(sha256(uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid())) FROM 1 FOR 16)
+$$;
+
 DROP FUNCTION IF EXISTS issuer.start_session(BIGINT, TEXT, TEXT, BYTEA, INT);
 DROP FUNCTION IF EXISTS issuer.start_session(BIGINT, TEXT, TEXT, BYTEA, INT, BIGINT);
 DROP FUNCTION IF EXISTS issuer.start_session(BIGINT, TEXT, TEXT, BYTEA, INT, BIGINT, TEXT, TEXT);
@@ -54,6 +62,8 @@ RETURNS TABLE (id UUID, generation BIGINT, tag BYTEA)
 LANGUAGE plpgsql AS $$
 DECLARE
     v_session UUID := COALESCE(p_session, gen_random_uuid());
+    -- A session of a replica of the release before (no p_session) gets its secret at its first refresh.
+    v_secret BYTEA := CASE WHEN p_session IS NOT NULL THEN COALESCE(p_token_secret, issuer.new_token_secret()) END;
     v_started UUID;
 BEGIN
     PERFORM pg_advisory_xact_lock_shared(hashtext('issuer.member'), hashtext(p_member::text));
@@ -80,12 +90,12 @@ BEGIN
      WHERE s.member_id = p_member AND s.device_id = p_device AND s.ended_at IS NULL;
     INSERT INTO issuer.sessions (id, member_id, device_id, provider, signed_in_at, expires_at, platform, app_version, token_secret)
          VALUES (v_session, p_member, p_device, p_provider, LEAST(COALESCE(to_timestamp(p_signed_in_at), now()), now() + interval '1 minute'),
-                 now() + make_interval(secs => p_ttl_seconds), p_platform, p_app_version, p_token_secret);
+                 now() + make_interval(secs => p_ttl_seconds), p_platform, p_app_version, v_secret);
     IF p_session IS NULL THEN
         INSERT INTO issuer.refresh_tokens (token_hash, session_id, expires_at)
              VALUES (p_token_hash, v_session, now() + make_interval(secs => p_ttl_seconds));
     END IF;
-    RETURN QUERY SELECT v_session, 0::BIGINT, issuer.token_tag(p_token_secret, 0);
+    RETURN QUERY SELECT v_session, 0::BIGINT, issuer.token_tag(v_secret, 0);
 END;
 $$;
 
@@ -355,8 +365,7 @@ BEGIN
             UPDATE issuer.refresh_tokens t SET rotated_at = now() WHERE t.token_hash = p_token_hash;
             UPDATE issuer.sessions s SET generation = s.generation + 1, rotated_at = now(), last_used_at = now(),
                                          expires_at = now() + make_interval(secs => p_ttl_seconds),
-                                         token_secret = COALESCE(s.token_secret, substring(sha256(
-                                             uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid())) FROM 1 FOR 16))
+                                         token_secret = COALESCE(s.token_secret, issuer.new_token_secret())
              WHERE s.id = v_session.id
             RETURNING s.generation, issuer.token_tag(s.token_secret, s.generation) INTO generation, tag;
             outcome := 'rotated';
