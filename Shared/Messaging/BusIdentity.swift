@@ -86,7 +86,8 @@ public enum BusIdentity: String, CaseIterable, Sendable {
                 subscribe: ["events.>"],
                 allowResponses: false)
         case .streamAdmin:
-            BusGrant(publish: JetStreamSubjects.streamAdministration, subscribe: [], allowResponses: false)
+            BusGrant(publish: JetStreamSubjects.streamAdministration + JetStreamSubjects.bucketAdministration(Events.webhookBucket),
+                     subscribe: [], allowResponses: false)
         }
     }
 }
@@ -230,6 +231,12 @@ public enum JetStreamSubjects {
     /// Edit the stream's settings (never delete or purge it): the stream-admin's alone.
     public static let streamAdministration = ["INFO", "STREAM.INFO.\(stream)", "STREAM.UPDATE.\(stream)", "STREAM.NAMES", "STREAM.LIST"]
         .map { "\(api).\($0)" }
+
+    /// Edit the key-value bucket `bucket`'s settings (turn off the direct gets of the webhook-relay's bucket an earlier
+    /// release made): the stream-admin's alone.
+    public static func bucketAdministration(_ bucket: String) -> [String] {
+        ["\(api).STREAM.INFO.KV_\(bucket)", "\(api).STREAM.UPDATE.KV_\(bucket)"]
+    }
 
     /// Bind, fetch from and acknowledge one durable consumer someone else made, and no other.
     public static func reading(_ name: String) -> [String] {

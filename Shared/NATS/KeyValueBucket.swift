@@ -92,11 +92,17 @@ private final class StoreHandle: @unchecked Sendable {
 }
 
 extension JetStream {
-    /// Binds the existing key-value bucket `name`.
+    /// Binds the existing key-value bucket `name`. Refuses one that allows direct gets, as the webhook-relay's bucket made
+    /// by the release of stop 40 (through `js_CreateKeyValue`) does: cnats reads such a bucket through `DIRECT.GET`, which
+    /// no service's grant allows, so every read would time out; the error says how to turn them off.
     public func keyValue(_ name: String) async throws -> KeyValueBucket {
         try Subject.validateName(name, kind: "bucket name")
         let connection = self.connection
         return try await BlockingCall.run {
+            if try Self.allowsDirect(connection.handle, bucket: name) == true {
+                throw NATSError(code: .protocolError, detail: "key-value bucket '\(name)' allows direct gets (made by an earlier "
+                                + "release); turn them off as the stream-admin: nats stream edit KV_\(name) --no-allow-direct")
+            }
             var store: OpaquePointer?
             try check(js_KeyValue(&store, connection.handle.jetStream, name), "bind key-value bucket '\(name)'")
             guard let store else { throw NATSError(code: .protocolError, detail: "js_KeyValue returned no store") }
@@ -106,7 +112,7 @@ extension JetStream {
 
     /// Creates the key-value bucket `name` (one value a key, file storage, `replicas` copies; values of at most
     /// `maxValueSize` bytes, `maxBytes` in all, when given) when it is missing. One that exists is left as it is (made
-    /// by an older release with other limits, or edited by an administrator).
+    /// by an older release with other limits, or edited by an administrator: no service edits a stream).
     ///
     /// Its stream is made here rather than by `js_CreateKeyValue`, which always allows direct gets: nats-server sends a
     /// direct get's answer, the stored value as it is, to whatever reply subject the request names without a
@@ -114,9 +120,9 @@ extension JetStream {
     /// of its choosing. Without direct gets, reads go through `STREAM.MSG.GET`, whose answer is wrapped in JSON.
     public func ensureKeyValue(_ name: String, replicas: Int = 1, maxValueSize: Int? = nil, maxBytes: Int? = nil) async throws {
         try Subject.validateName(name, kind: "bucket name")
-        if (try? await keyValue(name)) != nil { return }
         let handle = connection.handle
         try await BlockingCall.run {
+            if try Self.allowsDirect(handle, bucket: name) != nil { return }
             _ = try JetStream.addStream(handle, name: "KV_\(name)", subjects: ["$KV.\(name).>"], maxAge: nil, replicas: replicas,
                                         what: "key-value bucket '\(name)'") { config in
                 config.MaxMsgsPerSubject = 1
@@ -128,5 +134,19 @@ extension JetStream {
                 if let maxBytes { config.MaxBytes = Int64(maxBytes) }
             }
         }
+    }
+
+    /// Whether bucket `name`'s stream allows direct gets; nil when there is no such bucket.
+    private static func allowsDirect(_ handle: ConnectionHandle, bucket name: String) throws -> Bool? {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var errorCode = jsErrCode(0)
+        let status = js_GetStreamInfo(&info, handle.jetStream, "KV_\(name)", nil, &errorCode)
+        defer { if let info { jsStreamInfo_Destroy(info) } }
+        if errorCode == JSStreamNotFoundErr || status == NATS_NOT_FOUND { return nil }
+        try checkJS(status, errorCode, "read key-value bucket '\(name)'")
+        guard let config = info?.pointee.Config else {
+            throw NATSError(code: .protocolError, detail: "key-value bucket '\(name)' has no configuration")
+        }
+        return config.pointee.AllowDirect
     }
 }
