@@ -54,6 +54,33 @@ struct SessionCleanUpTests {
         }
     }
 
+    @Test("a session refreshed while the clean-up waits on its row, chosen as expired, stays")
+    func refreshedWhileChosen() async throws {
+        try await withIssuerDatabase { database in
+            let store = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
+            let member = Int64.random(in: 1_000_000_000...9_000_000_000)
+            let id = try await store.startSession(memberId: member, deviceId: "phone", provider: .google).id
+            _ = try await database.query("UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = \(id)::uuid")
+            let cleaning = try await database.withTransaction { connection in
+                // A refresh's update of the row, not committed yet: the clean-up's select still sees it expired.
+                _ = try await connection.query("UPDATE issuer.sessions SET expires_at = now() + interval '1 hour' WHERE id = \(id)::uuid")
+                let cleaning = Task { try await store.cleanUp(endedRetention: .seconds(900)) }
+                try await waitUntil(timeout: .seconds(10), "the clean-up did not wait for the session's row") {
+                    let rows = try await database.query(
+                        """
+                        SELECT count(*) AS n FROM pg_stat_activity
+                         WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%DELETE FROM issuer.sessions%'
+                        """)
+                    return try rows.first?.int("n") == 1
+                }
+                return cleaning
+            }
+            #expect(try await cleaning.value == 0)
+            let rows = try await database.query("SELECT count(*) AS n FROM issuer.sessions WHERE id = \(id)::uuid")
+            #expect(try rows.first?.int("n") == 1, "the clean-up deleted a session a refresh had just extended")
+        }
+    }
+
     @Test("a replica that finds another cleaning leaves the work to it")
     func oneAtATime() async throws {
         try await withIssuerDatabase { database in
