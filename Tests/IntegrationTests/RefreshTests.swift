@@ -1,5 +1,7 @@
 import Contracts
+import Crypto
 import Foundation
+import JOSE
 import Testing
 import TestSupport
 
@@ -47,6 +49,36 @@ struct RefreshTests {
         let after = try await stack.refresh(successor)
         #expect(after.status == 401)
         #expect(after.failure?.code == .invalidRefreshToken)
+    }
+
+    @Test("a refresh token of the release before generations refreshes through the gateway into a generation, and its successor is refreshed in turn; used again then, it is a reuse")
+    func legacyToken() async throws {
+        let (stack, login) = try await TestStack.shared.runningWithSession()
+        // A session as the token-issuer of the release before started it: only its first token's hash kept, no secret.
+        let bytes = SecureRandom.bytes(32)
+        let legacy = Base64URL.encode(bytes)
+        let started = try await stack.rows("""
+            SELECT issuer.start_session(p_member => \(login.memberId), p_device => 'legacy-device', p_provider => 'GOOGLE',
+                                        p_token_hash => \(Digest.sha256(bytes)), p_ttl_seconds => 3600,
+                                        p_signed_in_at => \(Int64(Date().timeIntervalSince1970)))::text AS id
+            """)
+        let sessionId = try #require(started.first?["id"])
+
+        let first = try await stack.post("/api/auth/refresh", json: RefreshBody(refreshToken: legacy, deviceId: "legacy-device"))
+        #expect(first.status == 200, "body: \(first.text)")
+        let rotated = try first.data(LoginResponse.self)
+        #expect(rotated.memberId == login.memberId && rotated.isExistingMember)
+        #expect(rotated.refreshToken.hasPrefix("\(sessionId).1."), "not a token of generation 1 of the session: \(rotated.refreshToken.prefix(40))")
+        #expect(try await stack.get("/api/members/me", bearer: rotated.accessToken).status == 200)
+        // A duplicate inside the window gets the same successor.
+        #expect(try await stack.refresh(legacy).data(LoginResponse.self).refreshToken == rotated.refreshToken)
+
+        let next = try await stack.refresh(rotated.refreshToken)
+        #expect(next.status == 200, "body: \(next.text)")
+        let reuse = try await stack.refresh(legacy)
+        #expect(reuse.status == 401 && reuse.failure?.code == .refreshTokenReused, "body: \(reuse.text)")
+        let after = try await stack.refresh(try next.data(LoginResponse.self).refreshToken)
+        #expect(after.status == 401 && after.failure?.code == .invalidRefreshToken, "the session outlived the reuse: \(after.text)")
     }
 
     @Test("unknown and malformed refresh tokens are refused", arguments: ["", "not-a-token", String(repeating: "A", count: 43)])

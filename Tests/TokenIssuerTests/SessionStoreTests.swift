@@ -133,6 +133,22 @@ struct SessionStoreTests {
         }
     }
 
+    @Test("eight attempts of one login racing (one session ID): one session, and each attempt gets it with the same generation and tag")
+    func loginAttemptsRacing() async throws {
+        let store = try await Self.store.value
+        let member = Self.member()
+        let id = UUID()
+        let started = try await withThrowingTaskGroup(of: StartedSession.self) { group in
+            for _ in 0..<8 { group.addTask { try await store.startSession(memberId: member, deviceId: "racing", provider: .google, sessionId: id) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(started.count == 8 && Set(started.map(\.id)) == [id.uuidString.lowercased()])
+        #expect(started.allSatisfy { $0 == started[0] && $0.generation == 0 && $0.tag.count == RefreshTokenKeys.tagBytes })
+        let rows = try await store.database.query(
+            "SELECT count(*) AS n, count(*) FILTER (WHERE ended_at IS NULL) AS live FROM issuer.sessions WHERE member_id = \(member)")
+        #expect(try rows.first?.int("n") == 1 && rows.first?.int("live") == 1)
+    }
+
     @Test("two refreshes of one token that both wait on the session's row: one rotates, the other replays the same successor")
     func doubleRefreshOnTheLockedRow() async throws {
         let store = try await Self.store.value
