@@ -4,12 +4,6 @@ import Foundation
 import JOSE
 @testable import TokenIssuer
 
-/// Sessions and refresh tokens in memory, for the issuer's use cases' tests that need no PostgreSQL. It keeps
-/// the repository's contract (``SessionRepositoryContractTests`` runs the same checks against it and against
-/// `SessionStore`): the refresh's order of checks and outcomes (`issuer.refresh_second_look`), a login's replacement of the
-/// device's session, a deleted member's refusal, a suspension's generations and refusals. Its clock is ``now``,
-/// which a test moves. Simpler than the store: one actor, so no lock is needed for a start to see a suspension,
-/// and nothing is ever cleaned up. It never held a token of the releases before generations: none is known.
 /// The token secret the tests' sessions are started with (a login's is random).
 let sessionTestSecret = Array(repeating: UInt8(7), count: RefreshTokenKeys.secretBytes)
 
@@ -18,6 +12,12 @@ func testTag(_ generation: Int64) -> [UInt8] {
     RefreshTokenKeys.tag(secret: sessionTestSecret, generation: generation)
 }
 
+/// Sessions and refresh tokens in memory, for the issuer's use cases' tests that need no PostgreSQL. It keeps
+/// the repository's contract (``SessionRepositoryContractTests`` runs the same checks against it and against
+/// `SessionStore`): the refresh's order of checks and outcomes (`issuer.refresh_second_look`), a login's replacement of the
+/// device's session, a deleted member's refusal, a suspension's generations and refusals. Its clock is ``now``,
+/// which a test moves. Simpler than the store: one actor, so no lock is needed for a start to see a suspension,
+/// and nothing is ever cleaned up. It never held a token of the releases before generations: none is known.
 actor InMemorySessionRepository: SessionRepository {
     private struct Session {
         let id: String

@@ -37,9 +37,9 @@ struct RefreshTokenTests {
         #expect(next.value != token.value && Self.token(session, 42) == next, "not deterministic")
     }
 
-    @Test("a changed MAC, generation, secret or session, another key, or a token not quite in the form reads as no token", arguments: [
-        "wrong MAC", "generation changed", "session changed", "secret changed", "another key", "uppercase session", "leading zero",
-        "plus sign", "negative", "too long a generation", "extra part", "no secret", "MAC padded", "secret padded", "empty", "dots only",
+    @Test("a changed MAC, generation, tag or session, another key, or a token not quite in the form reads as no token", arguments: [
+        "wrong MAC", "generation changed", "session changed", "tag changed", "another key", "uppercase session", "leading zero",
+        "plus sign", "negative", "too long a generation", "extra part", "no tag", "MAC padded", "tag padded", "empty", "dots only",
         "a megabyte of dots",
     ])
     func refusals(_ how: String) throws {
@@ -47,23 +47,23 @@ struct RefreshTokenTests {
         let token = Self.token(session, 7).value
         let parts = token.split(separator: ".").map(String.init)
         #expect(parts.count == 4)
-        let (id, secret, mac) = (parts[0], parts[2], parts[3])
+        let (id, tag, mac) = (parts[0], parts[2], parts[3])
         let forged: String
         switch how {
-        case "wrong MAC": forged = [id, "7", secret, String(mac.reversed())].joined(separator: ".")
-        case "generation changed": forged = [id, "8", secret, mac].joined(separator: ".")
-        case "session changed": forged = [UUID().uuidString.lowercased(), "7", secret, mac].joined(separator: ".")
-        case "secret changed": forged = [id, "7", Base64URL.encode(SecureRandom.bytes(16)), mac].joined(separator: ".")
+        case "wrong MAC": forged = [id, "7", tag, String(mac.reversed())].joined(separator: ".")
+        case "generation changed": forged = [id, "8", tag, mac].joined(separator: ".")
+        case "session changed": forged = [UUID().uuidString.lowercased(), "7", tag, mac].joined(separator: ".")
+        case "tag changed": forged = [id, "7", Base64URL.encode(SecureRandom.bytes(16)), mac].joined(separator: ".")
         case "another key": forged = Self.token(session, 7, keys: RefreshTokenKeys([Self.keyB])!).value
-        case "uppercase session": forged = [id.uppercased(), "7", secret, mac].joined(separator: ".")
-        case "leading zero": forged = [id, "07", secret, mac].joined(separator: ".")
-        case "plus sign": forged = [id, "+7", secret, mac].joined(separator: ".")
+        case "uppercase session": forged = [id.uppercased(), "7", tag, mac].joined(separator: ".")
+        case "leading zero": forged = [id, "07", tag, mac].joined(separator: ".")
+        case "plus sign": forged = [id, "+7", tag, mac].joined(separator: ".")
         case "negative": forged = Self.token(session, -1).value
-        case "too long a generation": forged = [id, "00000000000000000007", secret, mac].joined(separator: ".")
+        case "too long a generation": forged = [id, "00000000000000000007", tag, mac].joined(separator: ".")
         case "extra part": forged = token + ".x"
-        case "no secret": forged = [id, "7", mac].joined(separator: ".")
+        case "no tag": forged = [id, "7", mac].joined(separator: ".")
         case "MAC padded": forged = token + "="
-        case "secret padded": forged = [id, "7", secret + "==", mac].joined(separator: ".")
+        case "tag padded": forged = [id, "7", tag + "==", mac].joined(separator: ".")
         case "empty": forged = ""
         case "a megabyte of dots": forged = String(repeating: ".", count: 1 << 20)
         default: forged = "..."

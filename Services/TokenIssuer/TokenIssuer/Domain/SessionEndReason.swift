@@ -6,7 +6,8 @@ enum SessionEndReason: String, Sendable {
     case logoutAll = "logout-all"
     /// A new login on the same device (ended in SQL, by `issuer.open_session`).
     case replaced
-    /// A rotated refresh token was used again (ended in SQL, by `issuer.rotate_refresh_token`).
+    /// A rotated refresh token was used again (ended in SQL, by the refresh functions: `issuer.refresh_second_look`, and
+    /// for tokens of the releases before generations `issuer.rotate_legacy_refresh_token`).
     case reuse
     /// The member was deleted.
     case memberDeleted = "member-deleted"

@@ -126,7 +126,7 @@ $$;
 -- Rule (suspension): the member-service suspends a member or lifts it and tells the issuer (its call, and
 -- member.suspended / member.unsuspended as the backstop), each change with the member's suspension
 -- generation. A change is applied only when its generation is newer than the mark's, so a late or repeated
--- call never undoes a newer change. While the mark says suspended, start_session refuses the member (the
+-- call never undoes a newer change. While the mark says suspended, open_session refuses the member (the
 -- lock is the deletion's: exclusive here, shared there) and its live sessions end ('suspended'), their
 -- session.ended events written by the trigger below; lifting it ends nothing and restarts nothing (the ended
 -- sessions stay ended; new logins work).
@@ -200,7 +200,9 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 -- The refresh of the release before generations, kept for a replica of it left running and for a step back to it
--- (older code leaves the newer functions alone); this release rotates those tokens with rotate_legacy_refresh_token. What happens at a refresh, in one round trip. Only SHA-256 hashes of refresh tokens are kept; a
+-- (older code leaves the newer functions alone); this release rotates those tokens with rotate_legacy_refresh_token.
+--
+-- What happens at a refresh, in one round trip. Only SHA-256 hashes of refresh tokens are kept; a
 -- rotated token points at its successor's hash, which a duplicate refresh re-derives. `outcome`
 -- (RefreshOutcome in Swift, which decides the reply) is one of:
 --   'unknown'       no such token;
