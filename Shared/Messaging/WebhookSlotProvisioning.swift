@@ -46,8 +46,11 @@ public struct WebhookSlotProvisioning: Service {
     /// Makes the bucket and the consumers that are missing; tells (once each, in `told`) a consumer made otherwise.
     func provision(told: inout Set<String>) async throws {
         let jetStream = connection.jetStream
-        try await jetStream.ensureKeyValue(Events.webhookBucket, replicas: replicas, maxValueSize: WebhookSlot.maxValueSize,
-                                           maxBytes: 64 * 1024)
+        let allowsDirectGets = try await jetStream.ensureKeyValue(Events.webhookBucket, replicas: replicas,
+                                                                  maxValueSize: WebhookSlot.maxValueSize, maxBytes: 64 * 1024)
+        if allowsDirectGets, told.insert("KV_\(Events.webhookBucket)").inserted {
+            logger.warning("the webhook-relay's bucket allows direct gets (made by an earlier release): the relay delivers nothing until the stream-admin turns them off with `nats stream edit KV_\(Events.webhookBucket) --no-allow-direct` (docs/production.md, Upgrades)")
+        }
         for slot in Events.Durables.webhookSlots {
             guard let state = try await jetStream.consumerState(stream: Events.stream, durable: slot) else {
                 try await make(slot, startTime: Date())

@@ -118,11 +118,14 @@ extension JetStream {
     /// direct get's answer, the stored value as it is, to whatever reply subject the request names without a
     /// permission check, so whoever may write a key and direct-get it could have any subject (an event's) receive bytes
     /// of its choosing. Without direct gets, reads go through `STREAM.MSG.GET`, whose answer is wrapped in JSON.
-    public func ensureKeyValue(_ name: String, replicas: Int = 1, maxValueSize: Int? = nil, maxBytes: Int? = nil) async throws {
+    ///
+    /// Returns whether the bucket allows direct gets (one an earlier release made), which ``keyValue(_:)`` refuses.
+    @discardableResult
+    public func ensureKeyValue(_ name: String, replicas: Int = 1, maxValueSize: Int? = nil, maxBytes: Int? = nil) async throws -> Bool {
         try Subject.validateName(name, kind: "bucket name")
         let handle = connection.handle
-        try await BlockingCall.run {
-            if try Self.allowsDirect(handle, bucket: name) != nil { return }
+        return try await BlockingCall.run {
+            if let allowsDirect = try Self.allowsDirect(handle, bucket: name) { return allowsDirect }
             _ = try JetStream.addStream(handle, name: "KV_\(name)", subjects: ["$KV.\(name).>"], maxAge: nil, replicas: replicas,
                                         what: "key-value bucket '\(name)'") { config in
                 config.MaxMsgsPerSubject = 1
@@ -133,6 +136,7 @@ extension JetStream {
                 if let maxValueSize { config.MaxMsgSize = Int32(maxValueSize) }
                 if let maxBytes { config.MaxBytes = Int64(maxBytes) }
             }
+            return false
         }
     }
 

@@ -112,7 +112,9 @@ struct BusPermissionTests {
     /// What one identity must not do, each a subject the attack used or a neighbour of its grant.
     static let forbidden: [(BusIdentity, publish: [String], subscribe: [String])] = {
         let stream = Events.stream
-        let streamEdits = ["$JS.API.STREAM.UPDATE.\(stream)", "$JS.API.STREAM.DELETE.\(stream)", "$JS.API.STREAM.PURGE.\(stream)"]
+        let bucket = "KV_\(Events.webhookBucket)"
+        // The event stream's and the webhook-relay's bucket's: whoever edits a stream's subjects reaches others' replies.
+        let streamEdits = [stream, bucket].flatMap { ["$JS.API.STREAM.UPDATE.\($0)", "$JS.API.STREAM.DELETE.\($0)", "$JS.API.STREAM.PURGE.\($0)"] }
         let othersDurable = "$JS.API.CONSUMER.MSG.NEXT.\(stream).\(Events.Durables.revocations)"
         return [
             (.gateway, [Events.memberDeleted.subject, Events.sessionEnded.subject, Endpoints.rotateSigningKeys.subject,
@@ -156,7 +158,8 @@ struct BusPermissionTests {
                          "$JS.ACK.\(stream).\(Events.Durables.sessionsOfDeletedMembers).1.1.1.1.1"] + streamEdits,
              [">", "_INBOX_gateway.>", Endpoints.rotateSigningKeys.subject]),
             (.streamAdmin, [Endpoints.issueTokens.subject, Endpoints.rotateSigningKeys.subject, Events.memberDeleted.subject, othersDurable,
-                            "$JS.API.STREAM.DELETE.\(stream)", "$JS.API.STREAM.PURGE.\(stream)", "$JS.API.CONSUMER.CREATE.\(stream)"],
+                            "$JS.API.STREAM.DELETE.\(stream)", "$JS.API.STREAM.PURGE.\(stream)", "$JS.API.CONSUMER.CREATE.\(stream)",
+                            "$JS.API.STREAM.DELETE.\(bucket)", "$JS.API.STREAM.PURGE.\(bucket)", "$KV.\(Events.webhookBucket).slot.webhook-01"],
              [">", "events.>", "_INBOX_gateway.>"]),
         ]
     }()

@@ -86,10 +86,11 @@ struct KeyValueBucketTests {
             try await set("CREATE", allowDirect: true)
             let refusal = await #expect(throws: NATSError.self) { _ = try await connection.jetStream.keyValue(name) }
             #expect(String(describing: refusal).contains("nats stream edit KV_\(name) --no-allow-direct"), "\(String(describing: refusal))")
-            try await connection.jetStream.ensureKeyValue(name)
+            #expect(try await connection.jetStream.ensureKeyValue(name), "not told the bucket allows direct gets")
             await #expect(throws: NATSError.self) { _ = try await connection.jetStream.keyValue(name) }
 
             try await set("UPDATE", allowDirect: false)
+            #expect(try await connection.jetStream.ensureKeyValue(name) == false)
             let bucket = try await connection.jetStream.keyValue(name)
             let first = try #require(try await bucket.create("slot.a", Array("one".utf8)))
             let read = try await bucket.get("slot.a")
