@@ -4,11 +4,18 @@ import Testing
 
 /// A fresh bucket on the test server (`maxValueSize` bytes a value at most), deleted afterwards.
 private func withBucket(maxValueSize: Int? = nil, _ body: (NATSConnection, KeyValueBucket) async throws -> Void) async throws {
+    try await withBucketName { connection, name in
+        try await connection.jetStream.ensureKeyValue(name, maxValueSize: maxValueSize)
+        try await body(connection, try await connection.jetStream.keyValue(name))
+    }
+}
+
+/// A fresh bucket name on the test server, for `body` to make the bucket as it likes; the bucket is deleted afterwards.
+private func withBucketName(_ body: (NATSConnection, String) async throws -> Void) async throws {
     let connection = try await TestNATS.connect("key-value-tests")
     let name = TestNATS.unique("KV").replacingOccurrences(of: ".", with: "_")
     do {
-        try await connection.jetStream.ensureKeyValue(name, maxValueSize: maxValueSize)
-        try await body(connection, try await connection.jetStream.keyValue(name))
+        try await body(connection, name)
     } catch {
         try? await connection.jetStream.deleteStream(name: "KV_\(name)")
         await connection.drainAndClose()
@@ -71,18 +78,16 @@ struct KeyValueBucketTests {
 
     @Test("a bucket that allows direct gets (made by js_CreateKeyValue, as the release of stop 40 did) is not bound, and is left as it is, until the stream-admin turns them off")
     func bucketWithDirectGets() async throws {
-        let connection = try await TestNATS.connect("key-value-tests")
-        let name = TestNATS.unique("KV").replacingOccurrences(of: ".", with: "_")
-        // The stream as js_CreateKeyValue of nats.c 3.4.1 asks for it.
-        func stream(allowDirect: Bool) -> [UInt8] {
-            Array(#"{"name":"KV_\#(name)","subjects":["$KV.\#(name).>"],"retention":"limits","max_msgs_per_subject":1,"discard":"new","#
-                  .utf8) + Array(#""storage":"file","num_replicas":1,"deny_delete":true,"allow_rollup_hdrs":true,"allow_direct":\#(allowDirect)}"#.utf8)
-        }
-        func set(_ verb: String, allowDirect: Bool) async throws {
-            let answer = try await connection.request("$JS.API.STREAM.\(verb).KV_\(name)", stream(allowDirect: allowDirect), timeout: .seconds(5))
-            #expect(!String(decoding: answer.payload, as: UTF8.self).contains(#""error""#), "\(verb): \(String(decoding: answer.payload, as: UTF8.self))")
-        }
-        do {
+        try await withBucketName { connection, name in
+            // The stream as js_CreateKeyValue of nats.c 3.4.1 asks for it.
+            func stream(allowDirect: Bool) -> [UInt8] {
+                Array(#"{"name":"KV_\#(name)","subjects":["$KV.\#(name).>"],"retention":"limits","max_msgs_per_subject":1,"discard":"new","#
+                      .utf8) + Array(#""storage":"file","num_replicas":1,"deny_delete":true,"allow_rollup_hdrs":true,"allow_direct":\#(allowDirect)}"#.utf8)
+            }
+            func set(_ verb: String, allowDirect: Bool) async throws {
+                let answer = try await connection.request("$JS.API.STREAM.\(verb).KV_\(name)", stream(allowDirect: allowDirect), timeout: .seconds(5))
+                #expect(!String(decoding: answer.payload, as: UTF8.self).contains(#""error""#), "\(verb): \(String(decoding: answer.payload, as: UTF8.self))")
+            }
             try await set("CREATE", allowDirect: true)
             let refusal = await #expect(throws: NATSError.self) { _ = try await connection.jetStream.keyValue(name) }
             #expect(String(describing: refusal).contains("nats stream edit KV_\(name) --no-allow-direct"), "\(String(describing: refusal))")
@@ -97,12 +102,6 @@ struct KeyValueBucketTests {
             #expect(read?.value == Array("one".utf8) && read?.revision == first)
             try await bucket.delete("slot.a")
             #expect(try await bucket.create("slot.a", Array("again".utf8)) != nil, "a deleted key cannot be created again")
-        } catch {
-            try? await connection.jetStream.deleteStream(name: "KV_\(name)")
-            await connection.drainAndClose()
-            throw error
         }
-        try await connection.jetStream.deleteStream(name: "KV_\(name)")
-        await connection.drainAndClose()
     }
 }

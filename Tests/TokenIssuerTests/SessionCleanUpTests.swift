@@ -10,26 +10,31 @@ import TestSupport
 /// database of its own: a clean-up deletes every expired session of its database, whoever made it.
 @Suite("Session clean-up")
 struct SessionCleanUpTests {
-    /// Runs `body` with a client of a fresh database that has the issuer's schema, as the issuer's role.
-    private func withIssuerDatabase(_ body: (PostgresClient) async throws -> Void) async throws {
+    /// Runs `body` with a client of a fresh database that has the issuer's schema, as the issuer's role, a store on it
+    /// and a member of its own.
+    private func withIssuerDatabase(_ body: (PostgresClient, SessionStore, Int64) async throws -> Void) async throws {
         let url = TestStack.serviceURL(try await TestStack.freshDatabase(), .tokenIssuer)
         try await withDatabase(url) { database in
             try await database.migrate(schema: IssuerMigrations.schema, migrations: IssuerMigrations.all, functions: IssuerMigrations.functions)
-            try await body(database)
+            let store = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
+            try await body(database, store, Int64.random(in: 1_000_000_000...9_000_000_000))
         }
+    }
+
+    /// Makes session `id` expired a second ago.
+    private static func expire(_ id: String, in database: PostgresClient) async throws {
+        _ = try await database.query("UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = \(id)::uuid")
     }
 
     @Test("expired and long-ended sessions and expired refresh tokens (of the releases before generations) go; live ones stay")
     func cleanUp() async throws {
-        try await withIssuerDatabase { database in
-            let store = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
-            let member = Int64.random(in: 1_000_000_000...9_000_000_000)
+        try await withIssuerDatabase { database, store, member in
 
             let live = try await store.startSession(memberId: member, deviceId: "live", provider: .google).id
             let expired = try await store.startSession(memberId: member, deviceId: "expired", provider: .google).id
             let endedLongAgo = try await store.startSession(memberId: member, deviceId: "ended-long-ago", provider: .google).id
             let endedRecently = try await store.startSession(memberId: member, deviceId: "ended-recently", provider: .google).id
-            _ = try await database.query("UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = \(expired)::uuid")
+            try await Self.expire(expired, in: database)
             _ = try await database.query(
                 "UPDATE issuer.sessions SET ended_at = now() - interval '2 hours', end_reason = 'logout' WHERE id = \(endedLongAgo)::uuid")
             _ = try await database.query(
@@ -56,22 +61,15 @@ struct SessionCleanUpTests {
 
     @Test("a session refreshed while the clean-up waits on its row, chosen as expired, stays")
     func refreshedWhileChosen() async throws {
-        try await withIssuerDatabase { database in
-            let store = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
-            let member = Int64.random(in: 1_000_000_000...9_000_000_000)
+        try await withIssuerDatabase { database, store, member in
             let id = try await store.startSession(memberId: member, deviceId: "phone", provider: .google).id
-            _ = try await database.query("UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = \(id)::uuid")
+            try await Self.expire(id, in: database)
             let cleaning = try await database.withTransaction { connection in
                 // A refresh's update of the row, not committed yet: the clean-up's select still sees it expired.
                 _ = try await connection.query("UPDATE issuer.sessions SET expires_at = now() + interval '1 hour' WHERE id = \(id)::uuid")
                 let cleaning = Task { try await store.cleanUp(endedRetention: .seconds(900)) }
                 try await waitUntil(timeout: .seconds(10), "the clean-up did not wait for the session's row") {
-                    let rows = try await database.query(
-                        """
-                        SELECT count(*) AS n FROM pg_stat_activity
-                         WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%DELETE FROM issuer.sessions%'
-                        """)
-                    return try rows.first?.int("n") == 1
+                    try await lockWaiters(database, running: "DELETE FROM issuer.sessions") == 1
                 }
                 return cleaning
             }
@@ -83,11 +81,9 @@ struct SessionCleanUpTests {
 
     @Test("a replica that finds another cleaning leaves the work to it")
     func oneAtATime() async throws {
-        try await withIssuerDatabase { database in
-            let store = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
-            let member = Int64.random(in: 1_000_000_000...9_000_000_000)
+        try await withIssuerDatabase { database, store, member in
             let expired = try await store.startSession(memberId: member, deviceId: "expired", provider: .google).id
-            _ = try await database.query("UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = \(expired)::uuid")
+            try await Self.expire(expired, in: database)
 
             let deletedWhileLocked = try await database.withTransaction { connection in
                 _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtext('issuer.clean-up'))")
@@ -102,9 +98,7 @@ struct SessionCleanUpTests {
 
     @Test("a session a suspension ended stays while the suspension holds, so its refresh says so; lifted, it goes")
     func suspendedSessionsStay() async throws {
-        try await withIssuerDatabase { database in
-            let store = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
-            let member = Int64.random(in: 1_000_000_000...9_000_000_000)
+        try await withIssuerDatabase { database, store, member in
             let id = UUID()
             let suspended = try await store.startSession(memberId: member, deviceId: "phone", provider: .google, sessionId: id, secret: sessionTestSecret).id
             _ = try await store.applySuspension(memberId: member, suspended: true, generation: 1, within: .seconds(900))
@@ -120,13 +114,11 @@ struct SessionCleanUpTests {
 
     @Test("expired sessions are found by a scan at most once an interval, whichever replica cleans; ended ones every time")
     func expiredScanInterval() async throws {
-        try await withIssuerDatabase { database in
-            let store = SessionStore(database: database, refreshTokenTTL: .seconds(3600), reuseGrace: .seconds(2))
-            let member = Int64.random(in: 1_000_000_000...9_000_000_000)
+        try await withIssuerDatabase { database, store, member in
             #expect(try await store.cleanUp(endedRetention: .seconds(900)) == 0)
             let expired = try await store.startSession(memberId: member, deviceId: "expired", provider: .google).id
             let ended = try await store.startSession(memberId: member, deviceId: "ended", provider: .google).id
-            _ = try await database.query("UPDATE issuer.sessions SET expires_at = now() - interval '1 second' WHERE id = \(expired)::uuid")
+            try await Self.expire(expired, in: database)
             _ = try await database.query(
                 "UPDATE issuer.sessions SET ended_at = now() - interval '2 hours', end_reason = 'logout' WHERE id = \(ended)::uuid")
             // Another replica (the same database) scanned a moment ago: the ended session goes, the expired one waits.

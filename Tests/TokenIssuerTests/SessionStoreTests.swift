@@ -161,12 +161,7 @@ struct SessionStoreTests {
                 Task { try await store.rotate(sessionId: id, generation: 0, tag: testTag(0), deviceId: "d") }
             }
             try await waitUntil(timeout: .seconds(10), "the refreshes did not both wait for the session's row") {
-                let rows = try await store.database.query(
-                    """
-                    SELECT count(*) AS n FROM pg_stat_activity
-                     WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%SET generation = generation + 1%'
-                    """)
-                return try rows.first?.int("n") == 2
+                try await lockWaiters(store.database, running: "SET generation = generation + 1") == 2
             }
             return refreshes
         }

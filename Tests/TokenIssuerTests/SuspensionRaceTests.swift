@@ -19,17 +19,6 @@ struct SuspensionRaceTests {
 
     static func member() -> Int64 { Int64.random(in: 1...Int64(Int32.max)) }
 
-    /// Whether some statement of this database waits on an advisory lock while running `function`.
-    static func waitsOnLock(_ store: SessionStore, in function: String) async throws -> Bool {
-        let rows = try await store.database.query(
-            """
-            SELECT count(*) AS n FROM pg_stat_activity
-             WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'
-               AND query LIKE '%' || \(function) || '%'
-            """)
-        return try rows.first?.int("n") ?? 0 > 0
-    }
-
     @Test("a suspension ends the member's sessions, announced in the outbox; a login waiting on the member's lock while it commits is refused")
     func suspensionRace() async throws {
         let store = try await Self.store.value
@@ -45,7 +34,7 @@ struct SuspensionRaceTests {
             // A login that found the member before the suspension asks for its session now: it waits for the lock.
             let login = Task { await failure { _ = try await store.startSession(memberId: member, deviceId: "during", provider: .google) } }
             try await waitUntil(timeout: .seconds(10), "the login did not wait for the suspension's lock") {
-                try await Self.waitsOnLock(store, in: "open_session")
+                try await lockWaiters(store.database, running: "open_session", advisory: true) > 0
             }
             return login
         }
@@ -69,7 +58,7 @@ struct SuspensionRaceTests {
                 try await store.applySuspension(memberId: member, suspended: true, generation: 1, within: .seconds(900))
             }
             try await waitUntil(timeout: .seconds(10), "the suspension did not wait for the login's lock") {
-                try await Self.waitsOnLock(store, in: "apply_member_suspension")
+                try await lockWaiters(store.database, running: "apply_member_suspension", advisory: true) > 0
             }
             return (try #require(rows.first).uuid("id").uuidString.lowercased(), suspension)
         }
