@@ -71,6 +71,28 @@ struct SessionEndRaceTests {
 /// ends the session whose tokens the app holds.
 @Suite("A login's attempts are one login")
 struct LoginAttemptTests {
+    @Test("a login sent twice with one attemptKey (the gateway's resend): both answers say new member, one session, one login event")
+    func resentLoginIsOneLogin() async throws {
+        let stack = try await TestStack.shared.running()
+        let token = try await stack.googleToken(sub: RunningStack.uniqueSubject())
+        let login = LoginRequest(verify: VerifyRequest(provider: .google, token: token), deviceId: "resent", attemptKey: UUID().uuidString)
+        let first = try await stack.call(Endpoints.login, login)
+        let resent = try await stack.call(Endpoints.login, login)
+        #expect(first.isExistingMember == false && resent.isExistingMember == false)
+        #expect(resent.memberId == first.memberId && resent.sessionId == first.sessionId)
+        #expect(resent.refreshToken == first.refreshToken)
+
+        // Another login of the member, then its events: the resend wrote none (the outbox publishes in order).
+        var next = login
+        next.deviceId = "after-resend"
+        next.attemptKey = UUID().uuidString
+        #expect(try await stack.call(Endpoints.login, next).isExistingMember == true)
+        let member = first.memberId
+        let logins = try await stack.events(Events.memberLoggedIn, count: 2) { $0.memberId == member }
+        #expect(logins.map(\.data.deviceId) == ["resent", "after-resend"])
+        #expect(logins.map(\.data.isExistingMember) == [false, true])
+    }
+
     @Test("the same attemptKey twice: one session, its refresh token as it stands, nothing replaced; a new login replaces it")
     func attemptsAreOneLogin() async throws {
         let (stack, login) = try await TestStack.shared.runningWithSession()

@@ -22,6 +22,8 @@ actor InMemoryMemberRepository: MemberRepository {
         var isPrivateEmail: Bool? = nil
         var lastLoginAt: Date? = nil
         var holdsGrant = false
+        /// `login_attempt`: the latest login's key, and whether that login created the identity.
+        var loginAttempt: (key: String, created: Bool)? = nil
     }
 
     /// `member.identity_email`: the token's, else the stored one, else the app's.
@@ -63,6 +65,11 @@ actor InMemoryMemberRepository: MemberRepository {
         if let old = identities[key], let member = members[old.memberId] {
             // member.login: a suspended member's login writes nothing.
             guard member.suspension == nil else { throw ServiceFailure.memberSuspended }
+            // A second attempt of one login gets the first's answer and writes nothing.
+            if let attempt = old.loginAttempt, attempt.key == login.attemptKey,
+               let last = old.lastLoginAt, Date().timeIntervalSince(last) < 120 {
+                return MemberLoginReply(memberId: old.memberId, isExistingMember: !attempt.created)
+            }
             logins.append(login)
             var identity = old
             identity.email = Self.email(token: token.email, stored: old.email, app: login.email)
@@ -72,6 +79,7 @@ actor InMemoryMemberRepository: MemberRepository {
             identity.isPrivateEmail = token.isPrivateEmail ?? old.isPrivateEmail
             identity.holdsGrant = old.holdsGrant || token.sealedCredential != nil
             identity.lastLoginAt = Date()
+            identity.loginAttempt = login.attemptKey.map { ($0, false) }
             identities[key] = identity
             // member.follow_login: the member's email and name follow the identity's where they were its.
             var followed = member
@@ -93,7 +101,8 @@ actor InMemoryMemberRepository: MemberRepository {
         let identity = Identity(memberId: memberId, email: Self.email(token: token.email, stored: nil, app: login.email),
                                 emailVerified: Self.verified(token: token.email, flag: token.emailVerified, stored: nil, storedFlag: nil),
                                 name: token.name ?? login.name, picture: token.pictureUrl, linkedAt: Date(),
-                                isPrivateEmail: token.isPrivateEmail, lastLoginAt: Date(), holdsGrant: token.sealedCredential != nil)
+                                isPrivateEmail: token.isPrivateEmail, lastLoginAt: Date(), holdsGrant: token.sealedCredential != nil,
+                                loginAttempt: login.attemptKey.map { ($0, true) })
         identities[key] = identity
         members[memberId] = MemberRecord(memberId: memberId, email: identity.email, name: identity.name, pictureUrl: identity.picture,
                                          timezone: login.timezone, locale: login.locale, identities: [], createdAt: Date())

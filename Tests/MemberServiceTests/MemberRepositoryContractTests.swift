@@ -39,6 +39,27 @@ struct MemberRepositoryContractTests {
         try await repository.login(MemberLoginRequest(identity: identity, deviceId: "contract", timezone: timezone))
     }
 
+    @Test("a second attempt of one login (its attemptKey) gets the first's answer and writes no event; another login does",
+          arguments: Kind.allCases)
+    func loginAttemptsAreOneLogin(_ kind: Kind) async throws {
+        let (repository, events) = try await Self.made(kind)
+        let identity = MemberStoreFixture.identity()
+        let attempt = MemberLoginRequest(identity: identity, deviceId: "contract", attemptKey: UUID().uuidString)
+        let first = try await repository.login(attempt)
+        #expect(try await repository.login(attempt) == first)
+        #expect(!first.isExistingMember)
+        #expect(try await events(first.memberId) == ["member.created", "member.logged-in"])
+
+        var next = attempt
+        next.attemptKey = UUID().uuidString
+        let again = try await repository.login(next)
+        #expect(again == MemberLoginReply(memberId: first.memberId, isExistingMember: true))
+        #expect(try await repository.login(next) == again)
+        // The first login's key is no longer the identity's: a late attempt of it is a login of an existing member.
+        #expect(try await repository.login(attempt) == again)
+        #expect(try await events(first.memberId) == ["member.created", "member.logged-in", "member.logged-in", "member.logged-in"])
+    }
+
     @Test("a first login creates the member, the next finds it; the profile shows the identity", arguments: Kind.allCases)
     func loginFindsOrCreates(_ kind: Kind) async throws {
         let repository = try await Self.make(kind)

@@ -18,7 +18,7 @@ struct MemberSchemaUpgradeTests {
                 "member.identity_email_verified(text,boolean,text,boolean)",
                 "member.identity_name(text,text,text)",
                 "member.logged_in(bigint,text,boolean,text,text,text,text)",
-                "member.login(text,text,text,boolean,boolean,text,text,text,text,text,text,text,text,text,text,text,text,bigint)",
+                "member.login(text,text,text,boolean,boolean,text,text,text,text,text,text,text,text,text,text,text,text,bigint,text)",
                 "member.use_nonce(text,bigint)",
             ])
     }

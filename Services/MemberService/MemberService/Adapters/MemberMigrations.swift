@@ -105,5 +105,11 @@ enum MemberMigrations {
             -- member.logged-in: SQL/functions.sql.
             """),
         Migration(version: 9, name: "a login spends its server nonce", sql: "-- functions.sql: member.login takes the login's server nonce"),
+        Migration(version: 10, name: "a login's attempts are one login", sql: """
+            -- The key of the latest login through the identity (LoginRequest.attemptKey, made by the gateway for
+            -- each HTTP login and sent again in its resend): member.login answers a second attempt of that
+            -- login as it answered the first, and writes nothing again.
+            ALTER TABLE member.identities ADD COLUMN login_attempt TEXT;
+            """),
     ]
 }

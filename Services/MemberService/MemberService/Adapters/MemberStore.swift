@@ -18,7 +18,8 @@ struct MemberStore: MemberRepository {
     /// `member.updated`) go to the outbox in the same call. A suspended member's login writes nothing and
     /// is `MEMBER_SUSPENDED`. The request comes cleaned (``ProviderDetails``). Its server nonce is recorded as
     /// used in the same statement, first (one round trip): `INVALID_PROVIDER_TOKEN` (`nonceUsed`) when it was
-    /// used before; a login that fails after it rolled it back, so it is recorded again on its own.
+    /// used before; a login that fails after it rolled it back, so it is recorded again on its own. A second attempt
+    /// of one login (its `attemptKey`, within two minutes) gets the first's answer and writes nothing.
     func login(_ request: MemberLoginRequest) async throws -> MemberLoginReply {
         do {
             return try await loginStatement(request)
@@ -48,7 +49,8 @@ struct MemberStore: MemberRepository {
                     p_timezone => \(request.timezone), p_locale => \(request.locale), p_picture => \(identity.pictureUrl),
                     p_device_id => \(request.deviceId), p_client_address => \(client?.address),
                     p_platform => \(client?.platform), p_app_version => \(client?.appVersion),
-                    p_nonce => \(request.nonce?.id), p_nonce_expires_at => \(request.nonce?.expiresAt))
+                    p_nonce => \(request.nonce?.id), p_nonce_expires_at => \(request.nonce?.expiresAt),
+                    p_attempt_key => \(request.attemptKey))
                 """)
         }
         outbox.signal()

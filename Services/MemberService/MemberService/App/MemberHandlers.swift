@@ -29,6 +29,7 @@ struct MemberHandlers: Sendable {
     func login(_ request: MemberLoginRequest) async throws -> Hop<TokenPair> {
         try Self.validate(request.identity)
         try Field.deviceId(request.deviceId)
+        if let key = request.attemptKey { try LoginRequest.checkAttemptKey(key) }
         // Spent by the login's statement, first: whatever the rest of the login comes to, the nonce is spent.
         if let nonce = request.nonce { try Self.checkNonce(nonce) }
         let request = ProviderDetails.cleaned(request)

@@ -12,13 +12,14 @@
 -- without one an older replica that restarts during the roll writes its own functions back.
 
 -- Gone: member.login's first signature (migration 1 made it, migration 2 replaced it), its second
--- (before the provider's picture, migration 6) and its third (before the login's device and client,
--- migration 8). p_picture and the arguments after it have defaults, so a replica of a release before,
+-- (before the provider's picture, migration 6), its third (before the login's device and client,
+-- migration 8) and its fourth (before the login's attempt key, migration 10). p_picture and the arguments after it have defaults, so a replica of a release before,
 -- which names the other arguments only, still logs members in during a rolling upgrade.
 DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT);
 DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT);
 DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT);
 DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT);
+DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, BIGINT);
 
 -- Rule (identity email): an identity keeps the token's email with the token's flag; a token without
 -- an email keeps the stored email with its flag; with neither, the email the app sent (Apple sends
@@ -146,12 +147,21 @@ $$;
 -- its identity first commits before the suspension does (the token-issuer, told of the suspension's
 -- newer generation, ends the session it starts); one that waits for its identity reads the member after
 -- the suspension committed, in a statement of its own, and is refused.
+--
+-- Rule (a login's attempts are one login): the identity keeps the key of its latest login (p_attempt_key,
+-- login_attempt). An attempt that finds its own key there, within two minutes (the issuer's window for the
+-- session the key names), is a resend of that login after a lost answer: it gets the first attempt's answer
+-- (created when that attempt created the identity: linked_at and last_login_at are then the one transaction's
+-- now()) and writes nothing, so no second member.logged-in tells of one login. Of two attempts running at
+-- once, the later waits for the earlier's identity row, then finds its key. A login of another key in between
+-- takes the identity's key: a resend after that is answered as a login of an existing member.
 CREATE OR REPLACE FUNCTION member.login(
     p_provider TEXT, p_subject TEXT, p_email TEXT, p_email_verified BOOLEAN,
     p_private_email BOOLEAN, p_name TEXT, p_app_email TEXT, p_app_name TEXT,
     p_sealed_credential TEXT, p_timezone TEXT, p_locale TEXT, p_picture TEXT DEFAULT NULL,
     p_device_id TEXT DEFAULT NULL, p_client_address TEXT DEFAULT NULL, p_platform TEXT DEFAULT NULL,
-    p_app_version TEXT DEFAULT NULL, p_nonce TEXT DEFAULT NULL, p_nonce_expires_at BIGINT DEFAULT NULL)
+    p_app_version TEXT DEFAULT NULL, p_nonce TEXT DEFAULT NULL, p_nonce_expires_at BIGINT DEFAULT NULL,
+    p_attempt_key TEXT DEFAULT NULL)
 RETURNS TABLE (member_id BIGINT, created BOOLEAN)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -159,6 +169,8 @@ DECLARE
     v_old_email TEXT;
     v_old_verified BOOLEAN;
     v_old_name TEXT;
+    v_resent BOOLEAN;
+    v_created BOOLEAN;
     v_email TEXT;
     v_verified BOOLEAN;
     v_name TEXT;
@@ -171,13 +183,22 @@ BEGIN
         RAISE EXCEPTION 'the server nonce was used already' USING ERRCODE = 'MN001';
     END IF;
     LOOP
-        SELECT i.member_id, i.email, i.email_verified, i.name INTO v_member, v_old_email, v_old_verified, v_old_name
+        SELECT i.member_id, i.email, i.email_verified, i.name,
+               i.login_attempt = p_attempt_key AND i.last_login_at > now() - interval '2 minutes',
+               i.linked_at = i.last_login_at
+          INTO v_member, v_old_email, v_old_verified, v_old_name, v_resent, v_created
           FROM member.identities AS i
          WHERE i.provider = p_provider AND i.provider_user_id = p_subject
            FOR UPDATE;
         IF FOUND THEN
             IF EXISTS (SELECT 1 FROM member.members AS m WHERE m.id = v_member AND m.suspended_at IS NOT NULL) THEN
                 RAISE EXCEPTION 'member % is suspended', v_member USING ERRCODE = 'MS001';
+            END IF;
+            IF v_resent THEN
+                member_id := v_member;
+                created := v_created;
+                RETURN NEXT;
+                RETURN;
             END IF;
             v_email := member.identity_email(p_email, v_old_email, p_app_email);
             v_verified := member.identity_email_verified(p_email, p_email_verified, v_old_email, v_old_verified);
@@ -191,7 +212,8 @@ BEGIN
                    is_private_email = COALESCE(p_private_email, i.is_private_email),
                    name = v_name,
                    sealed_credential = COALESCE(p_sealed_credential, i.sealed_credential),
-                   picture_url = COALESCE(p_picture, i.picture_url)
+                   picture_url = COALESCE(p_picture, i.picture_url),
+                   login_attempt = p_attempt_key
              WHERE i.provider = p_provider AND i.provider_user_id = p_subject;
             PERFORM member.follow_login(v_member, v_old_email, v_email, v_old_name, v_name, p_picture, p_timezone, p_locale);
             PERFORM member.logged_in(v_member, p_provider, TRUE, p_device_id, p_client_address, p_platform, p_app_version);
@@ -210,9 +232,9 @@ BEGIN
               RETURNING id INTO v_member;
             INSERT INTO member.identities
                         (provider, provider_user_id, member_id, email, email_verified, is_private_email, name,
-                         sealed_credential, picture_url)
+                         sealed_credential, picture_url, login_attempt)
                  VALUES (p_provider, p_subject, v_member, v_email, v_verified, p_private_email, v_name, p_sealed_credential,
-                         p_picture);
+                         p_picture, p_attempt_key);
             PERFORM member.enqueue('member.created', jsonb_build_object('memberId', v_member, 'provider', p_provider));
             PERFORM member.logged_in(v_member, p_provider, FALSE, p_device_id, p_client_address, p_platform, p_app_version);
             member_id := v_member;
