@@ -82,7 +82,8 @@ struct LoginAttemptTests {
         #expect(resent.memberId == first.memberId && resent.sessionId == first.sessionId)
         #expect(resent.refreshToken == first.refreshToken)
 
-        // Another login of the member, then its events: the resend wrote none (the outbox publishes in order).
+        // Another login of the member, then its events: the resend wrote none (the stack's one member-service
+        // publishes its outbox in order, so a second event of the resend would come before the next login's).
         var next = login
         next.deviceId = "after-resend"
         next.attemptKey = UUID().uuidString

@@ -22,8 +22,8 @@ actor InMemoryMemberRepository: MemberRepository {
         var isPrivateEmail: Bool? = nil
         var lastLoginAt: Date? = nil
         var holdsGrant = false
-        /// `login_attempt`: the latest login's key, and whether that login created the identity.
-        var loginAttempt: (key: String, created: Bool)? = nil
+        /// `login_attempt`: the latest login's key and device, and whether that login created the identity.
+        var loginAttempt: (key: String, device: String, created: Bool)? = nil
     }
 
     /// `member.identity_email`: the token's, else the stored one, else the app's.
@@ -66,7 +66,7 @@ actor InMemoryMemberRepository: MemberRepository {
             // member.login: a suspended member's login writes nothing.
             guard member.suspension == nil else { throw ServiceFailure.memberSuspended }
             // A second attempt of one login gets the first's answer and writes nothing.
-            if let attempt = old.loginAttempt, attempt.key == login.attemptKey,
+            if let attempt = old.loginAttempt, attempt.key == login.attemptKey, attempt.device == login.deviceId,
                let last = old.lastLoginAt, Date().timeIntervalSince(last) < 120 {
                 return MemberLoginReply(memberId: old.memberId, isExistingMember: !attempt.created)
             }
@@ -79,7 +79,7 @@ actor InMemoryMemberRepository: MemberRepository {
             identity.isPrivateEmail = token.isPrivateEmail ?? old.isPrivateEmail
             identity.holdsGrant = old.holdsGrant || token.sealedCredential != nil
             identity.lastLoginAt = Date()
-            identity.loginAttempt = login.attemptKey.map { ($0, false) }
+            identity.loginAttempt = login.attemptKey.map { ($0, login.deviceId, false) }
             identities[key] = identity
             // member.follow_login: the member's email and name follow the identity's where they were its.
             var followed = member
@@ -102,7 +102,7 @@ actor InMemoryMemberRepository: MemberRepository {
                                 emailVerified: Self.verified(token: token.email, flag: token.emailVerified, stored: nil, storedFlag: nil),
                                 name: token.name ?? login.name, picture: token.pictureUrl, linkedAt: Date(),
                                 isPrivateEmail: token.isPrivateEmail, lastLoginAt: Date(), holdsGrant: token.sealedCredential != nil,
-                                loginAttempt: login.attemptKey.map { ($0, true) })
+                                loginAttempt: login.attemptKey.map { ($0, login.deviceId, true) })
         identities[key] = identity
         members[memberId] = MemberRecord(memberId: memberId, email: identity.email, name: identity.name, pictureUrl: identity.picture,
                                          timezone: login.timezone, locale: login.locale, identities: [], createdAt: Date())

@@ -60,9 +60,10 @@ extension APIHandler {
     /// which starts the device's session and answers here. The gateway only hands the app's fields on: it
     /// cannot name a member or an identity itself. Retried once when a replica died mid-chain: both attempts
     /// carry the login's `attemptKey`, so the later one finds the member the earlier one found or created
-    /// and answers as it did (a new member stays new, and no second login event is written), and gets the
-    /// session the earlier one started instead of replacing it: the app ends up with exactly one live
-    /// session, whose tokens it receives. Not with a server
+    /// and answers as it did (a new member stays new, and no second login event is written; a member-service
+    /// of a release before answers it as a login of an existing member), and gets the session the earlier
+    /// one started instead of replacing it: the app ends up with exactly one live session, whose tokens it
+    /// receives. Not with a server
     /// nonce: the first attempt may have spent it, and the retry would be refused as a replay (`nonceUsed`)
     /// though the app replayed nothing; the app gets 504 `TIMEOUT` and signs in again with a new nonce.
     private func login(_ fields: ProviderLogin, deviceId: String, timezone: String?, locale: String?,

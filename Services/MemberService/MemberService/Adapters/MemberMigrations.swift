@@ -106,10 +106,13 @@ enum MemberMigrations {
             """),
         Migration(version: 9, name: "a login spends its server nonce", sql: "-- functions.sql: member.login takes the login's server nonce"),
         Migration(version: 10, name: "a login's attempts are one login", sql: """
-            -- The key of the latest login through the identity (LoginRequest.attemptKey, made by the gateway for
-            -- each HTTP login and sent again in its resend): member.login answers a second attempt of that
-            -- login as it answered the first, and writes nothing again.
-            ALTER TABLE member.identities ADD COLUMN login_attempt TEXT;
+            -- The latest login through the identity: a SHA-256 of its key (LoginRequest.attemptKey, made by the
+            -- gateway for each HTTP login and sent again in its resend) and its device, and whether it created the
+            -- identity. member.login answers a second attempt of that login as it answered the first, and writes
+            -- nothing again.
+            ALTER TABLE member.identities
+                ADD COLUMN login_attempt          BYTEA,
+                ADD COLUMN login_attempt_created  BOOLEAN;
             """),
     ]
 }

@@ -148,13 +148,14 @@ $$;
 -- newer generation, ends the session it starts); one that waits for its identity reads the member after
 -- the suspension committed, in a statement of its own, and is refused.
 --
--- Rule (a login's attempts are one login): the identity keeps the key of its latest login (p_attempt_key,
--- login_attempt). An attempt that finds its own key there, within two minutes (the issuer's window for the
--- session the key names), is a resend of that login after a lost answer: it gets the first attempt's answer
--- (created when that attempt created the identity: linked_at and last_login_at are then the one transaction's
--- now()) and writes nothing, so no second member.logged-in tells of one login. Of two attempts running at
--- once, the later waits for the earlier's identity row, then finds its key. A login of another key in between
--- takes the identity's key: a resend after that is answered as a login of an existing member.
+-- Rule (a login's attempts are one login): the identity keeps its latest login (login_attempt: a SHA-256 of
+-- p_attempt_key and p_device_id; login_attempt_created: whether it created the identity). An attempt that finds
+-- its own there, within two minutes (the issuer's window for the session the key and device name), is a resend
+-- of that login after a lost answer: it gets the first attempt's answer and writes nothing, so no second
+-- member.logged-in tells of one login. Of two attempts running at once, the later waits for the earlier's
+-- identity row, then finds its own. A login of another key or device in between takes the identity's place: a
+-- resend after that is answered as a login of an existing member. Without a key (a gateway of a release
+-- before) every attempt is a login.
 CREATE OR REPLACE FUNCTION member.login(
     p_provider TEXT, p_subject TEXT, p_email TEXT, p_email_verified BOOLEAN,
     p_private_email BOOLEAN, p_name TEXT, p_app_email TEXT, p_app_name TEXT,
@@ -169,6 +170,7 @@ DECLARE
     v_old_email TEXT;
     v_old_verified BOOLEAN;
     v_old_name TEXT;
+    v_attempt BYTEA := sha256(convert_to(p_attempt_key, 'UTF8') || '\x00'::bytea || convert_to(p_device_id, 'UTF8'));
     v_resent BOOLEAN;
     v_created BOOLEAN;
     v_email TEXT;
@@ -184,8 +186,8 @@ BEGIN
     END IF;
     LOOP
         SELECT i.member_id, i.email, i.email_verified, i.name,
-               i.login_attempt = p_attempt_key AND i.last_login_at > now() - interval '2 minutes',
-               i.linked_at = i.last_login_at
+               i.login_attempt = v_attempt AND i.last_login_at > now() - interval '2 minutes',
+               i.login_attempt_created
           INTO v_member, v_old_email, v_old_verified, v_old_name, v_resent, v_created
           FROM member.identities AS i
          WHERE i.provider = p_provider AND i.provider_user_id = p_subject
@@ -213,7 +215,8 @@ BEGIN
                    name = v_name,
                    sealed_credential = COALESCE(p_sealed_credential, i.sealed_credential),
                    picture_url = COALESCE(p_picture, i.picture_url),
-                   login_attempt = p_attempt_key
+                   login_attempt = v_attempt,
+                   login_attempt_created = FALSE
              WHERE i.provider = p_provider AND i.provider_user_id = p_subject;
             PERFORM member.follow_login(v_member, v_old_email, v_email, v_old_name, v_name, p_picture, p_timezone, p_locale);
             PERFORM member.logged_in(v_member, p_provider, TRUE, p_device_id, p_client_address, p_platform, p_app_version);
@@ -232,9 +235,9 @@ BEGIN
               RETURNING id INTO v_member;
             INSERT INTO member.identities
                         (provider, provider_user_id, member_id, email, email_verified, is_private_email, name,
-                         sealed_credential, picture_url, login_attempt)
+                         sealed_credential, picture_url, login_attempt, login_attempt_created)
                  VALUES (p_provider, p_subject, v_member, v_email, v_verified, p_private_email, v_name, p_sealed_credential,
-                         p_picture, p_attempt_key);
+                         p_picture, v_attempt, TRUE);
             PERFORM member.enqueue('member.created', jsonb_build_object('memberId', v_member, 'provider', p_provider));
             PERFORM member.logged_in(v_member, p_provider, FALSE, p_device_id, p_client_address, p_platform, p_app_version);
             member_id := v_member;
