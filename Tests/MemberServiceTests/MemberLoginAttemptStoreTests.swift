@@ -33,10 +33,7 @@ struct MemberLoginAttemptStoreTests {
             let resend = Task { try await fixture.store.login(request) }
             // Committed once the resend's identity insert waits for this transaction.
             try await waitUntil(timeout: .seconds(15), poll: .milliseconds(10), "the resend never waited for the first attempt") {
-                try await connection.query("""
-                    SELECT count(*) AS n FROM pg_locks
-                     WHERE locktype = 'transactionid' AND NOT granted AND transactionid::text = (txid_current() % 4294967296)::text
-                    """).first?.int("n") == 1
+                try await MemberStoreFixture.waiters(on: connection) == 1
             }
             return (try first.int("member_id"), resend)
         }

@@ -13,8 +13,9 @@
 
 -- Gone: member.login's first signature (migration 1 made it, migration 2 replaced it), its second
 -- (before the provider's picture, migration 6), its third (before the login's device and client,
--- migration 8) and its fourth (before the login's attempt key, migration 10). p_picture and the arguments after it have defaults, so a replica of a release before,
--- which names the other arguments only, still logs members in during a rolling upgrade.
+-- migration 8) and its fourth (before the login's attempt key, migration 10). p_picture and the
+-- arguments after it have defaults, so a replica of a release before, which names the other
+-- arguments only, still logs members in during a rolling upgrade.
 DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT);
 DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT);
 DROP FUNCTION IF EXISTS member.login(TEXT, TEXT, TEXT, BOOLEAN, BOOLEAN, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT);
