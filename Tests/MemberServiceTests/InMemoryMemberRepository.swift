@@ -65,9 +65,11 @@ actor InMemoryMemberRepository: MemberRepository {
         if let old = identities[key], let member = members[old.memberId] {
             // member.login: a suspended member's login writes nothing.
             guard member.suspension == nil else { throw ServiceFailure.memberSuspended }
-            // A second attempt of one login gets the first's answer and writes nothing.
+            // A second attempt of one login gets the first's answer.
             if let attempt = old.loginAttempt, attempt.key == login.attemptKey, attempt.device == login.deviceId,
                let last = old.lastLoginAt, Date().timeIntervalSince(last) < 120 {
+                // Apple's grant, which the first attempt may have lacked, is kept; nothing else is written.
+                if token.sealedCredential != nil { identities[key]?.holdsGrant = true }
                 return MemberLoginReply(memberId: old.memberId, isExistingMember: !attempt.created)
             }
             logins.append(login)

@@ -64,6 +64,19 @@ struct MemberRepositoryContractTests {
         #expect(try await events(first.memberId) == ["member.created"] + Array(repeating: "member.logged-in", count: 4))
     }
 
+    @Test("a resend that holds Apple's grant its first attempt lacked (that one lost the code exchange) keeps it, with no event",
+          arguments: Kind.allCases)
+    func loginResendKeepsGrant(_ kind: Kind) async throws {
+        let (repository, events) = try await Self.made(kind)
+        var attempt = MemberLoginRequest(identity: MemberStoreFixture.identity(.apple), deviceId: "contract", attemptKey: UUID().uuidString)
+        let first = try await repository.login(attempt)
+        #expect(try await repository.dossier(first.memberId)?.detail.identities.first?.holdsGrant == false)
+        attempt.identity.sealedCredential = "grant"
+        #expect(try await repository.login(attempt) == first)
+        #expect(try await repository.dossier(first.memberId)?.detail.identities.first?.holdsGrant == true)
+        #expect(try await events(first.memberId) == ["member.created", "member.logged-in"])
+    }
+
     @Test("a first login creates the member, the next finds it; the profile shows the identity", arguments: Kind.allCases)
     func loginFindsOrCreates(_ kind: Kind) async throws {
         let repository = try await Self.make(kind)

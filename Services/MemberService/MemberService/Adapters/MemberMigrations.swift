@@ -109,7 +109,7 @@ enum MemberMigrations {
             -- The latest login through the identity: a SHA-256 of its key (LoginRequest.attemptKey, made by the
             -- gateway for each HTTP login and sent again in its resend) and its device, and whether it created the
             -- identity. member.login answers a second attempt of that login as it answered the first, and writes
-            -- nothing again.
+            -- no event again.
             ALTER TABLE member.identities
                 ADD COLUMN login_attempt          BYTEA,
                 ADD COLUMN login_attempt_created  BOOLEAN;

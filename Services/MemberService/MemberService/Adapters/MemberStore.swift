@@ -19,7 +19,8 @@ struct MemberStore: MemberRepository {
     /// is `MEMBER_SUSPENDED`. The request comes cleaned (``ProviderDetails``). Its server nonce is recorded as
     /// used in the same statement, first (one round trip): `INVALID_PROVIDER_TOKEN` (`nonceUsed`) when it was
     /// used before; a login that fails after it rolled it back, so it is recorded again on its own. A second attempt
-    /// of one login (its `attemptKey` and device, within two minutes) gets the first's answer and writes nothing.
+    /// of one login (its `attemptKey` and device, within two minutes) gets the first's answer and writes no event (only
+    /// Apple's grant, if it holds one the first lacked).
     func login(_ request: MemberLoginRequest) async throws -> MemberLoginReply {
         do {
             return try await loginStatement(request)
