@@ -9,11 +9,17 @@ import Webhooks
 
 /// The webhook-relay against real receivers (the stack's dev-idp inboxes, in the test process): each test has
 /// endpoints of its own (new durable consumers) and looks only at its own members' events.
+///
+/// On a stack of its own: an endpoint takes every member's events, and those of the shared stack's other suites
+/// queued behind a receiver's outage past the test's wait when those suites ran beside it (a run of at most 10
+/// tests at once spread their logins over the whole run, and the outage test timed out draining them).
 @Suite("Webhook relay: signed deliveries from the event stream")
 struct WebhookRelayTests {
+    private static let stack = TestStack.isolated()
+
     @Test("every member.created of 10 new members arrives within seconds, each signature verified by a plain HMAC-SHA256")
     func createdAndSigned() async throws {
-        let stack = try await TestStack.shared.running()
+        let stack = try await Self.stack.running()
         let endpoint = TestWebhookEndpoint(stack: stack, events: ["member.created"])
         try await stack.setWebhookInbox(endpoint.name, .init(keepDeliveries: true))
         let relay = try await TestWebhookRelay.start(stack, endpoints: [endpoint])
@@ -51,7 +57,7 @@ struct WebhookRelayTests {
 
     @Test("with the receiver answering 503 for 30 s while members are created and deleted, every event arrives once it answers 200, retried under the same webhook-id")
     func receiverDown() async throws {
-        let stack = try await TestStack.shared.running()
+        let stack = try await Self.stack.running()
         let endpoint = TestWebhookEndpoint(stack: stack, events: ["member.created", "member.deleted"])
         try await stack.setWebhookInbox(endpoint.name, .init(secret: endpoint.secret.text, status: 503))
         let relay = try await TestWebhookRelay.start(stack, endpoints: [endpoint])
@@ -73,7 +79,7 @@ struct WebhookRelayTests {
             if round < 2 { try await Task.sleep(until: ContinuousClock.now + .seconds(10), clock: .continuous) }
         }
         // Refused while it lasts: at most WEBHOOK_CONCURRENCY members' events are tried at once (the others, the
-        // other suites' members' included, wait behind them in the stream), and none is delivered.
+        // suite's other tests' members included, wait behind them in the stream), and none is delivered.
         let refused = try await arrival(timeout: .seconds(30)) {
             let events = try await stack.webhookInbox(endpoint.name).events
             return events.isEmpty ? nil : events
@@ -106,7 +112,7 @@ struct WebhookRelayTests {
 
     @Test("an event type the endpoint did not ask for is never sent")
     func onlyAskedTypes() async throws {
-        let stack = try await TestStack.shared.running()
+        let stack = try await Self.stack.running()
         let endpoint = TestWebhookEndpoint(stack: stack, events: ["member.deleted"])
         let relay = try await TestWebhookRelay.start(stack, endpoints: [endpoint])
         defer { Task { await relay.stop() } }
@@ -125,7 +131,7 @@ struct WebhookRelayTests {
 
     @Test("a 410 disables the endpoint until the webhooks file changes; another endpoint goes on meanwhile")
     func goneDisables() async throws {
-        let stack = try await TestStack.shared.running()
+        let stack = try await Self.stack.running()
         let gone = TestWebhookEndpoint(stack: stack, events: ["member.created"])
         let control = TestWebhookEndpoint(stack: stack, events: ["member.created"])
         try await stack.setWebhookInbox(gone.name, .init(status: 410))
@@ -178,7 +184,7 @@ struct WebhookRelayTests {
 
     @Test("a URL that resolves to 127.0.0.1 is refused without WEBHOOK_ALLOW_PRIVATE_ADDRESSES, and a redirect is not followed; both are logged")
     func refusedDestinations() async throws {
-        let stack = try await TestStack.shared.running()
+        let stack = try await Self.stack.running()
         let port = try #require(URLComponents(string: stack.devIDPURL)?.port)
         // localhost: the name resolves to the loopback address, which the relay sees only after DNS.
         let loopbackName = TestWebhookEndpoint(stack: stack, events: ["member.created"])
@@ -221,7 +227,7 @@ struct WebhookRelayTests {
 
     @Test("the relay killed with SIGKILL in the middle of a delivery run: after it restarts, every event has arrived at least once")
     func killedMidRun() async throws {
-        let stack = try await TestStack.shared.running()
+        let stack = try await Self.stack.running()
         let endpoint = TestWebhookEndpoint(stack: stack, events: ["member.created"])
         // A slow receiver, one delivery at a time: the run lasts long enough to be cut.
         try await stack.setWebhookInbox(endpoint.name, .init(secret: endpoint.secret.text, delayMs: 200))
@@ -253,7 +259,7 @@ struct WebhookRelayTests {
 
     @Test("two relays share an endpoint: one reads it; when it is killed the other takes over, and each member's events still arrive in the stream's order")
     func failover() async throws {
-        let stack = try await TestStack.shared.running()
+        let stack = try await Self.stack.running()
         let endpoint = TestWebhookEndpoint(stack: stack, events: ["member.created", "member.logged-in", "member.deleted"])
         try await stack.setWebhookInbox(endpoint.name, .init(secret: endpoint.secret.text, delayMs: 100))
         let environment = try await Self.processEnvironment(stack, endpoint, concurrency: 4, logLevel: "info")
@@ -271,7 +277,7 @@ struct WebhookRelayTests {
         let reading = try #require(try await arrival(timeout: .seconds(30)) {
             relays.firstIndex { $0.errorOutput.contains("webhook endpoint reads its consumer") }
         }, "no relay read the endpoint's consumer")
-        // The endpoint asks for every member's events: other suites' members come between ours.
+        // The endpoint asks for every member's events: the suite's other tests' members come between ours.
         let atKill = try #require(try await arrival(timeout: .seconds(90)) {
             let count = try await stack.webhookInbox(endpoint.name).events.count { $0.memberId.map(members.contains) == true }
             return count >= 6 ? count : nil
