@@ -132,6 +132,6 @@ let package = Package(
             .target(name: "SocialLoginClient", path: "Client/SocialLoginClient", swiftSettings: swiftSettings),
             tests("SocialLoginClientTests", ["SocialLoginClient", "Contracts", "TestSupport", "DevIDP", "JSON", "Crypto", "HTTPServer", "HTTPClient", "Logging"]),
             tests("WebhookRelayTests", ["WebhookRelay", "Webhooks", "Contracts", "JSON", "TestVectors"]),
-            tests("DeployTests", ["TestSupport", "Messaging", "JSON", "IPAddresses"]),
+            tests("DeployTests", ["TestSupport", "Messaging", "JSON", "IPAddresses", "Collections"]),
         ]
 )

@@ -1,3 +1,4 @@
+import Collections
 import Foundation
 import JSON
 import Testing
@@ -23,16 +24,21 @@ struct PackageImportTests {
         let targets = try await Self.targets()
         let names = Set(targets.map(\.name))
         #expect(targets.count > 30, "dump-package listed \(targets.map(\.name))")
-        var problems: [String] = []
-        for target in targets where !target.isSystemLibrary
-            && ["Shared/", "Services/", "Client/", "Tests/"].contains(where: target.path.hasPrefix) {
-            let imported = try Self.imports(under: target.path).intersection(names)
-            for module in imported.subtracting(target.dependencies).sorted() {
-                problems.append("\(target.name) imports \(module) but does not declare it")
+        // The file reads on a thread of their own, as every scan of this target: on Swift's cooperative threads
+        // they held both for seconds (DocumentLinkTests says more).
+        let problems = try await BlockingCall.run { () throws -> [String] in
+            var problems: [String] = []
+            for target in targets where !target.isSystemLibrary
+                && ["Shared/", "Services/", "Client/", "Tests/"].contains(where: target.path.hasPrefix) {
+                let imported = try Self.imports(under: target.path).intersection(names)
+                for module in imported.subtracting(target.dependencies).sorted() {
+                    problems.append("\(target.name) imports \(module) but does not declare it")
+                }
+                for module in target.dependencies.subtracting(imported).sorted() {
+                    problems.append("\(target.name) declares \(module) but never imports it")
+                }
             }
-            for module in target.dependencies.subtracting(imported).sorted() {
-                problems.append("\(target.name) declares \(module) but never imports it")
-            }
+            return problems
         }
         #expect(problems.isEmpty, Comment(rawValue: "\n" + problems.joined(separator: "\n")))
     }
@@ -48,43 +54,49 @@ struct PackageImportTests {
     ]
 
     @Test("a service's Domain and App files import no I/O module")
-    func layersImportInward() throws {
-        var problems: [String] = []
-        var seen = 0
-        for service in try FileManager.default.contentsOfDirectory(atPath: DeployFiles.root.appendingPathComponent("Services").path) {
-            for (layer, forbidden) in Self.forbiddenByLayer {
-                let folder = DeployFiles.root.appendingPathComponent("Services/\(service)/\(service)/\(layer)")
-                guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { continue }
-                for file in files where file.hasSuffix(".swift") {
-                    seen += 1
-                    let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-                    for module in Self.importedModules(in: text) where forbidden.contains(module) {
-                        problems.append("\(service)/\(layer)/\(file) imports \(module)")
+    func layersImportInward() async throws {
+        let (problems, seen) = try await BlockingCall.run { () throws -> ([String], Int) in
+            var problems: [String] = []
+            var seen = 0
+            for service in try FileManager.default.contentsOfDirectory(atPath: DeployFiles.root.appendingPathComponent("Services").path) {
+                for (layer, forbidden) in Self.forbiddenByLayer {
+                    let folder = DeployFiles.root.appendingPathComponent("Services/\(service)/\(service)/\(layer)")
+                    guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { continue }
+                    for file in files where file.hasSuffix(".swift") {
+                        seen += 1
+                        let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                        for module in Self.importedModules(in: text) where forbidden.contains(module) {
+                            problems.append("\(service)/\(layer)/\(file) imports \(module)")
+                        }
                     }
                 }
             }
+            return (problems, seen)
         }
         #expect(seen > 20, "no Domain or App files found under Services/")
         #expect(problems.isEmpty, Comment(rawValue: "\n" + problems.joined(separator: "\n")))
     }
 
     @Test("a service's Domain and App files name no type its Adapters declare: they hold the ports' protocols")
-    func appHoldsPortsNotAdapters() throws {
-        var problems: [String] = []
-        var adapterTypes = 0
-        for service in try FileManager.default.contentsOfDirectory(atPath: DeployFiles.root.appendingPathComponent("Services").path) {
-            let library = DeployFiles.root.appendingPathComponent("Services/\(service)/\(service)")
-            let declared = try Self.swiftFiles(in: library.appendingPathComponent("Adapters"))
-                .reduce(into: Set<String>()) { $0.formUnion(Self.declaredTypes(in: $1.text)) }
-            adapterTypes += declared.count
-            for layer in ["Domain", "App"] {
-                for file in try Self.swiftFiles(in: library.appendingPathComponent(layer)) {
-                    let named = Self.identifiers(in: Self.code(of: file.text))
-                    for type in declared.intersection(named).sorted() {
-                        problems.append("\(service)/\(layer)/\(file.name) names \(type), an adapter: hold a protocol of its own instead")
+    func appHoldsPortsNotAdapters() async throws {
+        let (problems, adapterTypes) = try await BlockingCall.run { () throws -> ([String], Int) in
+            var problems: [String] = []
+            var adapterTypes = 0
+            for service in try FileManager.default.contentsOfDirectory(atPath: DeployFiles.root.appendingPathComponent("Services").path) {
+                let library = DeployFiles.root.appendingPathComponent("Services/\(service)/\(service)")
+                let declared = try Self.swiftFiles(in: library.appendingPathComponent("Adapters"))
+                    .reduce(into: Set<String>()) { $0.formUnion(Self.declaredTypes(in: $1.text)) }
+                adapterTypes += declared.count
+                for layer in ["Domain", "App"] {
+                    for file in try Self.swiftFiles(in: library.appendingPathComponent(layer)) {
+                        let named = Self.identifiers(in: Self.code(of: file.text))
+                        for type in declared.intersection(named).sorted() {
+                            problems.append("\(service)/\(layer)/\(file.name) names \(type), an adapter: hold a protocol of its own instead")
+                        }
                     }
                 }
             }
+            return (problems, adapterTypes)
         }
         #expect(adapterTypes > 10, "no adapter types found under Services/")
         #expect(problems.isEmpty, Comment(rawValue: "\n" + problems.joined(separator: "\n")))
