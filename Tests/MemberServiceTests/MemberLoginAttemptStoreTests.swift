@@ -33,7 +33,7 @@ struct MemberLoginAttemptStoreTests {
             let resend = Task { try await fixture.store.login(request) }
             // Committed once the resend's identity insert waits for this transaction.
             try await waitUntil(timeout: .seconds(15), poll: .milliseconds(10), "the resend never waited for the first attempt") {
-                try await MemberStoreFixture.waiters(on: connection) == 1
+                try await lockWaiters(on: connection) == 1
             }
             return (try first.int("member_id"), resend)
         }

@@ -49,15 +49,6 @@ struct MemberStoreFixture: Sendable {
             """).map { try $0.string("event_type") }
     }
 
-    /// How many statements wait on the open transaction of `connection` (for a row it wrote or locked): what a race
-    /// test waits for before it commits.
-    static func waiters(on connection: PostgresConnection) async throws -> Int64 {
-        try await connection.query("""
-            SELECT count(*) AS n FROM pg_locks
-             WHERE locktype = 'transactionid' AND NOT granted AND transactionid::text = (txid_current() % 4294967296)::text
-            """).first?.int("n") ?? 0
-    }
-
     /// The stored identity's email and flag.
     func identityEmail(_ identity: VerifiedIdentity) async throws -> (email: String?, verified: Bool) {
         let row = try #require(try await database.query("""

@@ -95,7 +95,7 @@ struct MemberSuspensionStoreTests {
             let login = Task { await failure { _ = try await fixture.login(identity) } }
             // Suspended and committed once the login waits for this transaction's lock on its identity.
             try await waitUntil(timeout: .seconds(15), poll: .milliseconds(10), "the login never waited for the identity's lock") {
-                try await MemberStoreFixture.waiters(on: connection) == 1
+                try await lockWaiters(on: connection) == 1
             }
             _ = try await connection.query("UPDATE member.members SET suspended_at = now(), suspension_generation = 1 WHERE id = \(member)")
             return login
