@@ -68,8 +68,9 @@ actor InMemoryMemberRepository: MemberRepository {
             // A second attempt of one login gets the first's answer.
             if let attempt = old.loginAttempt, attempt.key == login.attemptKey, attempt.device == login.deviceId,
                let last = old.lastLoginAt, Date().timeIntervalSince(last) < 120 {
-                // Apple's grant, which the first attempt may have lacked, is kept; nothing else is written.
+                // Apple's grant, which the first attempt may have lacked, is kept, and the key is spent; nothing else is written.
                 if token.sealedCredential != nil { identities[key]?.holdsGrant = true }
+                identities[key]?.loginAttempt = nil
                 return MemberLoginReply(memberId: old.memberId, isExistingMember: !attempt.created)
             }
             logins.append(login)

@@ -64,6 +64,17 @@ struct MemberRepositoryContractTests {
         #expect(try await events(first.memberId) == ["member.created"] + Array(repeating: "member.logged-in", count: 4))
     }
 
+    @Test("a key is answered as a resend once: a third attempt of one login (the gateway resends once; a holder of its NATS seed could send more) is a login, with its event",
+          arguments: Kind.allCases)
+    func loginAttemptResentOnce(_ kind: Kind) async throws {
+        let (repository, events) = try await Self.made(kind)
+        let attempt = MemberLoginRequest(identity: MemberStoreFixture.identity(), deviceId: "contract", attemptKey: UUID().uuidString)
+        let first = try await repository.login(attempt)
+        #expect(try await repository.login(attempt) == first)
+        #expect(try await repository.login(attempt) == MemberLoginReply(memberId: first.memberId, isExistingMember: true))
+        #expect(try await events(first.memberId) == ["member.created", "member.logged-in", "member.logged-in"])
+    }
+
     @Test("a resend that holds Apple's grant its first attempt lacked (that one lost the code exchange) keeps it, with no event",
           arguments: Kind.allCases)
     func loginResendKeepsGrant(_ kind: Kind) async throws {

@@ -20,7 +20,7 @@ struct MemberStore: MemberRepository {
     /// used in the same statement, first (one round trip): `INVALID_PROVIDER_TOKEN` (`nonceUsed`) when it was
     /// used before; a login that fails after it rolled it back, so it is recorded again on its own. A second attempt
     /// of one login (its `attemptKey` and device, within two minutes) gets the first's answer and writes no event (only
-    /// Apple's grant, if it holds one the first lacked).
+    /// Apple's grant, if it holds one); a third is a login again.
     func login(_ request: MemberLoginRequest) async throws -> MemberLoginReply {
         do {
             return try await loginStatement(request)

@@ -152,8 +152,11 @@ $$;
 -- Rule (a login's attempts are one login): the identity keeps its latest login (login_attempt: a SHA-256 of
 -- p_attempt_key and p_device_id; login_attempt_created: whether it created the identity). An attempt that finds
 -- its own there, within two minutes (the issuer's window for the session the key and device name), is a resend
--- of that login after a lost answer: it gets the first attempt's answer and writes nothing but a grant the
--- first attempt lacked (Apple's), so no second member.logged-in tells of one login. Of two attempts running at once, the later waits for the earlier's
+-- of that login after a lost answer: it gets the first attempt's answer and writes no event, so no second
+-- member.logged-in tells of one login. It keeps Apple's grant if it holds one (as any login does: the first
+-- attempt may have lost the code exchange) and spends the key: the gateway resends once, so a third attempt of
+-- it is a login with its event (only a holder of the gateway's NATS seed sends one, and it cannot sign in
+-- unrecorded more than once a login). Of two attempts running at once, the later waits for the earlier's
 -- identity row, then finds its own. A login of another key or device in between takes the identity's place: a
 -- resend after that is answered as a login of an existing member. Without a key (a gateway of a release
 -- before) every attempt is a login.
@@ -200,10 +203,10 @@ BEGIN
             IF v_resent THEN
                 -- The one thing an attempt may hold that the other lacks: Apple's grant (each attempt exchanges the
                 -- app's one-use code; the one that lost the exchange, or timed out on it, signs in without a grant).
-                IF p_sealed_credential IS NOT NULL THEN
-                    UPDATE member.identities AS i SET sealed_credential = p_sealed_credential
-                     WHERE i.provider = p_provider AND i.provider_user_id = p_subject;
-                END IF;
+                UPDATE member.identities AS i
+                   SET sealed_credential = COALESCE(p_sealed_credential, i.sealed_credential),
+                       login_attempt = NULL
+                 WHERE i.provider = p_provider AND i.provider_user_id = p_subject;
                 member_id := v_member;
                 created := v_created;
                 RETURN NEXT;
